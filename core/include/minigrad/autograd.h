@@ -1,0 +1,120 @@
+#pragma once
+// Autograd: graph nodes, the backward engine's entry points and the public gradient checker.
+// See docs/architecture.md, Note [The engine].
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "minigrad/tensor.h"
+
+namespace minigrad {
+
+/// An edge of the backward graph: the node that receives a gradient (nullptr when that input
+/// does not require grad).
+struct Edge {
+  std::shared_ptr<Node> fn;
+};
+
+/// A node of the backward graph (a tensor's grad_fn). It has exactly one forward output, so it
+/// receives one gradient, and returns one gradient per forward input (next_edges()). Backward
+/// formulas are written with public differentiable ops, so create_graph works through them.
+class Node : public std::enable_shared_from_this<Node> {
+ public:
+  /// Destroys the graph behind this node iteratively (Note [Iterative graph destruction]).
+  virtual ~Node();
+  /// PyTorch's name for the node, e.g. "MulBackward0".
+  virtual std::string name() const = 0;
+  /// Gradients for each forward input, given the gradient of the forward output. An entry may
+  /// be undefined when that input needs no gradient.
+  virtual std::vector<Tensor> apply(const Tensor& grad) = 0;
+  /// Frees saved tensors after a backward without retain_graph.
+  virtual void release() {}
+
+  const std::vector<Edge>& next_edges() const { return next_edges_; }
+  std::vector<Edge>& mutable_next_edges() { return next_edges_; }
+  /// Whether forward input i needs a gradient (its edge is set).
+  bool needs_input_grad(std::size_t i) const {
+    return i < next_edges_.size() && next_edges_[i].fn != nullptr;
+  }
+  /// Shape and dtype of this node's forward output: what its incoming gradient must look like.
+  const Shape& output_shape() const { return output_shape_; }
+  Dtype output_dtype() const { return output_dtype_; }
+  void set_output_meta(const Shape& shape, Dtype dtype) {
+    output_shape_ = shape;
+    output_dtype_ = dtype;
+  }
+  /// Creation order; the engine runs later nodes first among the ready ones, as PyTorch does.
+  std::uint64_t sequence_nr() const { return sequence_nr_; }
+
+  /// Hooks run on the incoming gradient before apply() (tensor hooks, retain_grad).
+  std::vector<TensorHook>& pre_hooks() { return pre_hooks_; }
+  /// Non-leaf tensors whose retain_grad() asked for this node's incoming gradient.
+  std::vector<std::weak_ptr<TensorImpl>>& retained() { return retained_; }
+
+ protected:
+  Node();
+
+ private:
+  std::vector<Edge> next_edges_;
+  Shape output_shape_;
+  Dtype output_dtype_ = kFloat32;
+  std::uint64_t sequence_nr_;
+  std::vector<TensorHook> pre_hooks_;
+  std::vector<std::weak_ptr<TensorImpl>> retained_;
+};
+
+namespace autograd {
+
+/// Computes and accumulates into .grad() the gradients of `outputs` (seeded with grad_outputs,
+/// which may be empty for scalar outputs) with respect to every leaf that requires grad.
+void backward(const std::vector<Tensor>& outputs, const std::vector<Tensor>& grad_outputs = {},
+              bool retain_graph = false, bool create_graph = false);
+
+/// Returns d(outputs)/d(inputs) . grad_outputs without touching any .grad(), as torch.autograd.grad.
+/// An input that the outputs do not depend on throws unless allow_unused (then its entry is
+/// undefined). retain_graph defaults to create_graph.
+std::vector<Tensor> grad(const std::vector<Tensor>& outputs, const std::vector<Tensor>& inputs,
+                         const std::vector<Tensor>& grad_outputs = {},
+                         std::optional<bool> retain_graph = std::nullopt,
+                         bool create_graph = false, bool allow_unused = false);
+
+/// The function type gradcheck takes: inputs in, one tensor out.
+using Function = std::function<Tensor(const std::vector<Tensor>&)>;
+
+struct GradcheckOptions {
+  double eps = 1e-6;
+  double atol = 1e-5;
+  double rtol = 1e-3;
+  /// Throw minigrad::Error with the report instead of returning false.
+  bool raise_exception = false;
+};
+
+/// The outcome of a gradient check; `message` names the input, the element (the output element
+/// and the input element), the analytic and the numeric value of the first mismatch.
+struct GradcheckResult {
+  bool ok = true;
+  std::string message;
+  /// Number of Jacobian entries compared.
+  std::int64_t checked = 0;
+  explicit operator bool() const { return ok; }
+};
+
+/// Compares the analytic Jacobian of fn (by backward) with central finite differences, for every
+/// input that requires grad. Inputs must be float64 (float32 is too coarse for finite differences).
+GradcheckResult gradcheck_report(const Function& fn, const std::vector<Tensor>& inputs,
+                                 const GradcheckOptions& options = {});
+/// gradcheck_report(...).ok, as torch.autograd.gradcheck.
+bool gradcheck(const Function& fn, const std::vector<Tensor>& inputs,
+               const GradcheckOptions& options = {});
+
+/// Checks second derivatives: gradcheck of (inputs, v) -> d(fn . v)/d(inputs), with a random v.
+GradcheckResult gradgradcheck_report(const Function& fn, const std::vector<Tensor>& inputs,
+                                     const GradcheckOptions& options = {});
+bool gradgradcheck(const Function& fn, const std::vector<Tensor>& inputs,
+                   const GradcheckOptions& options = {});
+
+}  // namespace autograd
+}  // namespace minigrad

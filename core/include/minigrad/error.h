@@ -1,0 +1,49 @@
+#pragma once
+// minigrad::Error and the MG_CHECK macro that builds "[op] what is wrong, with the values".
+#include <cstdint>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace minigrad {
+
+/// Thrown for every user error: bad shapes, dims, dtypes, indices, autograd misuse.
+/// The message starts with the op's name in brackets: "[matmul] a has shape (2, 3) ...".
+class Error : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
+namespace detail {
+
+/// Formats a shape as PyTorch prints sizes in messages: (2, 3), (5,), ().
+std::string shape_str(const std::vector<std::int64_t>& shape);
+
+inline void append(std::ostringstream& os, const std::vector<std::int64_t>& v) {
+  os << shape_str(v);
+}
+template <typename T>
+void append(std::ostringstream& os, const T& v) {
+  os << v;
+}
+
+template <typename... Parts>
+std::string error_message(const char* op, const Parts&... parts) {
+  std::ostringstream os;
+  os << '[' << op << "] ";
+  (append(os, parts), ...);
+  return os.str();
+}
+
+}  // namespace detail
+}  // namespace minigrad
+
+/// MG_CHECK(cond, "op", parts...) throws minigrad::Error("[op] parts...") when cond is false.
+/// Shapes (std::vector<int64_t>) among the parts print as (2, 3).
+#define MG_CHECK(cond, op, ...)                                                      \
+  do {                                                                               \
+    if (!(cond)) throw ::minigrad::Error(::minigrad::detail::error_message(op, __VA_ARGS__)); \
+  } while (0)
+
+#define MG_ERROR(op, ...) throw ::minigrad::Error(::minigrad::detail::error_message(op, __VA_ARGS__))

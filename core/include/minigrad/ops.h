@@ -1,0 +1,218 @@
+#pragma once
+// The public ops. Every differentiable op here has an entry in tests/op_table.cpp.
+// Dims may be negative (counted from the end). Every op throws minigrad::Error on bad input.
+#include <cstdint>
+#include <initializer_list>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "minigrad/tensor.h"
+
+namespace minigrad {
+
+// ---------------------------------------------------------------- creation
+
+/// A tensor of `shape` holding `values` (row-major), converted to dtype. numel must match.
+Tensor tensor(const std::vector<double>& values, const Shape& shape, Dtype dtype = kFloat32);
+/// A 1-D tensor: tensor({1.0, 2.0, 3.0}).
+Tensor tensor(std::initializer_list<double> values, Dtype dtype = kFloat32);
+/// A 2-D tensor from nested lists: tensor({{1.0, 2.0}, {3.0, 4.0}}). Rows must have equal length.
+Tensor tensor(std::initializer_list<std::initializer_list<double>> values, Dtype dtype = kFloat32);
+/// A 3-D tensor from nested lists.
+Tensor tensor(std::initializer_list<std::initializer_list<std::initializer_list<double>>> values,
+              Dtype dtype = kFloat32);
+/// A 0-dim tensor holding value.
+Tensor scalar_tensor(Scalar value, Dtype dtype = kFloat32);
+/// Uninitialised memory of the given shape.
+Tensor empty(const Shape& shape, Dtype dtype = kFloat32);
+Tensor zeros(const Shape& shape, Dtype dtype = kFloat32);
+Tensor ones(const Shape& shape, Dtype dtype = kFloat32);
+Tensor full(const Shape& shape, Scalar value, Dtype dtype = kFloat32);
+Tensor empty_like(const Tensor& t);
+Tensor zeros_like(const Tensor& t);
+Tensor ones_like(const Tensor& t);
+Tensor full_like(const Tensor& t, Scalar value);
+Tensor rand_like(const Tensor& t);
+Tensor randn_like(const Tensor& t);
+/// Values start, start+step, ... below end, as torch.arange. Integer arguments give int64.
+Tensor arange(Scalar end);
+Tensor arange(Scalar start, Scalar end, Scalar step = 1);
+Tensor arange(double start, double end, double step, Dtype dtype);
+/// `steps` evenly spaced values from start to end inclusive.
+Tensor linspace(double start, double end, std::int64_t steps, Dtype dtype = kFloat32);
+/// Identity matrix n x m (m defaults to n).
+Tensor eye(std::int64_t n, std::optional<std::int64_t> m = std::nullopt, Dtype dtype = kFloat32);
+
+// ---------------------------------------------------------------- random
+
+/// Seeds the default generator (torch.manual_seed).
+void manual_seed(std::uint64_t seed);
+/// Standard normal samples.
+Tensor randn(const Shape& shape, Dtype dtype = kFloat32);
+/// Uniform samples in [0, 1).
+Tensor rand(const Shape& shape, Dtype dtype = kFloat32);
+/// Uniform integers in [low, high).
+Tensor randint(std::int64_t low, std::int64_t high, const Shape& shape, Dtype dtype = kInt64);
+Tensor randint(std::int64_t high, const Shape& shape, Dtype dtype = kInt64);
+
+// ---------------------------------------------------------------- elementwise
+// Binary ops broadcast as NumPy/PyTorch and promote dtypes as PyTorch (tensors over scalars).
+
+Tensor add(const Tensor& a, const Tensor& b);
+Tensor sub(const Tensor& a, const Tensor& b);
+Tensor mul(const Tensor& a, const Tensor& b);
+/// True division: integer inputs give float32.
+Tensor div(const Tensor& a, const Tensor& b);
+Tensor add(const Tensor& a, Scalar b);
+Tensor sub(const Tensor& a, Scalar b);
+Tensor mul(const Tensor& a, Scalar b);
+Tensor div(const Tensor& a, Scalar b);
+Tensor neg(const Tensor& x);
+Tensor exp(const Tensor& x);
+Tensor log(const Tensor& x);
+Tensor sqrt(const Tensor& x);
+Tensor rsqrt(const Tensor& x);
+Tensor pow(const Tensor& x, Scalar exponent);
+Tensor pow(const Tensor& x, const Tensor& exponent);
+Tensor pow(Scalar base, const Tensor& exponent);
+Tensor abs(const Tensor& x);
+/// -1, 0 or 1 (not differentiable: its gradient is zero).
+Tensor sign(const Tensor& x);
+Tensor tanh(const Tensor& x);
+Tensor sigmoid(const Tensor& x);
+Tensor relu(const Tensor& x);
+/// The Gauss error function.
+Tensor erf(const Tensor& x);
+/// GELU, exact (erf) by default; approximate = "tanh" uses PyTorch's tanh formula.
+Tensor gelu(const Tensor& x, const std::string& approximate = "none");
+/// Clamps to [min, max]; either bound may be absent. The gradient passes where min <= x <= max.
+Tensor clamp(const Tensor& x, std::optional<double> min, std::optional<double> max = std::nullopt);
+Tensor maximum(const Tensor& a, const Tensor& b);
+Tensor minimum(const Tensor& a, const Tensor& b);
+/// Elements of a where cond is true, of b elsewhere; cond must be bool. All three broadcast.
+Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b);
+Tensor where(const Tensor& cond, const Tensor& a, Scalar b);
+Tensor where(const Tensor& cond, Scalar a, const Tensor& b);
+/// x with value wherever mask (bool, broadcastable to x) is true.
+Tensor masked_fill(const Tensor& x, const Tensor& mask, Scalar value);
+
+// Comparisons return bool tensors and are not differentiable.
+Tensor eq(const Tensor& a, const Tensor& b);
+Tensor ne(const Tensor& a, const Tensor& b);
+Tensor lt(const Tensor& a, const Tensor& b);
+Tensor le(const Tensor& a, const Tensor& b);
+Tensor gt(const Tensor& a, const Tensor& b);
+Tensor ge(const Tensor& a, const Tensor& b);
+/// Logical ops on bool tensors (other dtypes are compared with zero).
+Tensor logical_and(const Tensor& a, const Tensor& b);
+Tensor logical_or(const Tensor& a, const Tensor& b);
+Tensor logical_not(const Tensor& a);
+/// True when the tensors have the same shape and |a - b| <= atol + rtol * |b| everywhere.
+bool allclose(const Tensor& a, const Tensor& b, double rtol = 1e-5, double atol = 1e-8);
+/// True when shapes and all values are equal.
+bool equal(const Tensor& a, const Tensor& b);
+
+Tensor operator+(const Tensor& a, const Tensor& b);
+Tensor operator-(const Tensor& a, const Tensor& b);
+Tensor operator*(const Tensor& a, const Tensor& b);
+Tensor operator/(const Tensor& a, const Tensor& b);
+Tensor operator-(const Tensor& a);
+Tensor operator+(const Tensor& a, Scalar b);
+Tensor operator-(const Tensor& a, Scalar b);
+Tensor operator*(const Tensor& a, Scalar b);
+Tensor operator/(const Tensor& a, Scalar b);
+Tensor operator+(Scalar a, const Tensor& b);
+Tensor operator-(Scalar a, const Tensor& b);
+Tensor operator*(Scalar a, const Tensor& b);
+Tensor operator/(Scalar a, const Tensor& b);
+Tensor operator==(const Tensor& a, const Tensor& b);
+Tensor operator!=(const Tensor& a, const Tensor& b);
+Tensor operator<(const Tensor& a, const Tensor& b);
+Tensor operator<=(const Tensor& a, const Tensor& b);
+Tensor operator>(const Tensor& a, const Tensor& b);
+Tensor operator>=(const Tensor& a, const Tensor& b);
+Tensor operator==(const Tensor& a, Scalar b);
+Tensor operator!=(const Tensor& a, Scalar b);
+Tensor operator<(const Tensor& a, Scalar b);
+Tensor operator<=(const Tensor& a, Scalar b);
+Tensor operator>(const Tensor& a, Scalar b);
+Tensor operator>=(const Tensor& a, Scalar b);
+Tensor operator&(const Tensor& a, const Tensor& b);
+Tensor operator|(const Tensor& a, const Tensor& b);
+Tensor operator~(const Tensor& a);
+
+// ---------------------------------------------------------------- reductions
+// `dims` lists the dims to reduce; an empty list reduces all of them.
+
+Tensor sum(const Tensor& x, const Shape& dims = {}, bool keepdim = false);
+Tensor mean(const Tensor& x, const Shape& dims = {}, bool keepdim = false);
+/// Largest element of the whole tensor (gradient shared evenly among ties, as PyTorch).
+Tensor max(const Tensor& x);
+Tensor min(const Tensor& x);
+/// (values, indices) along dim; the gradient goes to the index returned.
+std::tuple<Tensor, Tensor> max(const Tensor& x, std::int64_t dim, bool keepdim = false);
+std::tuple<Tensor, Tensor> min(const Tensor& x, std::int64_t dim, bool keepdim = false);
+/// Max over dims; the gradient is shared evenly among ties.
+Tensor amax(const Tensor& x, const Shape& dims = {}, bool keepdim = false);
+Tensor amin(const Tensor& x, const Shape& dims = {}, bool keepdim = false);
+/// Index of the largest element (of the flattened tensor when dim is absent), int64.
+Tensor argmax(const Tensor& x, std::optional<std::int64_t> dim = std::nullopt, bool keepdim = false);
+Tensor argmin(const Tensor& x, std::optional<std::int64_t> dim = std::nullopt, bool keepdim = false);
+/// Variance with Bessel's correction by default (correction = 1), as torch.var.
+Tensor var(const Tensor& x, const Shape& dims = {}, double correction = 1, bool keepdim = false);
+Tensor std(const Tensor& x, const Shape& dims = {}, double correction = 1, bool keepdim = false);
+/// log(sum(exp(x))) computed stably.
+Tensor logsumexp(const Tensor& x, const Shape& dims, bool keepdim = false);
+/// Vector p-norm over dims (all elements by default); p may be any positive value or INFINITY.
+Tensor norm(const Tensor& x, double p = 2, const Shape& dims = {}, bool keepdim = false);
+
+// ---------------------------------------------------------------- linear algebra
+
+/// torch.matmul: 1-D x 1-D is a dot product; 2-D x 2-D a matrix product; a 1-D operand gets a
+/// dim prepended (left) or appended (right) and removed after; batch dims broadcast.
+/// GEMM runs in OpenBLAS; transposed views are passed as transpose flags, not copied.
+Tensor matmul(const Tensor& a, const Tensor& b);
+/// Matrix product of two 2-D tensors.
+Tensor mm(const Tensor& a, const Tensor& b);
+/// Batched matrix product of two 3-D tensors with equal batch size.
+Tensor bmm(const Tensor& a, const Tensor& b);
+
+// ---------------------------------------------------------------- softmax
+
+/// exp(x) / sum(exp(x)) along dim, fused and stable (the row max is subtracted first).
+Tensor softmax(const Tensor& x, std::int64_t dim);
+/// x - logsumexp(x) along dim, fused and stable.
+Tensor log_softmax(const Tensor& x, std::int64_t dim);
+
+// ---------------------------------------------------------------- shape and indexing
+
+Tensor transpose(const Tensor& x, std::int64_t dim0, std::int64_t dim1);
+Tensor permute(const Tensor& x, const Shape& dims);
+Tensor reshape(const Tensor& x, const Shape& shape);
+Tensor flatten(const Tensor& x, std::int64_t start_dim = 0, std::int64_t end_dim = -1);
+Tensor unsqueeze(const Tensor& x, std::int64_t dim);
+Tensor squeeze(const Tensor& x);
+Tensor squeeze(const Tensor& x, std::int64_t dim);
+/// Concatenates along dim; all other sizes must match. Dtypes promote.
+Tensor cat(const std::vector<Tensor>& tensors, std::int64_t dim = 0);
+/// Stacks equal-shaped tensors along a new dim.
+Tensor stack(const std::vector<Tensor>& tensors, std::int64_t dim = 0);
+/// Pieces of split_size along dim (the last may be smaller); views of x.
+std::vector<Tensor> split(const Tensor& x, std::int64_t split_size, std::int64_t dim = 0);
+std::vector<Tensor> split(const Tensor& x, const Shape& split_sizes, std::int64_t dim = 0);
+/// `chunks` pieces of ceil(size / chunks) along dim (fewer when they run out), as torch.chunk.
+std::vector<Tensor> chunk(const Tensor& x, std::int64_t chunks, std::int64_t dim = 0);
+/// Entries of x along dim at the int64 1-D `index`.
+Tensor index_select(const Tensor& x, std::int64_t dim, const Tensor& index);
+/// out[i][j][k] = x[i][index[i][j][k]][k] for dim 1 (and so on); index is int64 of x's rank.
+Tensor gather(const Tensor& x, std::int64_t dim, const Tensor& index);
+/// A copy of self with src's entries added at index along dim (the backward of gather).
+Tensor scatter_add(const Tensor& self, std::int64_t dim, const Tensor& index, const Tensor& src);
+/// A copy of self with source's slices added at index along dim (the backward of index_select).
+Tensor index_add(const Tensor& self, std::int64_t dim, const Tensor& index, const Tensor& source);
+/// Lower / upper triangle of the last two dims; the rest is zero.
+Tensor tril(const Tensor& x, std::int64_t diagonal = 0);
+Tensor triu(const Tensor& x, std::int64_t diagonal = 0);
+
+}  // namespace minigrad

@@ -1,0 +1,227 @@
+#pragma once
+// Tensor: a cheap handle to a strided, reference-counted buffer, with reverse-mode autograd.
+//
+// Copying a Tensor aliases it (like a Python reference or a torch::Tensor): both handles see the
+// same data, gradient and grad_fn. Use clone() for an independent copy.
+#include <cstdint>
+#include <functional>
+#include <initializer_list>
+#include <iosfwd>
+#include <memory>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "minigrad/dtype.h"
+#include "minigrad/error.h"
+
+namespace minigrad {
+
+using Shape = std::vector<std::int64_t>;
+
+struct TensorImpl;
+class Node;
+class Tensor;
+
+/// A gradient hook: receives the gradient flowing into a tensor and may return a replacement
+/// (or an undefined Tensor to keep it unchanged).
+using TensorHook = std::function<Tensor(const Tensor&)>;
+
+class Tensor {
+ public:
+  /// An undefined tensor (defined() is false), like torch::Tensor().
+  Tensor() = default;
+  explicit Tensor(std::shared_ptr<TensorImpl> impl) : impl_(std::move(impl)) {}
+
+  // ---- metadata ----
+  bool defined() const { return impl_ != nullptr; }
+  const Shape& shape() const;
+  const Shape& sizes() const { return shape(); }
+  /// Size of dim d; negative d counts from the end.
+  std::int64_t size(std::int64_t d) const;
+  const Shape& strides() const;
+  std::int64_t stride(std::int64_t d) const;
+  std::int64_t storage_offset() const;
+  std::int64_t dim() const;
+  std::int64_t numel() const;
+  Dtype dtype() const;
+  bool is_contiguous() const;
+  bool is_floating_point() const { return minigrad::is_floating_point(dtype()); }
+
+  // ---- data access ----
+  /// The single value of a one-element tensor, converted to T (float, double, int64_t, bool, ...).
+  template <typename T>
+  T item() const;
+  /// All elements in row-major order, converted to T.
+  template <typename T>
+  std::vector<T> to_vector() const;
+  /// Pointer to the first element; T must match dtype() exactly. Respect strides() when reading.
+  template <typename T>
+  T* data_ptr() const;
+
+  /// A copy with its own contiguous storage (differentiable).
+  Tensor clone() const;
+  /// This tensor when already contiguous, otherwise a contiguous copy (differentiable).
+  Tensor contiguous() const;
+  /// Converts to dtype; returns this tensor unchanged when it already has it (differentiable).
+  Tensor to(Dtype dtype) const;
+  /// A tensor sharing this one's data but cut from the graph (requires_grad() is false).
+  Tensor detach() const;
+
+  // ---- autograd ----
+  bool requires_grad() const;
+  /// Sets requires_grad on a leaf tensor and returns *this. Throws for integer or bool tensors.
+  Tensor& requires_grad_(bool requires_grad = true);
+  /// The accumulated gradient; undefined until a backward reaches this tensor.
+  Tensor grad() const;
+  /// Replaces the gradient (an undefined Tensor clears it), as `p.grad = g` in PyTorch.
+  void set_grad(const Tensor& grad) const;
+  bool is_leaf() const;
+  /// The node that created this tensor, or nullptr for leaves. grad_fn()->name() is e.g. "MulBackward0".
+  std::shared_ptr<Node> grad_fn() const;
+  /// Keeps the gradient of this non-leaf tensor in grad() after backward.
+  void retain_grad() const;
+  bool retains_grad() const;
+  /// Calls hook with the gradient of this tensor during backward; the hook may return a
+  /// replacement gradient. Returns the hook's index.
+  std::size_t register_hook(TensorHook hook) const;
+  /// Computes the gradient of this tensor with respect to the graph leaves and accumulates it into
+  /// their grad(). A non-scalar tensor needs `gradient` (same shape). The graph's saved tensors are
+  /// freed afterwards unless retain_graph; create_graph records the backward pass itself so that
+  /// the gradients can be differentiated again.
+  void backward(const Tensor& gradient = Tensor(), bool retain_graph = false,
+                bool create_graph = false) const;
+
+  // ---- in-place (no autograd history; use under NoGradGuard or on leaves' data) ----
+  /// Fills every element with value. Throws if this tensor requires grad and grad mode is on.
+  Tensor& fill_(Scalar value);
+  Tensor& zero_() { return fill_(0.0); }
+  /// Copies src (broadcast to this shape, converted to this dtype) into this tensor's elements.
+  Tensor& copy_(const Tensor& src);
+
+  // ---- views: share storage, copy nothing ----
+  Tensor transpose(std::int64_t dim0, std::int64_t dim1) const;
+  /// Transpose of a tensor with at most 2 dims.
+  Tensor t() const;
+  Tensor permute(const Shape& dims) const;
+  /// Broadcasts size-1 dims to `shape` (-1 keeps a size) without copying.
+  Tensor expand(const Shape& shape) const;
+  Tensor expand_as(const Tensor& other) const { return expand(other.shape()); }
+  Tensor unsqueeze(std::int64_t dim) const;
+  /// Removes all size-1 dims.
+  Tensor squeeze() const;
+  /// Removes dim if its size is 1 (otherwise returns the tensor unchanged, as PyTorch).
+  Tensor squeeze(std::int64_t dim) const;
+  Tensor select(std::int64_t dim, std::int64_t index) const;
+  Tensor narrow(std::int64_t dim, std::int64_t start, std::int64_t length) const;
+  /// A view when the strides allow it, otherwise a copy. One entry may be -1.
+  Tensor reshape(const Shape& shape) const;
+  /// Like reshape but never copies: throws when the strides do not allow a view.
+  Tensor view(const Shape& shape) const;
+  Tensor flatten(std::int64_t start_dim = 0, std::int64_t end_dim = -1) const;
+
+  // ---- ops as methods (see ops.h for the documentation of each) ----
+  Tensor matmul(const Tensor& other) const;
+  Tensor mm(const Tensor& other) const;
+  Tensor bmm(const Tensor& other) const;
+  Tensor softmax(std::int64_t dim) const;
+  Tensor log_softmax(std::int64_t dim) const;
+  Tensor sum() const;
+  Tensor sum(const Shape& dims, bool keepdim = false) const;
+  Tensor sum(std::int64_t dim, bool keepdim = false) const { return sum(Shape{dim}, keepdim); }
+  Tensor mean() const;
+  Tensor mean(const Shape& dims, bool keepdim = false) const;
+  Tensor mean(std::int64_t dim, bool keepdim = false) const { return mean(Shape{dim}, keepdim); }
+  Tensor max() const;
+  std::tuple<Tensor, Tensor> max(std::int64_t dim, bool keepdim = false) const;
+  Tensor min() const;
+  std::tuple<Tensor, Tensor> min(std::int64_t dim, bool keepdim = false) const;
+  Tensor amax(const Shape& dims = {}, bool keepdim = false) const;
+  Tensor amin(const Shape& dims = {}, bool keepdim = false) const;
+  Tensor argmax(std::optional<std::int64_t> dim = std::nullopt, bool keepdim = false) const;
+  Tensor argmin(std::optional<std::int64_t> dim = std::nullopt, bool keepdim = false) const;
+  Tensor var(const Shape& dims = {}, double correction = 1, bool keepdim = false) const;
+  Tensor std(const Shape& dims = {}, double correction = 1, bool keepdim = false) const;
+  Tensor logsumexp(const Shape& dims, bool keepdim = false) const;
+  Tensor norm(double p = 2, const Shape& dims = {}, bool keepdim = false) const;
+  Tensor neg() const;
+  Tensor exp() const;
+  Tensor log() const;
+  Tensor sqrt() const;
+  Tensor rsqrt() const;
+  Tensor pow(Scalar exponent) const;
+  Tensor pow(const Tensor& exponent) const;
+  Tensor abs() const;
+  Tensor tanh() const;
+  Tensor sigmoid() const;
+  Tensor relu() const;
+  Tensor clamp(std::optional<double> min, std::optional<double> max = std::nullopt) const;
+  Tensor masked_fill(const Tensor& mask, Scalar value) const;
+  Tensor index_select(std::int64_t dim, const Tensor& index) const;
+  Tensor gather(std::int64_t dim, const Tensor& index) const;
+  std::vector<Tensor> split(std::int64_t split_size, std::int64_t dim = 0) const;
+  std::vector<Tensor> split(const Shape& split_sizes, std::int64_t dim = 0) const;
+  std::vector<Tensor> chunk(std::int64_t chunks, std::int64_t dim = 0) const;
+  Tensor tril(std::int64_t diagonal = 0) const;
+  Tensor triu(std::int64_t diagonal = 0) const;
+
+  Tensor& operator+=(const Tensor& other);
+  Tensor& operator-=(const Tensor& other);
+  Tensor& operator*=(const Tensor& other);
+  Tensor& operator/=(const Tensor& other);
+
+  /// Internal: the implementation object (shared by every alias of this tensor).
+  TensorImpl* impl() const { return impl_.get(); }
+  const std::shared_ptr<TensorImpl>& impl_ptr() const { return impl_; }
+  /// True when both handles refer to the same tensor object.
+  bool is_same(const Tensor& other) const { return impl_ == other.impl_; }
+
+ private:
+  std::shared_ptr<TensorImpl> impl_;
+};
+
+/// Prints like PyTorch's repr: `tensor([[0.1192, 0.8808]], grad_fn=<SoftmaxBackward0>)`.
+std::ostream& operator<<(std::ostream& os, const Tensor& t);
+
+/// Print options, as torch.set_printoptions.
+struct PrintOptions {
+  int precision = 4;
+  std::int64_t threshold = 1000;
+  std::int64_t edgeitems = 3;
+  int linewidth = 80;
+};
+void set_printoptions(const PrintOptions& options);
+const PrintOptions& get_printoptions();
+
+// ---- grad mode ----
+
+/// While alive, operations on this thread record no autograd history (torch.no_grad()).
+class NoGradGuard {
+ public:
+  NoGradGuard();
+  ~NoGradGuard();
+  NoGradGuard(const NoGradGuard&) = delete;
+  NoGradGuard& operator=(const NoGradGuard&) = delete;
+
+ private:
+  bool prev_;
+};
+
+/// Sets grad mode for this thread while alive (torch.set_grad_enabled / enable_grad).
+class GradModeGuard {
+ public:
+  explicit GradModeGuard(bool enabled);
+  ~GradModeGuard();
+  GradModeGuard(const GradModeGuard&) = delete;
+  GradModeGuard& operator=(const GradModeGuard&) = delete;
+
+ private:
+  bool prev_;
+};
+
+/// Whether operations on this thread record autograd history (thread-local; on by default).
+bool is_grad_enabled();
+void set_grad_enabled(bool enabled);
+
+}  // namespace minigrad

@@ -1,0 +1,564 @@
+// Elementwise ops: arithmetic with broadcasting and type promotion, unary math, comparisons,
+// where and masked_fill. Each op's backward sits directly under its forward.
+#include <cmath>
+#include <numbers>
+
+#include "autograd/function.h"
+#include "kernels/dispatch.h"
+#include "kernels/loops.h"
+#include "kernels/xt.h"
+#include "minigrad/ops.h"
+#include "tensor_impl.h"
+
+namespace minigrad {
+
+using detail::FunctionNode;
+using detail::record;
+using detail::SaveOutput;
+using Grads = std::vector<Tensor>;
+
+namespace {
+
+void check_defined(const char* op, std::initializer_list<const Tensor*> ts) {
+  for (const Tensor* t : ts) MG_CHECK(t->defined(), op, "got an undefined tensor");
+}
+
+/// t converted to dtype without recording history (forward kernels only).
+Tensor convert(const Tensor& t, Dtype dtype) {
+  if (t.dtype() == dtype) return t;
+  Tensor out = detail::make_tensor(t.shape(), dtype);
+  detail::copy_into(out, t);
+  return out;
+}
+
+/// Broadcasts a and b, converts both to `compute`, and writes f(x, y) into a new tensor of
+/// out_dtype (compute's C++ type, or bool).
+template <typename F>
+Tensor binary_kernel(const char* op, const Tensor& a, const Tensor& b, Dtype compute,
+                     Dtype out_dtype, F f) {
+  check_defined(op, {&a, &b});
+  Shape shape = detail::broadcast_shapes(a.shape(), b.shape(), op);
+  Tensor ac = convert(a, compute), bc = convert(b, compute);
+  Tensor out = detail::make_tensor(shape, out_dtype);
+  Shape sa = detail::broadcast_strides(ac, shape), sb = detail::broadcast_strides(bc, shape);
+  detail::dispatch(compute, [&]<typename T>() {
+    const T* pa = ac.impl()->data<T>();
+    const T* pb = bc.impl()->data<T>();
+    if (out_dtype == kBool) {
+      detail::binary_loop<T, bool>(shape, pa, sa, pb, sb, out.impl()->data<bool>(), out.strides(),
+                                   [&](T x, T y) { return static_cast<bool>(f(x, y)); });
+    } else {
+      detail::binary_loop<T, T>(shape, pa, sa, pb, sb, out.impl()->data<T>(), out.strides(),
+                                [&](T x, T y) { return static_cast<T>(f(x, y)); });
+    }
+  });
+  return out;
+}
+
+/// A floating-point unary op: integer and bool inputs compute in float32, as PyTorch.
+/// Contiguous inputs go through xtensor (vectorised by xsimd); strided ones through the loop.
+template <typename XtFn, typename F>
+Tensor float_unary(const char* op, const Tensor& x, XtFn xt_fn, F f) {
+  check_defined(op, {&x});
+  Dtype dt = x.is_floating_point() ? x.dtype() : kFloat32;
+  Tensor in = convert(x, dt);
+  Tensor out = detail::make_tensor(in.shape(), dt);
+  detail::dispatch_floating(dt, op, [&]<typename T>() {
+    auto n = static_cast<std::size_t>(in.numel());
+    if (in.is_contiguous() && n > 0) {
+      auto xi = detail::adapt_1d(in.impl()->data<T>(), n);
+      auto xo = detail::adapt_1d(out.impl()->data<T>(), n);
+      xt::noalias(xo) = xt_fn(xi);
+    } else {
+      detail::unary_loop<T, T>(in.shape(), in.impl()->data<T>(), in.strides(),
+                               out.impl()->data<T>(), out.strides(), [&](T v) { return f(v); });
+    }
+  });
+  return out;
+}
+
+/// A unary op that keeps the dtype (neg, abs, relu, sign).
+template <typename F>
+Tensor same_dtype_unary(const char* op, const Tensor& x, F f) {
+  check_defined(op, {&x});
+  Tensor out = detail::make_tensor(x.shape(), x.dtype());
+  detail::dispatch(x.dtype(), [&]<typename T>() {
+    detail::unary_loop<T, T>(x.shape(), x.impl()->data<T>(), x.strides(), out.impl()->data<T>(),
+                             out.strides(), [&](T v) { return static_cast<T>(f(v)); });
+  });
+  return out;
+}
+
+Tensor wrap(const Tensor& a, Scalar s) {
+  return scalar_tensor(s, detail::result_type(a, s));
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------- arithmetic
+
+Tensor add(const Tensor& a, const Tensor& b) {
+  check_defined("add", {&a, &b});
+  Tensor out = binary_kernel("add", a, b, detail::result_type(a, b), detail::result_type(a, b),
+                             [](auto x, auto y) { return x + y; });
+  record("AddBackward0", out, {&a, &b}, [](const Tensor& g, FunctionNode&) { return Grads{g, g}; },
+         false);
+  return out;
+}
+
+Tensor sub(const Tensor& a, const Tensor& b) {
+  check_defined("sub", {&a, &b});
+  MG_CHECK(!(a.dtype() == kBool && b.dtype() == kBool), "sub",
+           "subtraction of two bool tensors is not supported; use logical_xor or ~");
+  Tensor out = binary_kernel("sub", a, b, detail::result_type(a, b), detail::result_type(a, b),
+                             [](auto x, auto y) { return x - y; });
+  record("SubBackward0", out, {&a, &b},
+         [](const Tensor& g, FunctionNode& n) {
+           return Grads{g, n.needs_input_grad(1) ? neg(g) : Tensor()};
+         },
+         false);
+  return out;
+}
+
+Tensor mul(const Tensor& a, const Tensor& b) {
+  check_defined("mul", {&a, &b});
+  Tensor out = binary_kernel("mul", a, b, detail::result_type(a, b), detail::result_type(a, b),
+                             [](auto x, auto y) { return x * y; });
+  record("MulBackward0", out, {&a, &b}, [a, b](const Tensor& g, FunctionNode& n) {
+    return Grads{n.needs_input_grad(0) ? g * b : Tensor(), n.needs_input_grad(1) ? g * a : Tensor()};
+  });
+  return out;
+}
+
+Tensor div(const Tensor& a, const Tensor& b) {
+  check_defined("div", {&a, &b});
+  Dtype dt = detail::result_type(a, b);
+  if (!is_floating_point(dt)) dt = kFloat32;  // true division
+  Tensor out = binary_kernel("div", a, b, dt, dt, [](auto x, auto y) { return x / y; });
+  record("DivBackward0", out, {&a, &b}, [a, b](const Tensor& g, FunctionNode& n) {
+    // d(a/b)/da = 1/b;  d(a/b)/db = -a/b^2
+    return Grads{n.needs_input_grad(0) ? g / b : Tensor(),
+                 n.needs_input_grad(1) ? -g * a / (b * b) : Tensor()};
+  });
+  return out;
+}
+
+Tensor add(const Tensor& a, Scalar b) { return add(a, wrap(a, b)); }
+Tensor sub(const Tensor& a, Scalar b) { return sub(a, wrap(a, b)); }
+Tensor mul(const Tensor& a, Scalar b) { return mul(a, wrap(a, b)); }
+Tensor div(const Tensor& a, Scalar b) { return div(a, wrap(a, b)); }
+
+Tensor neg(const Tensor& x) {
+  check_defined("neg", {&x});
+  MG_CHECK(x.dtype() != kBool, "neg", "negation of a bool tensor is not supported; use ~ instead");
+  Tensor out = same_dtype_unary("neg", x, [](auto v) { return -v; });
+  record("NegBackward0", out, {&x}, [](const Tensor& g, FunctionNode&) { return Grads{-g}; },
+         false);
+  return out;
+}
+
+// ---------------------------------------------------------------- unary math
+
+Tensor exp(const Tensor& x) {
+  Tensor out = float_unary("exp", x, [](auto&& e) { return xt::exp(e); },
+                           [](auto v) { return std::exp(v); });
+  record("ExpBackward0", out, {&x},
+         [](const Tensor& g, FunctionNode& n) { return Grads{g * n.output()}; }, false,
+         SaveOutput::kYes);
+  return out;
+}
+
+Tensor log(const Tensor& x) {
+  Tensor out = float_unary("log", x, [](auto&& e) { return xt::log(e); },
+                           [](auto v) { return std::log(v); });
+  record("LogBackward0", out, {&x}, [x](const Tensor& g, FunctionNode&) { return Grads{g / x}; });
+  return out;
+}
+
+Tensor sqrt(const Tensor& x) {
+  Tensor out = float_unary("sqrt", x, [](auto&& e) { return xt::sqrt(e); },
+                           [](auto v) { return std::sqrt(v); });
+  record("SqrtBackward0", out, {&x},
+         [](const Tensor& g, FunctionNode& n) { return Grads{g / (2 * n.output())}; }, false,
+         SaveOutput::kYes);
+  return out;
+}
+
+Tensor rsqrt(const Tensor& x) {
+  Tensor out = float_unary("rsqrt", x, [](auto&& e) { return 1 / xt::sqrt(e); },
+                           [](auto v) { return 1 / std::sqrt(v); });
+  record("RsqrtBackward0", out, {&x},
+         [](const Tensor& g, FunctionNode& n) {
+           // d(x^-1/2)/dx = -1/2 x^-3/2 = -1/2 y^3
+           Tensor y = n.output();
+           return Grads{g * y * y * y * -0.5};
+         },
+         false, SaveOutput::kYes);
+  return out;
+}
+
+Tensor tanh(const Tensor& x) {
+  Tensor out = float_unary("tanh", x, [](auto&& e) { return xt::tanh(e); },
+                           [](auto v) { return std::tanh(v); });
+  record("TanhBackward0", out, {&x},
+         [](const Tensor& g, FunctionNode& n) {
+           Tensor y = n.output();
+           return Grads{g * (1 - y * y)};
+         },
+         false, SaveOutput::kYes);
+  return out;
+}
+
+Tensor sigmoid(const Tensor& x) {
+  // NOTE: 1 / (1 + exp(-x)) saturates to 0 and 1 without NaN at both ends.
+  Tensor out = float_unary("sigmoid", x, [](auto&& e) { return 1 / (1 + xt::exp(-e)); },
+                           [](auto v) { return 1 / (1 + std::exp(-v)); });
+  record("SigmoidBackward0", out, {&x},
+         [](const Tensor& g, FunctionNode& n) {
+           Tensor y = n.output();
+           return Grads{g * y * (1 - y)};
+         },
+         false, SaveOutput::kYes);
+  return out;
+}
+
+Tensor erf(const Tensor& x) {
+  Tensor out = float_unary("erf", x, [](auto&& e) { return xt::erf(e); },
+                           [](auto v) { return std::erf(v); });
+  record("ErfBackward0", out, {&x}, [x](const Tensor& g, FunctionNode&) {
+    // d erf(x)/dx = 2/sqrt(pi) exp(-x^2)
+    return Grads{g * exp(-(x * x)) * (2 / std::sqrt(std::numbers::pi))};
+  });
+  return out;
+}
+
+namespace {
+constexpr double kInvSqrt2 = 0.70710678118654752440;
+constexpr double kInvSqrt2Pi = 0.39894228040143267794;
+constexpr double kSqrt2OverPi = 0.79788456080286535588;
+constexpr double kC = 0.044715;  // the cubic coefficient of gelu's tanh approximation
+}  // namespace
+
+Tensor gelu(const Tensor& x, const std::string& approximate) {
+  check_defined("gelu", {&x});
+  MG_CHECK(approximate == "none" || approximate == "tanh", "gelu", "approximate must be \"none\" or ",
+           "\"tanh\", got \"", approximate, "\"");
+  MG_CHECK(x.is_floating_point(), "gelu", "expected a floating-point tensor but got ",
+           dtype_name(x.dtype()));
+  Tensor out;
+  if (approximate == "none") {
+    out = float_unary(
+        "gelu", x, [](auto&& e) { return 0.5 * e * (1 + xt::erf(e * kInvSqrt2)); },
+        [](auto v) { return static_cast<decltype(v)>(0.5 * v * (1 + std::erf(v * kInvSqrt2))); });
+    record("GeluBackward0", out, {&x}, [x](const Tensor& g, FunctionNode&) {
+      // d/dx x Phi(x) = Phi(x) + x phi(x)
+      Tensor cdf = 0.5 * (1 + erf(x * kInvSqrt2));
+      Tensor pdf = exp(x * x * -0.5) * kInvSqrt2Pi;
+      return Grads{g * (cdf + x * pdf)};
+    });
+  } else {
+    out = float_unary(
+        "gelu", x,
+        [](auto&& e) { return 0.5 * e * (1 + xt::tanh(kSqrt2OverPi * (e + kC * e * e * e))); },
+        [](auto v) {
+          return static_cast<decltype(v)>(0.5 * v *
+                                          (1 + std::tanh(kSqrt2OverPi * (v + kC * v * v * v))));
+        });
+    record("GeluBackward0", out, {&x}, [x](const Tensor& g, FunctionNode&) {
+      // u = k (x + c x^3), t = tanh(u): d/dx = 0.5 (1 + t) + 0.5 x (1 - t^2) k (1 + 3 c x^2)
+      Tensor t = tanh((x + x * x * x * kC) * kSqrt2OverPi);
+      Tensor d = 0.5 * (1 + t) + 0.5 * x * (1 - t * t) * kSqrt2OverPi * (1 + 3 * kC * x * x);
+      return Grads{g * d};
+    });
+  }
+  return out;
+}
+
+Tensor abs(const Tensor& x) {
+  Tensor out = same_dtype_unary("abs", x, [](auto v) {
+    if constexpr (std::is_same_v<decltype(v), bool>) return v;
+    else return v < 0 ? -v : v;
+  });
+  record("AbsBackward0", out, {&x}, [x](const Tensor& g, FunctionNode&) {
+    return Grads{g * sign(x)};  // NOTE: abs'(0) = sign(0) = 0, as PyTorch
+  });
+  return out;
+}
+
+Tensor sign(const Tensor& x) {
+  Tensor out = same_dtype_unary("sign", x, [](auto v) {
+    using T = decltype(v);
+    if constexpr (std::is_same_v<T, bool>) return v;
+    else return static_cast<T>((T(0) < v) - (v < T(0)));
+  });
+  record("SignBackward0", out, {&x},
+         [](const Tensor& g, FunctionNode&) { return Grads{zeros_like(g)}; }, false);
+  return out;
+}
+
+Tensor relu(const Tensor& x) {
+  check_defined("relu", {&x});
+  MG_CHECK(x.dtype() != kBool, "relu", "not supported for bool tensors");
+  Tensor out = same_dtype_unary("relu", x, [](auto v) { return v > 0 ? v : decltype(v)(0); });
+  record("ReluBackward0", out, {&x},
+         [](const Tensor& g, FunctionNode& n) {
+           return Grads{g * (n.output() > 0)};  // NOTE: relu'(0) = 0, as PyTorch
+         },
+         false, SaveOutput::kYes);
+  return out;
+}
+
+Tensor clamp(const Tensor& x, std::optional<double> lo, std::optional<double> hi) {
+  check_defined("clamp", {&x});
+  MG_CHECK(lo.has_value() || hi.has_value(), "clamp", "at least one of min and max must be given");
+  MG_CHECK(x.dtype() != kBool, "clamp", "not supported for bool tensors");
+  double l = lo.value_or(-INFINITY), h = hi.value_or(INFINITY);
+  // NOTE: as torch.clamp, min wins when min > max, and NaN stays NaN.
+  Tensor out = same_dtype_unary("clamp", x, [l, h](auto v) {
+    using T = decltype(v);
+    if (v != v) return v;
+    double d = static_cast<double>(v);
+    d = d < l ? l : d;
+    d = d > h ? h : d;
+    return static_cast<T>(d);
+  });
+  record("ClampBackward1", out, {&x}, [x, lo, hi](const Tensor& g, FunctionNode&) {
+    // The gradient passes where min <= x <= max.
+    Tensor mask = ones_like(x).to(kBool);
+    if (lo) mask = logical_and(mask, ge(x, scalar_tensor(*lo, x.dtype())));
+    if (hi) mask = logical_and(mask, le(x, scalar_tensor(*hi, x.dtype())));
+    return Grads{g * mask};
+  });
+  return out;
+}
+
+Tensor pow(const Tensor& x, Scalar exponent) {
+  check_defined("pow", {&x});
+  Tensor e = wrap(x, exponent);
+  Dtype dt = detail::result_type(x, e);
+  if (!is_floating_point(dt)) {
+    MG_CHECK(exponent.to_int() >= 0, "pow", "integers to negative integer powers are not allowed (",
+             exponent.to_int(), ")");
+  }
+  double p = exponent.to_double();
+  Tensor out = binary_kernel("pow", x, e, dt, dt, [](auto b, auto ex) {
+    using T = decltype(b);
+    if constexpr (std::is_same_v<T, bool>) return static_cast<bool>(b || !ex);
+    else if constexpr (std::is_integral_v<T>) {
+      T r = 1;
+      for (T i = 0; i < ex; ++i) r *= b;
+      return r;
+    } else return std::pow(b, ex);
+  });
+  record("PowBackward0", out, {&x}, [x, p](const Tensor& g, FunctionNode&) {
+    if (p == 0.0) return Grads{zeros_like(g)};
+    return Grads{g * (p * pow(x, p - 1))};
+  });
+  return out;
+}
+
+Tensor pow(const Tensor& x, const Tensor& exponent) {
+  check_defined("pow", {&x, &exponent});
+  Dtype dt = detail::result_type(x, exponent);
+  MG_CHECK(is_floating_point(dt), "pow",
+           "a tensor exponent needs a floating-point base or exponent, got ", dtype_name(x.dtype()),
+           " and ", dtype_name(exponent.dtype()));
+  Tensor out = binary_kernel("pow", x, exponent, dt, dt, [](auto b, auto ex) { return std::pow(b, ex); });
+  record("PowBackward1", out, {&x, &exponent}, [x, exponent](const Tensor& g, FunctionNode& n) {
+    Grads r(2);
+    if (n.needs_input_grad(0)) {
+      // d(x^e)/dx = e x^(e-1); zero where e == 0 (also at x == 0), as PyTorch
+      r[0] = where(exponent == 0, 0.0, g * (exponent * pow(x, exponent - 1)));
+    }
+    if (n.needs_input_grad(1)) {
+      // d(x^e)/de = x^e log(x); zero where x == 0 and e >= 0, as PyTorch
+      Tensor mask = logical_and(x == 0, exponent >= 0);
+      r[1] = where(mask, 0.0, g * (pow(x, exponent) * log(x)));
+    }
+    return r;
+  });
+  return out;
+}
+
+Tensor pow(Scalar base, const Tensor& exponent) {
+  check_defined("pow", {&exponent});
+  return pow(scalar_tensor(base, detail::result_type(exponent, base)), exponent);
+}
+
+// ---------------------------------------------------------------- maximum, minimum, where
+
+namespace {
+template <bool kMax>
+Tensor extremum(const char* op, const char* node, const Tensor& a, const Tensor& b) {
+  check_defined(op, {&a, &b});
+  Dtype dt = detail::result_type(a, b);
+  Tensor out = binary_kernel(op, a, b, dt, dt, [](auto x, auto y) {
+    if constexpr (std::is_floating_point_v<decltype(x)>) {
+      if (x != x) return x;  // NaN propagates, as torch.maximum
+      if (y != y) return y;
+    }
+    return kMax ? (x > y ? x : y) : (x < y ? x : y);
+  });
+  record(node, out, {&a, &b}, [a, b](const Tensor& g, FunctionNode&) {
+    // NOTE: ties split the gradient evenly, as PyTorch.
+    Dtype gd = g.dtype();
+    Tensor wa = (kMax ? gt(a, b) : lt(a, b)).to(gd) + eq(a, b).to(gd) * 0.5;
+    return Grads{g * wa, g * (1 - wa)};
+  });
+  return out;
+}
+}  // namespace
+
+Tensor maximum(const Tensor& a, const Tensor& b) {
+  return extremum<true>("maximum", "MaximumBackward0", a, b);
+}
+Tensor minimum(const Tensor& a, const Tensor& b) {
+  return extremum<false>("minimum", "MinimumBackward0", a, b);
+}
+
+Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
+  check_defined("where", {&cond, &a, &b});
+  MG_CHECK(cond.dtype() == kBool, "where", "condition must be a bool tensor, got ",
+           dtype_name(cond.dtype()));
+  Shape shape = detail::broadcast_shapes(
+      detail::broadcast_shapes(cond.shape(), a.shape(), "where"), b.shape(), "where");
+  Dtype dt = detail::result_type(a, b);
+  Tensor ac = convert(a, dt), bc = convert(b, dt);
+  Tensor out = detail::make_tensor(shape, dt);
+  Shape sc = detail::broadcast_strides(cond, shape), sa = detail::broadcast_strides(ac, shape),
+        sb = detail::broadcast_strides(bc, shape);
+  const Shape& so = out.strides();
+  detail::dispatch(dt, [&]<typename T>() {
+    const bool* pc = cond.impl()->data<bool>();
+    const T* pa = ac.impl()->data<T>();
+    const T* pb = bc.impl()->data<T>();
+    T* po = out.impl()->data<T>();
+    detail::for_each_row<4>(shape, {&so, &sc, &sa, &sb},
+                            [&](const auto& off, std::int64_t n, const auto& is) {
+                              for (std::int64_t i = 0; i < n; ++i)
+                                po[off[0] + i * is[0]] = pc[off[1] + i * is[1]]
+                                                             ? pa[off[2] + i * is[2]]
+                                                             : pb[off[3] + i * is[3]];
+                            });
+  });
+  record("WhereBackward0", out, {&cond, &a, &b}, [cond](const Tensor& g, FunctionNode& n) {
+    return Grads{Tensor(), n.needs_input_grad(1) ? where(cond, g, 0.0) : Tensor(),
+                 n.needs_input_grad(2) ? where(cond, 0.0, g) : Tensor()};
+  });
+  return out;
+}
+
+Tensor where(const Tensor& cond, const Tensor& a, Scalar b) {
+  check_defined("where", {&cond, &a});
+  return where(cond, a, wrap(a, b));
+}
+Tensor where(const Tensor& cond, Scalar a, const Tensor& b) {
+  check_defined("where", {&cond, &b});
+  return where(cond, wrap(b, a), b);
+}
+
+Tensor masked_fill(const Tensor& x, const Tensor& mask, Scalar value) {
+  check_defined("masked_fill", {&x, &mask});
+  MG_CHECK(mask.dtype() == kBool, "masked_fill", "mask must be a bool tensor, got ",
+           dtype_name(mask.dtype()));
+  Shape b = detail::broadcast_shapes(x.shape(), mask.shape(), "masked_fill");
+  MG_CHECK(b == x.shape(), "masked_fill", "mask of shape ", mask.shape(),
+           " does not broadcast to the tensor's shape ", x.shape());
+  Tensor v = scalar_tensor(value, x.dtype());
+  Tensor out;
+  {
+    NoGradGuard no_grad;
+    out = where(mask, v, x);
+  }
+  record("MaskedFillBackward0", out, {&x}, [mask](const Tensor& g, FunctionNode&) {
+    return Grads{where(mask, 0.0, g)};
+  });
+  return out;
+}
+
+// ---------------------------------------------------------------- comparisons and logic
+
+#define MG_COMPARISON(name, expr)                                                        \
+  Tensor name(const Tensor& a, const Tensor& b) {                                        \
+    check_defined(#name, {&a, &b});                                                      \
+    return binary_kernel(#name, a, b, detail::result_type(a, b), kBool,                  \
+                         [](auto x, auto y) { return expr; });                           \
+  }
+MG_COMPARISON(eq, x == y)
+MG_COMPARISON(ne, x != y)
+MG_COMPARISON(lt, x < y)
+MG_COMPARISON(le, x <= y)
+MG_COMPARISON(gt, x > y)
+MG_COMPARISON(ge, x >= y)
+#undef MG_COMPARISON
+
+Tensor logical_and(const Tensor& a, const Tensor& b) {
+  check_defined("logical_and", {&a, &b});
+  return binary_kernel("logical_and", a, b, detail::result_type(a, b), kBool,
+                       [](auto x, auto y) { return x != 0 && y != 0; });
+}
+Tensor logical_or(const Tensor& a, const Tensor& b) {
+  check_defined("logical_or", {&a, &b});
+  return binary_kernel("logical_or", a, b, detail::result_type(a, b), kBool,
+                       [](auto x, auto y) { return x != 0 || y != 0; });
+}
+Tensor logical_not(const Tensor& a) {
+  check_defined("logical_not", {&a});
+  Tensor out = detail::make_tensor(a.shape(), kBool);
+  detail::dispatch(a.dtype(), [&]<typename T>() {
+    detail::unary_loop<T, bool>(a.shape(), a.impl()->data<T>(), a.strides(),
+                                out.impl()->data<bool>(), out.strides(),
+                                [](T v) { return v == T(0); });
+  });
+  return out;
+}
+
+bool allclose(const Tensor& a, const Tensor& b, double rtol, double atol) {
+  check_defined("allclose", {&a, &b});
+  if (a.shape() != b.shape()) return false;
+  auto x = a.to_vector<double>(), y = b.to_vector<double>();
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    if (std::isnan(x[i]) || std::isnan(y[i])) return false;
+    if (x[i] == y[i]) continue;
+    if (!(std::fabs(x[i] - y[i]) <= atol + rtol * std::fabs(y[i]))) return false;
+  }
+  return true;
+}
+
+bool equal(const Tensor& a, const Tensor& b) {
+  check_defined("equal", {&a, &b});
+  return a.shape() == b.shape() && a.to_vector<double>() == b.to_vector<double>();
+}
+
+// ---------------------------------------------------------------- operators
+
+Tensor operator+(const Tensor& a, const Tensor& b) { return add(a, b); }
+Tensor operator-(const Tensor& a, const Tensor& b) { return sub(a, b); }
+Tensor operator*(const Tensor& a, const Tensor& b) { return mul(a, b); }
+Tensor operator/(const Tensor& a, const Tensor& b) { return div(a, b); }
+Tensor operator-(const Tensor& a) { return neg(a); }
+Tensor operator+(const Tensor& a, Scalar b) { return add(a, b); }
+Tensor operator-(const Tensor& a, Scalar b) { return sub(a, b); }
+Tensor operator*(const Tensor& a, Scalar b) { return mul(a, b); }
+Tensor operator/(const Tensor& a, Scalar b) { return div(a, b); }
+Tensor operator+(Scalar a, const Tensor& b) { return add(wrap(b, a), b); }
+Tensor operator-(Scalar a, const Tensor& b) { return sub(wrap(b, a), b); }
+Tensor operator*(Scalar a, const Tensor& b) { return mul(wrap(b, a), b); }
+Tensor operator/(Scalar a, const Tensor& b) { return div(wrap(b, a), b); }
+Tensor operator==(const Tensor& a, const Tensor& b) { return eq(a, b); }
+Tensor operator!=(const Tensor& a, const Tensor& b) { return ne(a, b); }
+Tensor operator<(const Tensor& a, const Tensor& b) { return lt(a, b); }
+Tensor operator<=(const Tensor& a, const Tensor& b) { return le(a, b); }
+Tensor operator>(const Tensor& a, const Tensor& b) { return gt(a, b); }
+Tensor operator>=(const Tensor& a, const Tensor& b) { return ge(a, b); }
+Tensor operator==(const Tensor& a, Scalar b) { return eq(a, wrap(a, b)); }
+Tensor operator!=(const Tensor& a, Scalar b) { return ne(a, wrap(a, b)); }
+Tensor operator<(const Tensor& a, Scalar b) { return lt(a, wrap(a, b)); }
+Tensor operator<=(const Tensor& a, Scalar b) { return le(a, wrap(a, b)); }
+Tensor operator>(const Tensor& a, Scalar b) { return gt(a, wrap(a, b)); }
+Tensor operator>=(const Tensor& a, Scalar b) { return ge(a, wrap(a, b)); }
+Tensor operator&(const Tensor& a, const Tensor& b) { return logical_and(a, b); }
+Tensor operator|(const Tensor& a, const Tensor& b) { return logical_or(a, b); }
+Tensor operator~(const Tensor& a) { return logical_not(a); }
+
+}  // namespace minigrad

@@ -1,0 +1,323 @@
+// Joining and indexing: cat, stack, split, chunk, index_select, gather, scatter_add, index_add,
+// tril, triu.
+#include <algorithm>
+
+#include "autograd/function.h"
+#include "kernels/dispatch.h"
+#include "kernels/loops.h"
+#include "minigrad/ops.h"
+#include "tensor_impl.h"
+
+namespace minigrad {
+
+using detail::FunctionNode;
+using detail::record;
+using Grads = std::vector<Tensor>;
+
+// ---------------------------------------------------------------- cat, stack, split, chunk
+
+Tensor cat(const std::vector<Tensor>& tensors, std::int64_t dim) {
+  MG_CHECK(!tensors.empty(), "cat", "expected a non-empty list of tensors");
+  for (std::size_t i = 0; i < tensors.size(); ++i)
+    MG_CHECK(tensors[i].defined(), "cat", "tensor ", i, " is undefined");
+  const Tensor& first = tensors[0];
+  MG_CHECK(first.dim() > 0, "cat", "zero-dimensional tensor (at position 0) cannot be concatenated");
+  std::int64_t d = detail::wrap_dim(dim, first.dim(), "cat");
+  Dtype dt = first.dtype();
+  std::int64_t total = 0;
+  for (std::size_t i = 0; i < tensors.size(); ++i) {
+    const Tensor& t = tensors[i];
+    MG_CHECK(t.dim() == first.dim(), "cat", "tensors must have the same number of dims: tensor 0 ",
+             "has shape ", first.shape(), " and tensor ", i, " has shape ", t.shape());
+    for (std::int64_t k = 0; k < t.dim(); ++k)
+      MG_CHECK(k == d || t.shape()[k] == first.shape()[k], "cat", "sizes of tensors must match ",
+               "except in dim ", d, ": tensor 0 has shape ", first.shape(), " and tensor ", i,
+               " has shape ", t.shape());
+    dt = promote_types(dt, t.dtype());
+    total += t.shape()[d];
+  }
+  Shape shape = first.shape();
+  shape[d] = total;
+  Tensor out = detail::make_tensor(shape, dt);
+  std::int64_t start = 0;
+  Shape sizes;
+  for (const Tensor& t : tensors) {
+    std::int64_t len = t.shape()[d];
+    if (len > 0) detail::copy_into(out.detach().narrow(d, start, len), t);
+    sizes.push_back(len);
+    start += len;
+  }
+  record("CatBackward0", out, tensors, [d, sizes](const Tensor& g, FunctionNode& n) {
+    Grads r(sizes.size());
+    std::int64_t s = 0;
+    for (std::size_t i = 0; i < sizes.size(); ++i) {
+      if (n.needs_input_grad(i)) r[i] = g.narrow(d, s, sizes[i]);
+      s += sizes[i];
+    }
+    return r;
+  }, false);
+  return out;
+}
+
+Tensor stack(const std::vector<Tensor>& tensors, std::int64_t dim) {
+  MG_CHECK(!tensors.empty(), "stack", "expected a non-empty list of tensors");
+  MG_CHECK(tensors[0].defined(), "stack", "tensor 0 is undefined");
+  std::int64_t d = detail::wrap_dim(dim, tensors[0].dim() + 1, "stack");
+  std::vector<Tensor> parts;
+  for (std::size_t i = 0; i < tensors.size(); ++i) {
+    MG_CHECK(tensors[i].defined(), "stack", "tensor ", i, " is undefined");
+    MG_CHECK(tensors[i].shape() == tensors[0].shape(), "stack",
+             "stack expects each tensor to be equal size, but got ", tensors[0].shape(),
+             " at entry 0 and ", tensors[i].shape(), " at entry ", i);
+    parts.push_back(tensors[i].unsqueeze(d));
+  }
+  return cat(parts, d);
+}
+
+std::vector<Tensor> split(const Tensor& x, const Shape& split_sizes, std::int64_t dim) {
+  MG_CHECK(x.defined(), "split", "got an undefined tensor");
+  MG_CHECK(x.dim() > 0, "split", "cannot split a 0-dim tensor");
+  std::int64_t d = detail::wrap_dim(dim, x.dim(), "split");
+  std::int64_t total = 0;
+  for (auto s : split_sizes) {
+    MG_CHECK(s >= 0, "split", "split sizes must be non-negative, got ", split_sizes);
+    total += s;
+  }
+  MG_CHECK(total == x.shape()[d], "split", "split sizes ", split_sizes, " add up to ", total,
+           " but dim ", d, " has size ", x.shape()[d]);
+  std::vector<Tensor> out;
+  std::int64_t start = 0;
+  for (auto s : split_sizes) {
+    out.push_back(x.narrow(d, start, s));
+    start += s;
+  }
+  return out;
+}
+
+std::vector<Tensor> split(const Tensor& x, std::int64_t split_size, std::int64_t dim) {
+  MG_CHECK(x.defined(), "split", "got an undefined tensor");
+  MG_CHECK(x.dim() > 0, "split", "cannot split a 0-dim tensor");
+  std::int64_t d = detail::wrap_dim(dim, x.dim(), "split");
+  std::int64_t n = x.shape()[d];
+  MG_CHECK(split_size > 0 || (split_size == 0 && n == 0), "split", "split_size must be positive, got ",
+           split_size);
+  Shape sizes;
+  if (n == 0) sizes.push_back(0);
+  for (std::int64_t s = 0; s < n; s += split_size) sizes.push_back(std::min(split_size, n - s));
+  return split(x, sizes, d);
+}
+
+std::vector<Tensor> chunk(const Tensor& x, std::int64_t chunks, std::int64_t dim) {
+  MG_CHECK(x.defined(), "chunk", "got an undefined tensor");
+  MG_CHECK(chunks > 0, "chunk", "number of chunks must be positive, got ", chunks);
+  MG_CHECK(x.dim() > 0, "chunk", "cannot chunk a 0-dim tensor");
+  std::int64_t n = x.shape()[detail::wrap_dim(dim, x.dim(), "chunk")];
+  std::int64_t size = (n + chunks - 1) / chunks;
+  return split(x, std::max<std::int64_t>(size, n == 0 ? 0 : 1), dim);
+}
+
+// ---------------------------------------------------------------- index_select, index_add
+
+namespace {
+
+void check_index_tensor(const Tensor& index, const char* op) {
+  MG_CHECK(index.defined(), op, "index is undefined");
+  MG_CHECK(index.dtype() == kInt64, op, "index must be an int64 tensor, got ",
+           dtype_name(index.dtype()));
+}
+
+/// The index values, each checked against [-n, n) and wrapped.
+std::vector<std::int64_t> checked_indices(const Tensor& index, std::int64_t n, const char* op) {
+  std::vector<std::int64_t> idx = index.to_vector<std::int64_t>();
+  for (std::size_t i = 0; i < idx.size(); ++i) {
+    MG_CHECK(idx[i] >= -n && idx[i] < n, op, "index ", idx[i], " (at position ", i,
+             ") is out of range for a dim of size ", n);
+    if (idx[i] < 0) idx[i] += n;
+  }
+  return idx;
+}
+
+}  // namespace
+
+Tensor index_select(const Tensor& x, std::int64_t dim, const Tensor& index) {
+  MG_CHECK(x.defined(), "index_select", "got an undefined tensor");
+  check_index_tensor(index, "index_select");
+  MG_CHECK(index.dim() <= 1, "index_select", "index must be 0-D or 1-D, got shape ", index.shape());
+  std::int64_t d = detail::wrap_dim(dim, x.dim(), "index_select");
+  std::int64_t n = x.dim() == 0 ? 1 : x.shape()[d];
+  std::vector<std::int64_t> idx = checked_indices(index, n, "index_select");
+  Shape shape = x.shape();
+  if (x.dim() > 0) shape[d] = static_cast<std::int64_t>(idx.size());
+  Tensor out = detail::make_tensor(shape, x.dtype());
+  for (std::size_t i = 0; i < idx.size(); ++i) {
+    if (x.dim() == 0) {
+      detail::copy_into(out, x);
+      break;
+    }
+    detail::copy_into(out.detach().select(d, static_cast<std::int64_t>(i)),
+                      x.detach().select(d, idx[i]));
+  }
+  Shape in_shape = x.shape();
+  record("IndexSelectBackward0", out, {&x}, [in_shape, d, index](const Tensor& g, FunctionNode&) {
+    return Grads{index_add(zeros(in_shape, g.dtype()), d, index, g)};
+  });
+  return out;
+}
+
+Tensor index_add(const Tensor& self, std::int64_t dim, const Tensor& index, const Tensor& source) {
+  MG_CHECK(self.defined() && source.defined(), "index_add", "got an undefined tensor");
+  check_index_tensor(index, "index_add");
+  MG_CHECK(index.dim() <= 1, "index_add", "index must be 0-D or 1-D, got shape ", index.shape());
+  MG_CHECK(self.dim() == source.dim(), "index_add", "self (shape ", self.shape(),
+           ") and source (shape ", source.shape(), ") must have the same number of dims");
+  std::int64_t d = detail::wrap_dim(dim, self.dim(), "index_add");
+  std::int64_t size_d = self.dim() == 0 ? 1 : self.shape()[d];
+  std::vector<std::int64_t> idx = checked_indices(index, size_d, "index_add");
+  Shape expect = self.shape();
+  if (self.dim() > 0) expect[d] = static_cast<std::int64_t>(idx.size());
+  MG_CHECK(source.shape() == expect, "index_add", "source has shape ", source.shape(),
+           " but self (", self.shape(), ") with ", idx.size(), " indices along dim ", d,
+           " needs shape ", expect);
+  Tensor out = self.detach().clone();
+  {
+    NoGradGuard no_grad;
+    for (std::size_t i = 0; i < idx.size(); ++i) {
+      if (self.dim() == 0) {
+        out.copy_(out + source.detach());
+        continue;
+      }
+      Tensor dst = out.select(d, idx[i]);
+      dst.copy_(dst + source.detach().select(d, static_cast<std::int64_t>(i)));
+    }
+  }
+  record("IndexAddBackward0", out, {&self, &source}, [d, index](const Tensor& g, FunctionNode& n) {
+    return Grads{n.needs_input_grad(0) ? g : Tensor(),
+                 n.needs_input_grad(1) ? index_select(g, d, index) : Tensor()};
+  });
+  return out;
+}
+
+// ---------------------------------------------------------------- gather, scatter_add
+
+namespace {
+
+/// Checks gather/scatter index geometry: same rank as x and index.size(k) <= x.size(k) for k != dim.
+void check_gather_shapes(const Tensor& x, const Tensor& index, std::int64_t d, const char* op) {
+  MG_CHECK(index.dim() == x.dim(), op, "index (shape ", index.shape(),
+           ") must have the same number of dims as the input (shape ", x.shape(), ")");
+  for (std::int64_t k = 0; k < x.dim(); ++k)
+    MG_CHECK(k == d || index.shape()[k] <= x.shape()[k], op, "index has shape ", index.shape(),
+             " but the input has shape ", x.shape(), ": size ", index.shape()[k], " at dim ", k,
+             " exceeds ", x.shape()[k]);
+}
+
+/// Calls fn(position in `of` (the index-shaped tensor), position in `x` with the index applied).
+template <typename Fn>
+void for_each_gather(const Tensor& x, const Tensor& index, std::int64_t d, const Tensor& of,
+                     const char* op, Fn fn) {
+  Tensor idx = index.contiguous();
+  const std::int64_t* pi = idx.impl()->data<std::int64_t>();
+  const Shape& shape = index.shape();
+  std::int64_t n = idx.numel();
+  std::vector<std::int64_t> pos(shape.size(), 0);
+  std::int64_t size_d = x.dim() == 0 ? 1 : x.shape()[d];
+  for (std::int64_t e = 0; e < n; ++e) {
+    std::int64_t v = pi[e];
+    MG_CHECK(v >= -size_d && v < size_d, op, "index ", v, " is out of bounds for dim ", d,
+             " with size ", size_d);
+    if (v < 0) v += size_d;
+    std::int64_t off_x = x.storage_offset(), off_o = of.storage_offset();
+    for (std::size_t k = 0; k < shape.size(); ++k) {
+      off_x += (static_cast<std::int64_t>(k) == d ? v : pos[k]) * x.strides()[k];
+      off_o += pos[k] * of.strides()[k];
+    }
+    if (shape.empty()) off_x = x.storage_offset() + 0;
+    fn(off_o, off_x);
+    for (auto k = static_cast<std::int64_t>(shape.size()) - 1; k >= 0; --k) {
+      if (++pos[k] < shape[k]) break;
+      pos[k] = 0;
+    }
+  }
+}
+
+}  // namespace
+
+Tensor gather(const Tensor& x, std::int64_t dim, const Tensor& index) {
+  MG_CHECK(x.defined(), "gather", "got an undefined tensor");
+  check_index_tensor(index, "gather");
+  std::int64_t d = detail::wrap_dim(dim, x.dim(), "gather");
+  check_gather_shapes(x, index, d, "gather");
+  Tensor out = detail::make_tensor(index.shape(), x.dtype());
+  detail::dispatch(x.dtype(), [&]<typename T>() {
+    // Offsets from for_each_gather include storage offsets; index raw storage.
+    const T* px = static_cast<const T*>(x.impl()->storage->data);
+    T* po = static_cast<T*>(out.impl()->storage->data);
+    for_each_gather(x, index, d, out, "gather",
+                    [&](std::int64_t o, std::int64_t i) { po[o] = px[i]; });
+  });
+  Shape in_shape = x.shape();
+  record("GatherBackward0", out, {&x}, [in_shape, d, index](const Tensor& g, FunctionNode&) {
+    return Grads{scatter_add(zeros(in_shape, g.dtype()), d, index, g)};
+  });
+  return out;
+}
+
+Tensor scatter_add(const Tensor& self, std::int64_t dim, const Tensor& index, const Tensor& src) {
+  MG_CHECK(self.defined() && src.defined(), "scatter_add", "got an undefined tensor");
+  check_index_tensor(index, "scatter_add");
+  std::int64_t d = detail::wrap_dim(dim, self.dim(), "scatter_add");
+  check_gather_shapes(self, index, d, "scatter_add");
+  MG_CHECK(src.dim() == index.dim(), "scatter_add", "src (shape ", src.shape(),
+           ") must have the same number of dims as index (shape ", index.shape(), ")");
+  for (std::int64_t k = 0; k < index.dim(); ++k)
+    MG_CHECK(index.shape()[k] <= src.shape()[k], "scatter_add", "index has shape ", index.shape(),
+             " which exceeds src's shape ", src.shape(), " at dim ", k);
+  Tensor out = self.detach().clone();
+  Tensor s = src.detach().to(self.dtype());
+  detail::dispatch(self.dtype(), [&]<typename T>() {
+    const T* ps = static_cast<const T*>(s.impl()->storage->data);
+    T* po = static_cast<T*>(out.impl()->storage->data);
+    for_each_gather(out, index, d, s, "scatter_add",
+                    [&](std::int64_t si, std::int64_t oi) { po[oi] = static_cast<T>(po[oi] + ps[si]); });
+  });
+  record("ScatterAddBackward0", out, {&self, &src}, [d, index](const Tensor& g, FunctionNode& n) {
+    return Grads{n.needs_input_grad(0) ? g : Tensor(),
+                 n.needs_input_grad(1) ? gather(g, d, index) : Tensor()};
+  });
+  return out;
+}
+
+// ---------------------------------------------------------------- tril, triu
+
+namespace {
+template <bool kLower>
+Tensor triangle(const Tensor& x, std::int64_t diagonal, const char* op, const char* node) {
+  MG_CHECK(x.defined(), op, "got an undefined tensor");
+  MG_CHECK(x.dim() >= 2, op, "input must have at least 2 dims, got shape ", x.shape());
+  Tensor out = x.detach().clone();
+  std::int64_t rows = x.shape()[x.dim() - 2], cols = x.shape()[x.dim() - 1];
+  std::int64_t batch = rows * cols == 0 ? 0 : out.numel() / (rows * cols);
+  detail::dispatch(x.dtype(), [&]<typename T>() {
+    T* p = out.impl()->data<T>();
+    for (std::int64_t b = 0; b < batch; ++b)
+      for (std::int64_t i = 0; i < rows; ++i)
+        for (std::int64_t j = 0; j < cols; ++j) {
+          bool keep = kLower ? j - i <= diagonal : j - i >= diagonal;
+          if (!keep) p[(b * rows + i) * cols + j] = T(0);
+        }
+  });
+  record(node, out, {&x}, [diagonal](const Tensor& g, FunctionNode&) {
+    return Grads{kLower ? tril(g, diagonal) : triu(g, diagonal)};
+  }, false);
+  return out;
+}
+}  // namespace
+
+Tensor tril(const Tensor& x, std::int64_t diagonal) {
+  return triangle<true>(x, diagonal, "tril", "TrilBackward0");
+}
+Tensor triu(const Tensor& x, std::int64_t diagonal) {
+  return triangle<false>(x, diagonal, "triu", "TriuBackward0");
+}
+
+}  // namespace minigrad

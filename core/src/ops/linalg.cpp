@@ -1,0 +1,191 @@
+// matmul with torch.matmul's rules, mm and bmm. GEMM runs in OpenBLAS.
+//
+// Note [GEMM without copies]
+// A matrix operand is passed to cblas_?gemm as it lies in memory: row-major strides go in as
+// NoTrans with lda = row stride, column-major strides (a transposed view, k.transpose(-2, -1))
+// as Trans with lda = column stride. Only an operand that is neither (a stride-0 expanded matrix,
+// a permuted batch with gaps inside the matrix) is made contiguous first.
+#include <cblas.h>
+
+#include <algorithm>
+
+#include "autograd/function.h"
+#include "kernels/dispatch.h"
+#include "minigrad/ops.h"
+#include "tensor_impl.h"
+
+namespace minigrad {
+
+using detail::FunctionNode;
+using Grads = std::vector<Tensor>;
+
+namespace {
+
+struct BlasLayout {
+  bool ok = false;
+  bool trans = false;
+  std::int64_t ld = 1;
+};
+
+/// How a rows x cols matrix with strides (sr, sc) can be handed to BLAS (Note [GEMM without copies]).
+BlasLayout blas_layout(std::int64_t rows, std::int64_t cols, std::int64_t sr, std::int64_t sc) {
+  std::int64_t min_ld_row = std::max<std::int64_t>(1, cols);
+  if ((cols == 1 || sc == 1) && (rows == 1 || sr >= min_ld_row))
+    return {true, false, rows == 1 ? min_ld_row : sr};
+  std::int64_t min_ld_col = std::max<std::int64_t>(1, rows);
+  if ((rows == 1 || sr == 1) && (cols == 1 || sc >= min_ld_col))
+    return {true, true, cols == 1 ? min_ld_col : sc};
+  return {};
+}
+
+bool matrices_blas_ready(const Tensor& t) {
+  auto n = t.dim();
+  return blas_layout(t.shape()[n - 2], t.shape()[n - 1], t.strides()[n - 2], t.strides()[n - 1]).ok;
+}
+
+template <typename T>
+void gemm(bool ta, bool tb, std::int64_t m, std::int64_t n, std::int64_t k, const T* a,
+          std::int64_t lda, const T* b, std::int64_t ldb, T* c, std::int64_t ldc) {
+  auto tA = ta ? CblasTrans : CblasNoTrans;
+  auto tB = tb ? CblasTrans : CblasNoTrans;
+  auto M = static_cast<blasint>(m), N = static_cast<blasint>(n), K = static_cast<blasint>(k);
+  if constexpr (std::is_same_v<T, float>) {
+    cblas_sgemm(CblasRowMajor, tA, tB, M, N, K, 1.0f, a, static_cast<blasint>(lda), b,
+                static_cast<blasint>(ldb), 0.0f, c, static_cast<blasint>(ldc));
+  } else if constexpr (std::is_same_v<T, double>) {
+    cblas_dgemm(CblasRowMajor, tA, tB, M, N, K, 1.0, a, static_cast<blasint>(lda), b,
+                static_cast<blasint>(ldb), 0.0, c, static_cast<blasint>(ldc));
+  } else {
+    // Integer matmul: a plain triple loop (BLAS has no integer GEMM).
+    for (std::int64_t i = 0; i < m; ++i)
+      for (std::int64_t j = 0; j < n; ++j) {
+        T acc = 0;
+        for (std::int64_t p = 0; p < k; ++p)
+          acc += a[ta ? p * lda + i : i * lda + p] * b[tb ? j * ldb + p : p * ldb + j];
+        c[i * ldc + j] = acc;
+      }
+  }
+}
+
+/// a [..., M, K] x b [..., K, N] with broadcast batch dims; both at least 2-D, checked by callers.
+Tensor matmul_nd(const Tensor& a_in, const Tensor& b_in, const char* node) {
+  Tensor a = matrices_blas_ready(a_in) ? a_in : a_in.detach().contiguous();
+  Tensor b = matrices_blas_ready(b_in) ? b_in : b_in.detach().contiguous();
+  auto na = a.dim(), nb = b.dim();
+  std::int64_t M = a.shape()[na - 2], K = a.shape()[na - 1], N = b.shape()[nb - 1];
+  Shape batch_a(a.shape().begin(), a.shape().end() - 2);
+  Shape batch_b(b.shape().begin(), b.shape().end() - 2);
+  Shape batch = detail::broadcast_shapes(batch_a, batch_b, "matmul");
+  Shape out_shape = batch;
+  out_shape.push_back(M);
+  out_shape.push_back(N);
+  Tensor out = detail::make_tensor(out_shape, a.dtype());
+
+  // Batch strides of a and b as if broadcast to `batch` (0 on broadcast dims).
+  auto batch_strides = [&](const Tensor& t) {
+    Shape s(batch.size(), 0);
+    auto n = static_cast<std::size_t>(t.dim()) - 2;
+    std::size_t lead = batch.size() - n;
+    for (std::size_t i = 0; i < n; ++i) s[lead + i] = t.shape()[i] == 1 ? 0 : t.strides()[i];
+    return s;
+  };
+  Shape sa = batch_strides(a), sb = batch_strides(b);
+  BlasLayout la = blas_layout(M, K, a.strides()[na - 2], a.strides()[na - 1]);
+  BlasLayout lb = blas_layout(K, N, b.strides()[nb - 2], b.strides()[nb - 1]);
+  std::int64_t n_batch = detail::shape_numel(batch);
+
+  detail::dispatch(a.dtype(), [&]<typename T>() {
+    if constexpr (std::is_same_v<T, bool>) {
+      MG_ERROR("matmul", "bool tensors are not supported");
+    } else {
+      T* pc = out.impl()->data<T>();
+      if (M * N == 0) return;
+      if (K == 0) {
+        std::fill(pc, pc + n_batch * M * N, T(0));
+        return;
+      }
+      std::vector<std::int64_t> idx(batch.size(), 0);
+      std::int64_t oa = 0, ob = 0;
+      for (std::int64_t bi = 0; bi < n_batch; ++bi) {
+        gemm<T>(la.trans, lb.trans, M, N, K, a.impl()->data<T>() + oa, la.ld,
+                b.impl()->data<T>() + ob, lb.ld, pc + bi * M * N, N);
+        for (auto d = static_cast<std::int64_t>(batch.size()) - 1; d >= 0; --d) {
+          oa += sa[d];
+          ob += sb[d];
+          if (++idx[d] < batch[d]) break;
+          oa -= sa[d] * batch[d];
+          ob -= sb[d] * batch[d];
+          idx[d] = 0;
+        }
+      }
+    }
+  });
+
+  detail::record(node, out, {&a_in, &b_in}, [a_in, b_in](const Tensor& g, FunctionNode& n) {
+    // grad [..., M, N] . b^T [..., N, K] -> grad_a [..., M, K]  (the engine sums broadcast batches)
+    // a^T [..., K, M] . grad [..., M, N] -> grad_b [..., K, N]
+    Grads r(2);
+    if (n.needs_input_grad(0)) r[0] = matmul_nd(g, b_in.transpose(-1, -2), "BmmBackward0");
+    if (n.needs_input_grad(1)) r[1] = matmul_nd(a_in.transpose(-1, -2), g, "BmmBackward0");
+    return r;
+  });
+  return out;
+}
+
+void check_operands(const Tensor& a, const Tensor& b, const char* op) {
+  MG_CHECK(a.defined() && b.defined(), op, "got an undefined tensor");
+  MG_CHECK(a.dim() >= 1 && b.dim() >= 1, op,
+           "both arguments need to be at least 1-D, but they have shapes ", a.shape(), " and ",
+           b.shape());
+  MG_CHECK(a.dtype() == b.dtype(), op, "expected both operands to have the same dtype, but a is ",
+           dtype_name(a.dtype()), " and b is ", dtype_name(b.dtype()));
+  MG_CHECK(a.dtype() != kBool, op, "bool tensors are not supported");
+  std::int64_t k_a = a.shape().back();
+  std::int64_t k_b = b.dim() == 1 ? b.shape()[0] : b.shape()[b.dim() - 2];
+  MG_CHECK(k_a == k_b, op, "a has shape ", a.shape(), " and b has shape ", b.shape(),
+           ": a.shape[-1] (", k_a, ") must equal b.shape[", b.dim() == 1 ? "0" : "-2", "] (", k_b,
+           ")");
+}
+
+}  // namespace
+
+Tensor matmul(const Tensor& a, const Tensor& b) {
+  check_operands(a, b, "matmul");
+  if (a.dim() == 1 && b.dim() == 1)
+    return matmul_nd(a.unsqueeze(0), b.unsqueeze(1), "DotBackward0").reshape({});
+  if (a.dim() == 1) return matmul_nd(a.unsqueeze(0), b, "MmBackward0").squeeze(-2);
+  if (b.dim() == 1) return matmul_nd(a, b.unsqueeze(1), "MvBackward0").squeeze(-1);
+  if (a.dim() == 2 && b.dim() == 2) return matmul_nd(a, b, "MmBackward0");
+  // Broadcast batch dims must agree; matmul_nd reports a mismatch.
+  Shape ba(a.shape().begin(), a.shape().end() - 2), bb(b.shape().begin(), b.shape().end() - 2);
+  if (!ba.empty() && !bb.empty()) {
+    bool ok = true;
+    for (std::size_t i = 0; i < std::min(ba.size(), bb.size()); ++i) {
+      std::int64_t x = ba[ba.size() - 1 - i], y = bb[bb.size() - 1 - i];
+      ok &= x == y || x == 1 || y == 1;
+    }
+    MG_CHECK(ok, "matmul", "a has shape ", a.shape(), " and b has shape ", b.shape(),
+             ": the batch dims ", ba, " and ", bb, " cannot be broadcast");
+  }
+  return matmul_nd(a, b, "BmmBackward0");
+}
+
+Tensor mm(const Tensor& a, const Tensor& b) {
+  MG_CHECK(a.defined() && b.defined(), "mm", "got an undefined tensor");
+  MG_CHECK(a.dim() == 2 && b.dim() == 2, "mm", "expected 2-D tensors, got shapes ", a.shape(),
+           " and ", b.shape());
+  check_operands(a, b, "mm");
+  return matmul_nd(a, b, "MmBackward0");
+}
+
+Tensor bmm(const Tensor& a, const Tensor& b) {
+  MG_CHECK(a.defined() && b.defined(), "bmm", "got an undefined tensor");
+  MG_CHECK(a.dim() == 3 && b.dim() == 3, "bmm", "expected 3-D tensors, got shapes ", a.shape(),
+           " and ", b.shape());
+  MG_CHECK(a.shape()[0] == b.shape()[0], "bmm", "batch sizes differ: a has shape ", a.shape(),
+           " and b has shape ", b.shape());
+  check_operands(a, b, "bmm");
+  return matmul_nd(a, b, "BmmBackward0");
+}
+
+}  // namespace minigrad

@@ -1,0 +1,368 @@
+// Reductions: sum, mean, max/min (values and indices), amax/amin, argmax/argmin, var/std,
+// logsumexp, norm. One strided kernel (reduce_rows) serves them all.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "autograd/function.h"
+#include "kernels/dispatch.h"
+#include "minigrad/ops.h"
+#include "tensor_impl.h"
+
+namespace minigrad {
+
+using detail::FunctionNode;
+using detail::record;
+using Grads = std::vector<Tensor>;
+
+namespace {
+
+/// Which dims a reduction removes: an empty list means all of them.
+struct ReduceDims {
+  std::vector<bool> reduced;
+  Shape dims;          // sorted, wrapped
+  Shape keep_shape;    // output shape with keepdim
+  Shape out_shape;     // output shape as requested
+  std::int64_t count;  // elements reduced into each output
+};
+
+ReduceDims plan(const Tensor& x, const Shape& dims, bool keepdim, const char* op) {
+  MG_CHECK(x.defined(), op, "got an undefined tensor");
+  ReduceDims r;
+  auto nd = x.dim();
+  r.reduced.assign(static_cast<std::size_t>(nd), dims.empty());
+  for (auto d : dims) {
+    std::int64_t w = detail::wrap_dim(d, nd, op);
+    if (nd == 0) continue;
+    MG_CHECK(!r.reduced[w], op, "dim ", d, " appears multiple times in the list of dims ", dims);
+    r.reduced[w] = true;
+  }
+  r.count = 1;
+  for (std::int64_t d = 0; d < nd; ++d) {
+    if (r.reduced[d]) {
+      r.dims.push_back(d);
+      r.count *= x.shape()[d];
+      r.keep_shape.push_back(1);
+      if (keepdim) r.out_shape.push_back(1);
+    } else {
+      r.keep_shape.push_back(x.shape()[d]);
+      r.out_shape.push_back(x.shape()[d]);
+    }
+  }
+  return r;
+}
+
+/// Calls row(base, n_outer, ...) style iteration: for each output element (in row-major order
+/// of the kept dims) calls fn(out_index, visit) where visit(g) calls g(value, flat_index) for
+/// every reduced element (flat_index is the element's position within the reduced dims).
+template <typename T, typename Fn>
+void reduce_rows(const Tensor& x, const ReduceDims& r, Fn fn) {
+  const Shape& shape = x.shape();
+  const Shape& strides = x.strides();
+  Shape kept_shape, kept_strides, red_shape, red_strides;
+  for (std::size_t d = 0; d < shape.size(); ++d) {
+    if (r.reduced[d]) {
+      red_shape.push_back(shape[d]);
+      red_strides.push_back(strides[d]);
+    } else {
+      kept_shape.push_back(shape[d]);
+      kept_strides.push_back(strides[d]);
+    }
+  }
+  const T* base = x.impl()->data<T>();
+  std::int64_t n_out = detail::shape_numel(kept_shape);
+  std::int64_t n_red = detail::shape_numel(red_shape);
+  const bool one_red = red_shape.size() == 1;
+  std::vector<std::int64_t> kidx(kept_shape.size(), 0), ridx(red_shape.size(), 0);
+  std::int64_t koff = 0;
+  for (std::int64_t o = 0; o < n_out; ++o) {
+    const T* p = base + koff;
+    auto visit = [&](auto&& g) {
+      if (one_red) {
+        const std::int64_t st = red_strides[0];
+        for (std::int64_t i = 0; i < n_red; ++i) g(p[i * st], i);
+        return;
+      }
+      std::fill(ridx.begin(), ridx.end(), 0);
+      std::int64_t roff = 0;
+      for (std::int64_t i = 0; i < n_red; ++i) {
+        g(p[roff], i);
+        for (auto d = static_cast<std::int64_t>(red_shape.size()) - 1; d >= 0; --d) {
+          roff += red_strides[d];
+          if (++ridx[d] < red_shape[d]) break;
+          roff -= red_strides[d] * red_shape[d];
+          ridx[d] = 0;
+        }
+      }
+    };
+    fn(o, visit);
+    for (auto d = static_cast<std::int64_t>(kept_shape.size()) - 1; d >= 0; --d) {
+      koff += kept_strides[d];
+      if (++kidx[d] < kept_shape[d]) break;
+      koff -= kept_strides[d] * kept_shape[d];
+      kidx[d] = 0;
+    }
+  }
+}
+
+/// g (shaped like the reduction's output) reshaped to keepdim form, ready to broadcast over x.
+Tensor to_keepdim(const Tensor& g, const ReduceDims& r) { return g.reshape(r.keep_shape); }
+
+}  // namespace
+
+// ---------------------------------------------------------------- sum, mean
+
+Tensor sum(const Tensor& x, const Shape& dims, bool keepdim) {
+  ReduceDims r = plan(x, dims, keepdim, "sum");
+  Dtype dt = x.is_floating_point() ? x.dtype() : kInt64;
+  Tensor out = detail::make_tensor(r.out_shape, dt);
+  detail::dispatch(x.dtype(), [&]<typename T>() {
+    if constexpr (std::is_floating_point_v<T>) {
+      T* po = out.impl()->data<T>();
+      reduce_rows<T>(x, r, [&](std::int64_t o, auto&& visit) {
+        double acc = 0;  // NOTE: float32 sums accumulate in double
+        visit([&](T v, std::int64_t) { acc += v; });
+        po[o] = static_cast<T>(acc);
+      });
+    } else {
+      auto* po = out.impl()->data<std::int64_t>();
+      reduce_rows<T>(x, r, [&](std::int64_t o, auto&& visit) {
+        std::int64_t acc = 0;
+        visit([&](T v, std::int64_t) { acc += static_cast<std::int64_t>(v); });
+        po[o] = acc;
+      });
+    }
+  });
+  Shape in_shape = x.shape();
+  record(dims.empty() ? "SumBackward0" : "SumBackward1", out, {&x},
+         [r, in_shape](const Tensor& g, FunctionNode&) {
+           return Grads{to_keepdim(g, r).expand(in_shape)};
+         },
+         false);
+  return out;
+}
+
+Tensor mean(const Tensor& x, const Shape& dims, bool keepdim) {
+  MG_CHECK(x.defined(), "mean", "got an undefined tensor");
+  MG_CHECK(x.is_floating_point(), "mean", "could not infer output dtype: input dtype must be ",
+           "floating point, got ", dtype_name(x.dtype()));
+  ReduceDims r = plan(x, dims, keepdim, "mean");
+  Tensor s;
+  {
+    NoGradGuard no_grad;
+    s = sum(x, dims, keepdim) / static_cast<double>(r.count);
+  }
+  Shape in_shape = x.shape();
+  auto count = static_cast<double>(r.count);
+  record(dims.empty() ? "MeanBackward0" : "MeanBackward1", s, {&x},
+         [r, in_shape, count](const Tensor& g, FunctionNode&) {
+           return Grads{to_keepdim(g, r).expand(in_shape) / count};
+         },
+         false);
+  return s;
+}
+
+// ---------------------------------------------------------------- max, min, amax, amin, argmax
+
+namespace {
+
+/// NOTE: NaN wins every comparison (it propagates, as in PyTorch); ties keep the first index.
+template <bool kMax, typename T>
+bool better(T v, T best) {
+  if constexpr (std::is_floating_point_v<T>) {
+    if (best != best) return false;
+    if (v != v) return true;
+  }
+  return kMax ? v > best : v < best;
+}
+
+/// Values (and, if wanted, flat indices within the reduced dims) of the max or min.
+template <bool kMax>
+std::pair<Tensor, Tensor> extreme(const Tensor& x, const ReduceDims& r, bool want_indices,
+                                  const char* op) {
+  MG_CHECK(r.count > 0, op, "cannot reduce over a zero-size dimension (input shape ", x.shape(),
+           "): the operation has no identity");
+  Tensor values = detail::make_tensor(r.out_shape, x.dtype());
+  Tensor indices = want_indices ? detail::make_tensor(r.out_shape, kInt64) : Tensor();
+  detail::dispatch(x.dtype(), [&]<typename T>() {
+    T* pv = values.impl()->data<T>();
+    std::int64_t* pi = want_indices ? indices.impl()->data<std::int64_t>() : nullptr;
+    reduce_rows<T>(x, r, [&](std::int64_t o, auto&& visit) {
+      T best{};
+      std::int64_t at = -1;
+      visit([&](T v, std::int64_t i) {
+        if (at < 0 || better<kMax>(v, best)) {
+          best = v;
+          at = i;
+        }
+      });
+      pv[o] = best;
+      if (pi) pi[o] = at;
+    });
+  });
+  return {values, indices};
+}
+
+/// The gradient of amax/amin/max(): shared evenly among the elements equal to the result.
+Tensor evenly_distribute(const Tensor& g, const Tensor& x, const Tensor& result,
+                         const ReduceDims& r) {
+  Tensor rk = to_keepdim(result, r);
+  Tensor mask = (x == rk).to(g.dtype());
+  Tensor count = sum(mask, r.dims, /*keepdim=*/true);
+  return to_keepdim(g, r) * mask / count;
+}
+
+template <bool kMax>
+Tensor amax_impl(const Tensor& x, const Shape& dims, bool keepdim, const char* op,
+                 const char* node) {
+  ReduceDims r = plan(x, dims, keepdim, op);
+  Tensor out = extreme<kMax>(x, r, false, op).first;
+  record(node, out, {&x}, [x, r](const Tensor& g, FunctionNode& n) {
+    return Grads{evenly_distribute(g, x, n.output(), r)};
+  }, true, detail::SaveOutput::kYes);
+  return out;
+}
+
+template <bool kMax>
+std::tuple<Tensor, Tensor> max_dim_impl(const Tensor& x, std::int64_t dim, bool keepdim,
+                                        const char* op, const char* node) {
+  ReduceDims r = plan(x, {dim}, keepdim, op);
+  auto [values, indices] = extreme<kMax>(x, r, true, op);
+  std::int64_t d = x.dim() == 0 ? 0 : detail::wrap_dim(dim, x.dim(), op);
+  Shape in_shape = x.shape();
+  Tensor idx_k = indices.reshape(r.keep_shape);
+  record(node, values, {&x}, [r, in_shape, idx_k, d](const Tensor& g, FunctionNode&) {
+    // The gradient goes to the selected index of each row.
+    if (in_shape.empty()) return Grads{g.reshape(in_shape)};
+    return Grads{scatter_add(zeros(in_shape, g.dtype()), d, idx_k, to_keepdim(g, r))};
+  });
+  return {values, indices};
+}
+
+}  // namespace
+
+Tensor max(const Tensor& x) { return amax_impl<true>(x, {}, false, "max", "MaxBackward1"); }
+Tensor min(const Tensor& x) { return amax_impl<false>(x, {}, false, "min", "MinBackward1"); }
+std::tuple<Tensor, Tensor> max(const Tensor& x, std::int64_t dim, bool keepdim) {
+  return max_dim_impl<true>(x, dim, keepdim, "max", "MaxBackward0");
+}
+std::tuple<Tensor, Tensor> min(const Tensor& x, std::int64_t dim, bool keepdim) {
+  return max_dim_impl<false>(x, dim, keepdim, "min", "MinBackward0");
+}
+Tensor amax(const Tensor& x, const Shape& dims, bool keepdim) {
+  return amax_impl<true>(x, dims, keepdim, "amax", "AmaxBackward0");
+}
+Tensor amin(const Tensor& x, const Shape& dims, bool keepdim) {
+  return amax_impl<false>(x, dims, keepdim, "amin", "AminBackward0");
+}
+
+Tensor argmax(const Tensor& x, std::optional<std::int64_t> dim, bool keepdim) {
+  MG_CHECK(x.defined(), "argmax", "got an undefined tensor");
+  if (!dim) {
+    Tensor flat = x.reshape({-1});
+    return extreme<true>(flat, plan(flat, {0}, false, "argmax"), true, "argmax").second;
+  }
+  return extreme<true>(x, plan(x, {*dim}, keepdim, "argmax"), true, "argmax").second;
+}
+
+Tensor argmin(const Tensor& x, std::optional<std::int64_t> dim, bool keepdim) {
+  MG_CHECK(x.defined(), "argmin", "got an undefined tensor");
+  if (!dim) {
+    Tensor flat = x.reshape({-1});
+    return extreme<false>(flat, plan(flat, {0}, false, "argmin"), true, "argmin").second;
+  }
+  return extreme<false>(x, plan(x, {*dim}, keepdim, "argmin"), true, "argmin").second;
+}
+
+// ---------------------------------------------------------------- var, std, logsumexp, norm
+// Forward values are computed with the ops above under NoGradGuard; each gets its own node.
+
+Tensor var(const Tensor& x, const Shape& dims, double correction, bool keepdim) {
+  MG_CHECK(x.defined(), "var", "got an undefined tensor");
+  MG_CHECK(x.is_floating_point(), "var", "expected a floating-point tensor, got ",
+           dtype_name(x.dtype()));
+  ReduceDims r = plan(x, dims, keepdim, "var");
+  double denom = std::max(0.0, static_cast<double>(r.count) - correction);
+  Tensor out;
+  {
+    NoGradGuard no_grad;
+    Tensor dev = x - mean(x, r.dims, true);
+    out = sum(dev * dev, r.dims, keepdim) / denom;
+  }
+  record("VarBackward0", out, {&x}, [x, r, denom](const Tensor& g, FunctionNode&) {
+    // d var / dx = 2 (x - mean) / (N - correction)
+    return Grads{to_keepdim(g, r) * (2.0 / denom) * (x - mean(x, r.dims, true))};
+  });
+  return out;
+}
+
+Tensor std(const Tensor& x, const Shape& dims, double correction, bool keepdim) {
+  MG_CHECK(x.defined(), "std", "got an undefined tensor");
+  MG_CHECK(x.is_floating_point(), "std", "expected a floating-point tensor, got ",
+           dtype_name(x.dtype()));
+  ReduceDims r = plan(x, dims, keepdim, "std");
+  double denom = std::max(0.0, static_cast<double>(r.count) - correction);
+  Tensor out;
+  {
+    NoGradGuard no_grad;
+    out = sqrt(var(x, dims, correction, keepdim));
+  }
+  record("StdBackward0", out, {&x}, [x, r, denom](const Tensor& g, FunctionNode& n) {
+    // d std / dx = (x - mean) / ((N - correction) std); zero where std == 0, as PyTorch
+    Tensor s = to_keepdim(n.output(), r);
+    Tensor grad = to_keepdim(g, r) * (x - mean(x, r.dims, true)) / (s * denom);
+    return Grads{where(s == 0, 0.0, grad)};
+  }, true, detail::SaveOutput::kYes);
+  return out;
+}
+
+Tensor logsumexp(const Tensor& x, const Shape& dims, bool keepdim) {
+  MG_CHECK(x.defined(), "logsumexp", "got an undefined tensor");
+  Tensor xf = x.is_floating_point() ? x : x.to(kFloat32);
+  ReduceDims r = plan(xf, dims, keepdim, "logsumexp");
+  Tensor out;
+  {
+    NoGradGuard no_grad;
+    if (r.count == 0) {
+      out = full(r.out_shape, -INFINITY, xf.dtype());
+    } else {
+      // Subtract the max first; an infinite max is replaced by 0 so inf - inf never appears.
+      Tensor m = amax(xf, r.dims, true);
+      m = where(m.abs() == INFINITY, 0.0, m);
+      out = (log(sum(exp(xf - m), r.dims, true)) + m).reshape(r.out_shape);
+    }
+  }
+  record("LogsumexpBackward0", out, {&xf}, [xf, r](const Tensor& g, FunctionNode& n) {
+    return Grads{to_keepdim(g, r) * exp(xf - to_keepdim(n.output(), r))};
+  }, true, detail::SaveOutput::kYes);
+  return out;
+}
+
+Tensor norm(const Tensor& x, double p, const Shape& dims, bool keepdim) {
+  MG_CHECK(x.defined(), "norm", "got an undefined tensor");
+  MG_CHECK(x.is_floating_point(), "norm", "expected a floating-point tensor, got ",
+           dtype_name(x.dtype()));
+  MG_CHECK(p > 0, "norm", "p must be positive (got ", p, ")");
+  ReduceDims r = plan(x, dims, keepdim, "norm");
+  Tensor out;
+  {
+    NoGradGuard no_grad;
+    Tensor a = abs(x);
+    if (std::isinf(p)) out = r.count ? amax(a, r.dims, keepdim) : zeros(r.out_shape, x.dtype());
+    else if (p == 1) out = sum(a, r.dims, keepdim);
+    else if (p == 2) out = sqrt(sum(x * x, r.dims, keepdim));
+    else out = pow(sum(pow(a, p), r.dims, keepdim), 1.0 / p);
+  }
+  record("NormBackward1", out, {&x}, [x, r, p](const Tensor& g, FunctionNode& n) {
+    Tensor gk = to_keepdim(g, r);
+    Tensor nk = to_keepdim(n.output(), r);
+    if (p == 1) return Grads{gk * sign(x)};
+    if (std::isinf(p)) return Grads{sign(x) * evenly_distribute(g, abs(x), n.output(), r)};
+    // d ||x||_p / dx = x |x|^(p-2) / ||x||^(p-1); zero where the norm is 0, as PyTorch
+    Tensor grad = p == 2 ? gk * x / nk : gk * x * pow(abs(x), p - 2) / pow(nk, p - 1);
+    return Grads{where(nk == 0, 0.0, grad)};
+  }, true, detail::SaveOutput::kYes);
+  return out;
+}
+
+}  // namespace minigrad

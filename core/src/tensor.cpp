@@ -1,0 +1,482 @@
+// Tensor: storage, metadata, data access, conversions, autograd accessors and grad mode.
+#include <algorithm>
+#include <cstring>
+#include <new>
+
+#include "autograd/function.h"
+#include "kernels/dispatch.h"
+#include "kernels/loops.h"
+#include "minigrad/ops.h"
+#include "tensor_impl.h"
+
+namespace minigrad {
+
+// ---------------------------------------------------------------- storage
+
+Storage::Storage(std::size_t n) : nbytes(n) {
+  // 64-byte alignment suits AVX-512 loads and OpenBLAS; round up as aligned_alloc requires.
+  std::size_t rounded = (std::max<std::size_t>(n, 1) + 63) / 64 * 64;
+  data = std::aligned_alloc(64, rounded);
+  if (data == nullptr) throw std::bad_alloc();
+}
+Storage::~Storage() { std::free(data); }
+
+namespace detail {
+
+std::string shape_str(const std::vector<std::int64_t>& shape) {
+  std::string s = "(";
+  for (std::size_t i = 0; i < shape.size(); ++i) {
+    if (i) s += ", ";
+    s += std::to_string(shape[i]);
+  }
+  if (shape.size() == 1) s += ",";
+  return s + ")";
+}
+
+Shape contiguous_strides(const Shape& shape) {
+  Shape strides(shape.size());
+  std::int64_t s = 1;
+  for (std::size_t i = shape.size(); i-- > 0;) {
+    strides[i] = s;
+    s *= std::max<std::int64_t>(shape[i], 1);
+  }
+  return strides;
+}
+
+std::int64_t shape_numel(const Shape& shape) {
+  std::int64_t n = 1;
+  for (auto s : shape) n *= s;
+  return n;
+}
+
+std::int64_t wrap_dim(std::int64_t dim, std::int64_t ndim, const char* op) {
+  // A 0-dim tensor accepts dims 0 and -1, as PyTorch.
+  std::int64_t n = std::max<std::int64_t>(ndim, 1);
+  MG_CHECK(dim >= -n && dim < n, op, "dim ", dim, " is out of range for a tensor with ", ndim,
+           " dims (expected a dim in [", -n, ", ", n - 1, "])");
+  return dim < 0 ? dim + n : dim;
+}
+
+Tensor make_tensor(const Shape& shape, Dtype dtype) {
+  for (auto s : shape) MG_CHECK(s >= 0, "empty", "negative size in shape ", shape);
+  auto impl = std::make_shared<TensorImpl>();
+  impl->shape = shape;
+  impl->strides = contiguous_strides(shape);
+  impl->numel = shape_numel(shape);
+  impl->dtype = dtype;
+  impl->storage =
+      std::make_shared<Storage>(static_cast<std::size_t>(impl->numel) * element_size(dtype));
+  return Tensor(std::move(impl));
+}
+
+Tensor make_view(const Tensor& base, const Shape& shape, const Shape& strides, std::int64_t offset) {
+  auto impl = std::make_shared<TensorImpl>();
+  impl->storage = base.impl()->storage;
+  impl->offset = offset;
+  impl->shape = shape;
+  impl->strides = strides;
+  impl->numel = shape_numel(shape);
+  impl->dtype = base.dtype();
+  return Tensor(std::move(impl));
+}
+
+Shape broadcast_shapes(const Shape& a, const Shape& b, const char* op) {
+  std::size_t n = std::max(a.size(), b.size());
+  Shape out(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    std::int64_t da = i < n - a.size() ? 1 : a[i - (n - a.size())];
+    std::int64_t db = i < n - b.size() ? 1 : b[i - (n - b.size())];
+    MG_CHECK(da == db || da == 1 || db == 1, op, "shapes ", a, " and ", b,
+             " cannot be broadcast: size ", da, " and size ", db, " differ at dim ", i,
+             " and neither is 1");
+    out[i] = da == 1 ? db : da;
+  }
+  return out;
+}
+
+Shape broadcast_strides(const Tensor& t, const Shape& shape) {
+  const Shape& ts = t.shape();
+  const Shape& tst = t.strides();
+  Shape out(shape.size(), 0);
+  std::size_t lead = shape.size() - ts.size();
+  for (std::size_t i = 0; i < ts.size(); ++i) out[lead + i] = ts[i] == 1 ? 0 : tst[i];
+  return out;
+}
+
+namespace {
+// PyTorch's categories for result_type: bool < integer < floating.
+int category(Dtype d) { return d == kBool ? 0 : (d == kInt64 ? 1 : 2); }
+}  // namespace
+
+Dtype result_type(const Tensor& a, const Tensor& b) {
+  bool a0 = a.dim() == 0, b0 = b.dim() == 0;
+  if (a0 == b0) return promote_types(a.dtype(), b.dtype());
+  // A dimensioned tensor decides unless the 0-dim one is of a higher category.
+  Dtype dimd = a0 ? b.dtype() : a.dtype();
+  Dtype zero = a0 ? a.dtype() : b.dtype();
+  return category(zero) > category(dimd) ? zero : dimd;
+}
+
+Dtype result_type(const Tensor& a, Scalar b) {
+  Dtype s = b.default_dtype();
+  return category(s) > category(a.dtype()) ? s : a.dtype();
+}
+
+Tensor sum_to(const Tensor& grad, const Shape& shape) {
+  if (grad.shape() == shape) return grad;
+  const Shape& gs = grad.shape();
+  std::size_t lead = gs.size() - shape.size();
+  Shape dims;
+  for (std::size_t i = 0; i < gs.size(); ++i) {
+    if (i < lead || (shape[i - lead] == 1 && gs[i] != 1)) dims.push_back(static_cast<std::int64_t>(i));
+  }
+  Tensor r = dims.empty() ? grad : sum(grad, dims, /*keepdim=*/true);
+  return r.reshape(shape);
+}
+
+bool any_requires_grad(std::initializer_list<const Tensor*> tensors) {
+  if (!is_grad_enabled()) return false;
+  for (const Tensor* t : tensors)
+    if (t->defined() && t->requires_grad()) return true;
+  return false;
+}
+
+/// Copies src (broadcast to dst's shape) into dst, converting the dtype.
+void copy_into(const Tensor& dst, const Tensor& src) {
+  const Shape& shape = dst.shape();
+  Shape ss = broadcast_strides(src, shape);
+  dispatch(dst.dtype(), [&]<typename D>() {
+    dispatch(src.dtype(), [&]<typename S>() {
+      unary_loop<S, D>(shape, src.impl()->data<S>(), ss, dst.impl()->data<D>(), dst.strides(),
+                       [](S v) { return static_cast<D>(v); });
+    });
+  });
+}
+
+}  // namespace detail
+
+using detail::wrap_dim;
+
+// ---------------------------------------------------------------- grad mode
+
+namespace {
+thread_local bool grad_enabled = true;
+}
+bool is_grad_enabled() { return grad_enabled; }
+void set_grad_enabled(bool enabled) { grad_enabled = enabled; }
+NoGradGuard::NoGradGuard() : prev_(grad_enabled) { grad_enabled = false; }
+NoGradGuard::~NoGradGuard() { grad_enabled = prev_; }
+GradModeGuard::GradModeGuard(bool enabled) : prev_(grad_enabled) { grad_enabled = enabled; }
+GradModeGuard::~GradModeGuard() { grad_enabled = prev_; }
+
+// ---------------------------------------------------------------- metadata
+
+namespace {
+const TensorImpl& checked(const TensorImpl* impl, const char* what) {
+  MG_CHECK(impl != nullptr, what, "called on an undefined tensor");
+  return *impl;
+}
+}  // namespace
+
+const Shape& Tensor::shape() const { return checked(impl_.get(), "shape").shape; }
+const Shape& Tensor::strides() const { return checked(impl_.get(), "strides").strides; }
+std::int64_t Tensor::size(std::int64_t d) const {
+  const auto& s = checked(impl_.get(), "size").shape;
+  MG_CHECK(!s.empty(), "size", "a 0-dim tensor has no dim ", d);
+  return s[wrap_dim(d, dim(), "size")];
+}
+std::int64_t Tensor::stride(std::int64_t d) const {
+  const auto& s = checked(impl_.get(), "stride").strides;
+  MG_CHECK(!s.empty(), "stride", "a 0-dim tensor has no dim ", d);
+  return s[wrap_dim(d, dim(), "stride")];
+}
+std::int64_t Tensor::storage_offset() const { return checked(impl_.get(), "storage_offset").offset; }
+std::int64_t Tensor::dim() const {
+  return static_cast<std::int64_t>(checked(impl_.get(), "dim").shape.size());
+}
+std::int64_t Tensor::numel() const { return checked(impl_.get(), "numel").numel; }
+Dtype Tensor::dtype() const { return checked(impl_.get(), "dtype").dtype; }
+
+bool Tensor::is_contiguous() const {
+  const auto& impl = checked(impl_.get(), "is_contiguous");
+  std::int64_t expected = 1;
+  for (std::size_t i = impl.shape.size(); i-- > 0;) {
+    if (impl.shape[i] == 1) continue;
+    if (impl.strides[i] != expected) return false;
+    expected *= impl.shape[i];
+  }
+  return true;
+}
+
+// ---------------------------------------------------------------- data access
+
+template <typename T>
+T Tensor::item() const {
+  MG_CHECK(defined(), "item", "called on an undefined tensor");
+  MG_CHECK(numel() == 1, "item", "a Tensor with ", numel(), " elements (shape ", shape(),
+           ") cannot be converted to a scalar; only one-element tensors can");
+  return detail::dispatch(dtype(), [&]<typename S>() { return static_cast<T>(*impl_->data<S>()); });
+}
+
+template <typename T>
+std::vector<T> Tensor::to_vector() const {
+  MG_CHECK(defined(), "to_vector", "called on an undefined tensor");
+  // std::vector<bool> has no data(): collect into a plain buffer of U, then copy.
+  using U = std::conditional_t<std::is_same_v<T, bool>, unsigned char, T>;
+  std::vector<U> buf(static_cast<std::size_t>(numel()));
+  const Shape& shape = impl_->shape;
+  Shape so = detail::contiguous_strides(shape);
+  detail::dispatch(dtype(), [&]<typename S>() {
+    detail::unary_loop<S, U>(shape, impl_->data<S>(), impl_->strides, buf.data(), so,
+                             [](S v) { return static_cast<U>(static_cast<T>(v)); });
+  });
+  if constexpr (std::is_same_v<T, U>) return buf;
+  else return std::vector<T>(buf.begin(), buf.end());
+}
+
+template <typename T>
+T* Tensor::data_ptr() const {
+  MG_CHECK(defined(), "data_ptr", "called on an undefined tensor");
+  MG_CHECK(detail::dtype_of<T>() == dtype(), "data_ptr", "requested ",
+           dtype_name(detail::dtype_of<T>()), " but the tensor's dtype is ", dtype_name(dtype()));
+  return impl_->data<T>();
+}
+
+#define MG_INSTANTIATE_ACCESS(T)                   \
+  template T Tensor::item<T>() const;              \
+  template std::vector<T> Tensor::to_vector<T>() const;
+MG_INSTANTIATE_ACCESS(float)
+MG_INSTANTIATE_ACCESS(double)
+MG_INSTANTIATE_ACCESS(std::int64_t)
+MG_INSTANTIATE_ACCESS(std::int32_t)
+MG_INSTANTIATE_ACCESS(bool)
+#undef MG_INSTANTIATE_ACCESS
+template float* Tensor::data_ptr<float>() const;
+template double* Tensor::data_ptr<double>() const;
+template std::int64_t* Tensor::data_ptr<std::int64_t>() const;
+template bool* Tensor::data_ptr<bool>() const;
+
+// ---------------------------------------------------------------- copies and conversions
+
+Tensor Tensor::clone() const {
+  MG_CHECK(defined(), "clone", "called on an undefined tensor");
+  Tensor out = detail::make_tensor(shape(), dtype());
+  detail::copy_into(out, *this);
+  detail::record("CloneBackward0", out, {this},
+                 [](const Tensor& g, detail::FunctionNode&) { return std::vector<Tensor>{g}; },
+                 false);
+  return out;
+}
+
+Tensor Tensor::contiguous() const {
+  MG_CHECK(defined(), "contiguous", "called on an undefined tensor");
+  return is_contiguous() ? *this : clone();
+}
+
+Tensor Tensor::to(Dtype target) const {
+  MG_CHECK(defined(), "to", "called on an undefined tensor");
+  if (target == dtype()) return *this;
+  Tensor out = detail::make_tensor(shape(), target);
+  detail::copy_into(out, *this);
+  if (minigrad::is_floating_point(target)) {
+    Dtype from = dtype();
+    detail::record("ToCopyBackward0", out, {this},
+                   [from](const Tensor& g, detail::FunctionNode&) {
+                     return std::vector<Tensor>{g.to(from)};
+                   },
+                   false);
+  }
+  return out;
+}
+
+Tensor Tensor::detach() const {
+  MG_CHECK(defined(), "detach", "called on an undefined tensor");
+  return detail::make_view(*this, shape(), strides(), storage_offset());
+}
+
+Tensor& Tensor::fill_(Scalar value) {
+  MG_CHECK(defined(), "fill_", "called on an undefined tensor");
+  MG_CHECK(!(requires_grad() && is_leaf() && is_grad_enabled()), "fill_",
+           "a leaf tensor that requires grad cannot be modified in place; use it under "
+           "NoGradGuard");
+  detail::dispatch(dtype(), [&]<typename T>() {
+    T v = std::is_same_v<T, bool> ? static_cast<T>(value.to_double() != 0.0)
+                                  : static_cast<T>(value.to_double());
+    if (dtype() == kInt64) v = static_cast<T>(value.to_int());
+    detail::unary_loop<T, T>(shape(), impl_->data<T>(), impl_->strides, impl_->data<T>(),
+                             impl_->strides, [v](T) { return v; });
+  });
+  return *this;
+}
+
+Tensor& Tensor::copy_(const Tensor& src) {
+  MG_CHECK(defined() && src.defined(), "copy_", "called with an undefined tensor");
+  MG_CHECK(!(requires_grad() && is_leaf() && is_grad_enabled()), "copy_",
+           "a leaf tensor that requires grad cannot be modified in place; use it under "
+           "NoGradGuard");
+  Shape b = detail::broadcast_shapes(shape(), src.shape(), "copy_");
+  MG_CHECK(b == shape(), "copy_", "source of shape ", src.shape(),
+           " cannot be broadcast to the destination's shape ", shape());
+  // Copy through a temporary when the two overlap in memory.
+  Tensor s = src.impl()->storage == impl_->storage ? src.detach().clone() : src;
+  detail::copy_into(*this, s);
+  return *this;
+}
+
+// ---------------------------------------------------------------- autograd accessors
+
+bool Tensor::requires_grad() const { return checked(impl_.get(), "requires_grad").requires_grad; }
+
+Tensor& Tensor::requires_grad_(bool requires_grad) {
+  MG_CHECK(defined(), "requires_grad_", "called on an undefined tensor");
+  MG_CHECK(is_leaf() || requires_grad, "requires_grad_",
+           "requires_grad cannot be turned off on a non-leaf tensor; use detach()");
+  MG_CHECK(!requires_grad || is_floating_point(), "requires_grad_",
+           "only floating-point tensors can require gradients, but this tensor is ",
+           dtype_name(dtype()));
+  impl_->requires_grad = requires_grad;
+  return *this;
+}
+
+Tensor Tensor::grad() const { return checked(impl_.get(), "grad").grad; }
+
+void Tensor::set_grad(const Tensor& g) const {
+  MG_CHECK(defined(), "set_grad", "called on an undefined tensor");
+  if (g.defined()) {
+    MG_CHECK(g.shape() == shape(), "set_grad", "gradient of shape ", g.shape(),
+             " does not match the tensor's shape ", shape());
+    MG_CHECK(g.dtype() == dtype(), "set_grad", "gradient of dtype ", dtype_name(g.dtype()),
+             " does not match the tensor's dtype ", dtype_name(dtype()));
+  }
+  impl_->grad = g;
+}
+
+bool Tensor::is_leaf() const { return checked(impl_.get(), "is_leaf").grad_fn == nullptr; }
+std::shared_ptr<Node> Tensor::grad_fn() const { return checked(impl_.get(), "grad_fn").grad_fn; }
+
+void Tensor::retain_grad() const {
+  MG_CHECK(defined(), "retain_grad", "called on an undefined tensor");
+  MG_CHECK(requires_grad(), "retain_grad", "can't retain_grad on a tensor that has requires_grad=False");
+  if (is_leaf() || impl_->retains_grad) return;  // leaves keep their grad anyway
+  impl_->retains_grad = true;
+  impl_->grad_fn->retained().push_back(impl_);
+}
+
+bool Tensor::retains_grad() const { return checked(impl_.get(), "retains_grad").retains_grad; }
+
+std::size_t Tensor::register_hook(TensorHook hook) const {
+  MG_CHECK(defined(), "register_hook", "called on an undefined tensor");
+  MG_CHECK(requires_grad(), "register_hook",
+           "cannot register a hook on a tensor that doesn't require gradient");
+  if (!is_leaf()) {
+    impl_->grad_fn->pre_hooks().push_back(std::move(hook));
+    return impl_->grad_fn->pre_hooks().size() - 1;
+  }
+  auto acc = impl_->grad_accumulator.lock();
+  if (acc) {
+    acc->pre_hooks().push_back(std::move(hook));
+    return acc->pre_hooks().size() - 1;
+  }
+  impl_->leaf_hooks.push_back(std::move(hook));
+  return impl_->leaf_hooks.size() - 1;
+}
+
+void Tensor::backward(const Tensor& gradient, bool retain_graph, bool create_graph) const {
+  MG_CHECK(defined(), "backward", "called on an undefined tensor");
+  std::vector<Tensor> grads;
+  if (gradient.defined()) grads.push_back(gradient);
+  autograd::backward({*this}, grads, retain_graph, create_graph);
+}
+
+// ---------------------------------------------------------------- in-place arithmetic
+// These rebind the handle to a new result (out of place), so autograd stays correct.
+
+Tensor& Tensor::operator+=(const Tensor& other) { return *this = *this + other; }
+Tensor& Tensor::operator-=(const Tensor& other) { return *this = *this - other; }
+Tensor& Tensor::operator*=(const Tensor& other) { return *this = *this * other; }
+Tensor& Tensor::operator/=(const Tensor& other) { return *this = *this / other; }
+
+// ---------------------------------------------------------------- methods forwarding to ops
+
+Tensor Tensor::transpose(std::int64_t d0, std::int64_t d1) const {
+  return minigrad::transpose(*this, d0, d1);
+}
+Tensor Tensor::permute(const Shape& dims) const { return minigrad::permute(*this, dims); }
+Tensor Tensor::unsqueeze(std::int64_t d) const { return minigrad::unsqueeze(*this, d); }
+Tensor Tensor::squeeze() const { return minigrad::squeeze(*this); }
+Tensor Tensor::squeeze(std::int64_t d) const { return minigrad::squeeze(*this, d); }
+Tensor Tensor::reshape(const Shape& s) const { return minigrad::reshape(*this, s); }
+Tensor Tensor::flatten(std::int64_t s, std::int64_t e) const { return minigrad::flatten(*this, s, e); }
+Tensor Tensor::matmul(const Tensor& o) const { return minigrad::matmul(*this, o); }
+Tensor Tensor::mm(const Tensor& o) const { return minigrad::mm(*this, o); }
+Tensor Tensor::bmm(const Tensor& o) const { return minigrad::bmm(*this, o); }
+Tensor Tensor::softmax(std::int64_t d) const { return minigrad::softmax(*this, d); }
+Tensor Tensor::log_softmax(std::int64_t d) const { return minigrad::log_softmax(*this, d); }
+Tensor Tensor::sum() const { return minigrad::sum(*this); }
+Tensor Tensor::sum(const Shape& dims, bool k) const { return minigrad::sum(*this, dims, k); }
+Tensor Tensor::mean() const { return minigrad::mean(*this); }
+Tensor Tensor::mean(const Shape& dims, bool k) const { return minigrad::mean(*this, dims, k); }
+Tensor Tensor::max() const { return minigrad::max(*this); }
+std::tuple<Tensor, Tensor> Tensor::max(std::int64_t d, bool k) const {
+  return minigrad::max(*this, d, k);
+}
+Tensor Tensor::min() const { return minigrad::min(*this); }
+std::tuple<Tensor, Tensor> Tensor::min(std::int64_t d, bool k) const {
+  return minigrad::min(*this, d, k);
+}
+Tensor Tensor::amax(const Shape& dims, bool k) const { return minigrad::amax(*this, dims, k); }
+Tensor Tensor::amin(const Shape& dims, bool k) const { return minigrad::amin(*this, dims, k); }
+Tensor Tensor::argmax(std::optional<std::int64_t> d, bool k) const {
+  return minigrad::argmax(*this, d, k);
+}
+Tensor Tensor::argmin(std::optional<std::int64_t> d, bool k) const {
+  return minigrad::argmin(*this, d, k);
+}
+Tensor Tensor::var(const Shape& dims, double c, bool k) const {
+  return minigrad::var(*this, dims, c, k);
+}
+Tensor Tensor::std(const Shape& dims, double c, bool k) const {
+  return minigrad::std(*this, dims, c, k);
+}
+Tensor Tensor::logsumexp(const Shape& dims, bool k) const {
+  return minigrad::logsumexp(*this, dims, k);
+}
+Tensor Tensor::norm(double p, const Shape& dims, bool k) const {
+  return minigrad::norm(*this, p, dims, k);
+}
+Tensor Tensor::neg() const { return minigrad::neg(*this); }
+Tensor Tensor::exp() const { return minigrad::exp(*this); }
+Tensor Tensor::log() const { return minigrad::log(*this); }
+Tensor Tensor::sqrt() const { return minigrad::sqrt(*this); }
+Tensor Tensor::rsqrt() const { return minigrad::rsqrt(*this); }
+Tensor Tensor::pow(Scalar e) const { return minigrad::pow(*this, e); }
+Tensor Tensor::pow(const Tensor& e) const { return minigrad::pow(*this, e); }
+Tensor Tensor::abs() const { return minigrad::abs(*this); }
+Tensor Tensor::tanh() const { return minigrad::tanh(*this); }
+Tensor Tensor::sigmoid() const { return minigrad::sigmoid(*this); }
+Tensor Tensor::relu() const { return minigrad::relu(*this); }
+Tensor Tensor::clamp(std::optional<double> lo, std::optional<double> hi) const {
+  return minigrad::clamp(*this, lo, hi);
+}
+Tensor Tensor::masked_fill(const Tensor& m, Scalar v) const {
+  return minigrad::masked_fill(*this, m, v);
+}
+Tensor Tensor::index_select(std::int64_t d, const Tensor& i) const {
+  return minigrad::index_select(*this, d, i);
+}
+Tensor Tensor::gather(std::int64_t d, const Tensor& i) const {
+  return minigrad::gather(*this, d, i);
+}
+std::vector<Tensor> Tensor::split(std::int64_t s, std::int64_t d) const {
+  return minigrad::split(*this, s, d);
+}
+std::vector<Tensor> Tensor::split(const Shape& s, std::int64_t d) const {
+  return minigrad::split(*this, s, d);
+}
+std::vector<Tensor> Tensor::chunk(std::int64_t c, std::int64_t d) const {
+  return minigrad::chunk(*this, c, d);
+}
+Tensor Tensor::tril(std::int64_t d) const { return minigrad::tril(*this, d); }
+Tensor Tensor::triu(std::int64_t d) const { return minigrad::triu(*this, d); }
+
+}  // namespace minigrad

@@ -1,0 +1,81 @@
+#pragma once
+// Private: TensorImpl, Storage, and the helpers every op file uses.
+#include <cstdint>
+#include <cstdlib>
+#include <memory>
+#include <vector>
+
+#include "minigrad/autograd.h"
+#include "minigrad/tensor.h"
+
+namespace minigrad {
+
+/// A flat, 64-byte aligned buffer shared by a tensor and all of its views.
+struct Storage {
+  explicit Storage(std::size_t nbytes);
+  ~Storage();
+  Storage(const Storage&) = delete;
+  Storage& operator=(const Storage&) = delete;
+  void* data = nullptr;
+  std::size_t nbytes = 0;
+};
+
+// Note [Tensor layout]
+// A tensor is (storage, offset, shape, strides, dtype). Strides and offset count elements, not
+// bytes. A view shares the storage and only changes offset/shape/strides; expand gives stride 0.
+// Autograd metadata lives in the same object: requires_grad, grad, grad_fn (non-leaves) and a
+// weak pointer to the leaf's AccumulateGrad node, so every use of a leaf feeds the same node.
+struct TensorImpl {
+  std::shared_ptr<Storage> storage;
+  std::int64_t offset = 0;
+  Shape shape;
+  Shape strides;
+  std::int64_t numel = 1;
+  Dtype dtype = kFloat32;
+
+  bool requires_grad = false;
+  bool retains_grad = false;
+  Tensor grad;
+  std::shared_ptr<Node> grad_fn;
+  std::weak_ptr<Node> grad_accumulator;
+  /// Hooks registered on a leaf before its AccumulateGrad node exists.
+  std::vector<TensorHook> leaf_hooks;
+
+  template <typename T>
+  T* data() const {
+    return static_cast<T*>(storage->data) + offset;
+  }
+  char* bytes() const {
+    return static_cast<char*>(storage->data) + offset * static_cast<std::int64_t>(element_size(dtype));
+  }
+};
+
+namespace detail {
+
+/// Contiguous row-major strides for shape.
+Shape contiguous_strides(const Shape& shape);
+std::int64_t shape_numel(const Shape& shape);
+/// Wraps a possibly negative dim into [0, ndim); throws "[op] dim d is out of range ...".
+std::int64_t wrap_dim(std::int64_t dim, std::int64_t ndim, const char* op);
+/// A fresh contiguous tensor (uninitialised).
+Tensor make_tensor(const Shape& shape, Dtype dtype);
+/// A view of base's storage with the given geometry (no autograd history).
+Tensor make_view(const Tensor& base, const Shape& shape, const Shape& strides, std::int64_t offset);
+/// Broadcast shape of a and b, or "[op] shapes (..) and (..) cannot be broadcast ...".
+Shape broadcast_shapes(const Shape& a, const Shape& b, const char* op);
+/// Strides that read t as if expanded to `shape` (0 on broadcast dims).
+Shape broadcast_strides(const Tensor& t, const Shape& shape);
+/// PyTorch's result_type over tensors: dimensioned tensors win over 0-dim ones within a category.
+Dtype result_type(const Tensor& a, const Tensor& b);
+Dtype result_type(const Tensor& a, Scalar b);
+/// The grad of a non-scalar op output is reduced to `shape` by summing broadcast dims.
+Tensor sum_to(const Tensor& grad, const Shape& shape);
+/// Copies src (broadcast to dst's shape) into dst's elements, converting the dtype.
+void copy_into(const Tensor& dst, const Tensor& src);
+/// zeros of in_shape with g written from `start` along dim: the backward of narrow and select.
+Tensor narrow_backward(const Tensor& g, const Shape& in_shape, std::int64_t dim, std::int64_t start);
+/// True when grad mode is on and any of the tensors requires grad.
+bool any_requires_grad(std::initializer_list<const Tensor*> tensors);
+
+}  // namespace detail
+}  // namespace minigrad
