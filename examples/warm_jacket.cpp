@@ -15,9 +15,9 @@ int main() {
                                 {0.0, 1.0}});  // jacket
   mg::Tensor values = mg::tensor({{1.0, 0.0}, {0.0, 1.0}});
 
-  mg::Tensor scores = mg::matmul(keys, q_warm);     // one dot product per key
-  mg::Tensor weights = mg::softmax(scores, -1);     // shares that add up to 1
-  mg::Tensor out = mg::matmul(weights, values);     // blend of the values
+  mg::Tensor scores = mg::matmul(keys, q_warm);  // one dot product per key
+  mg::Tensor weights = mg::softmax(scores, -1);  // shares that add up to 1
+  mg::Tensor out = mg::matmul(weights, values);  // blend of the values
 
   auto s = scores.to_vector<double>();
   auto w = weights.to_vector<double>();

@@ -69,7 +69,8 @@ Tensor make_tensor(const Shape& shape, Dtype dtype) {
   return Tensor(std::move(impl));
 }
 
-Tensor make_view(const Tensor& base, const Shape& shape, const Shape& strides, std::int64_t offset) {
+Tensor make_view(const Tensor& base, const Shape& shape, const Shape& strides,
+                 std::int64_t offset) {
   auto impl = std::make_shared<TensorImpl>();
   impl->storage = base.impl()->storage;
   impl->offset = offset;
@@ -128,7 +129,8 @@ Tensor sum_to(const Tensor& grad, const Shape& shape) {
   std::size_t lead = gs.size() - shape.size();
   Shape dims;
   for (std::size_t i = 0; i < gs.size(); ++i) {
-    if (i < lead || (shape[i - lead] == 1 && gs[i] != 1)) dims.push_back(static_cast<std::int64_t>(i));
+    if (i < lead || (shape[i - lead] == 1 && gs[i] != 1))
+      dims.push_back(static_cast<std::int64_t>(i));
   }
   Tensor r = dims.empty() ? grad : sum(grad, dims, /*keepdim=*/true);
   return r.reshape(shape);
@@ -190,7 +192,9 @@ std::int64_t Tensor::stride(std::int64_t d) const {
   MG_CHECK(!s.empty(), "stride", "a 0-dim tensor has no dim ", d);
   return s[wrap_dim(d, dim(), "stride")];
 }
-std::int64_t Tensor::storage_offset() const { return checked(impl_.get(), "storage_offset").offset; }
+std::int64_t Tensor::storage_offset() const {
+  return checked(impl_.get(), "storage_offset").offset;
+}
 std::int64_t Tensor::dim() const {
   return static_cast<std::int64_t>(checked(impl_.get(), "dim").shape.size());
 }
@@ -230,8 +234,10 @@ std::vector<T> Tensor::to_vector() const {
     detail::unary_loop<S, U>(shape, impl_->data<S>(), impl_->strides, buf.data(), so,
                              [](S v) { return static_cast<U>(static_cast<T>(v)); });
   });
-  if constexpr (std::is_same_v<T, U>) return buf;
-  else return std::vector<T>(buf.begin(), buf.end());
+  if constexpr (std::is_same_v<T, U>)
+    return buf;
+  else
+    return std::vector<T>(buf.begin(), buf.end());
 }
 
 template <typename T>
@@ -242,8 +248,8 @@ T* Tensor::data_ptr() const {
   return impl_->data<T>();
 }
 
-#define MG_INSTANTIATE_ACCESS(T)                   \
-  template T Tensor::item<T>() const;              \
+#define MG_INSTANTIATE_ACCESS(T)      \
+  template T Tensor::item<T>() const; \
   template std::vector<T> Tensor::to_vector<T>() const;
 MG_INSTANTIATE_ACCESS(float)
 MG_INSTANTIATE_ACCESS(double)
@@ -262,9 +268,9 @@ Tensor Tensor::clone() const {
   MG_CHECK(defined(), "clone", "called on an undefined tensor");
   Tensor out = detail::make_tensor(shape(), dtype());
   detail::copy_into(out, *this);
-  detail::record("CloneBackward0", out, {this},
-                 [](const Tensor& g, detail::FunctionNode&) { return std::vector<Tensor>{g}; },
-                 false);
+  detail::record(
+      "CloneBackward0", out, {this},
+      [](const Tensor& g, detail::FunctionNode&) { return std::vector<Tensor>{g}; }, false);
   return out;
 }
 
@@ -280,11 +286,10 @@ Tensor Tensor::to(Dtype target) const {
   detail::copy_into(out, *this);
   if (minigrad::is_floating_point(target)) {
     Dtype from = dtype();
-    detail::record("ToCopyBackward0", out, {this},
-                   [from](const Tensor& g, detail::FunctionNode&) {
-                     return std::vector<Tensor>{g.to(from)};
-                   },
-                   false);
+    detail::record(
+        "ToCopyBackward0", out, {this},
+        [from](const Tensor& g, detail::FunctionNode&) { return std::vector<Tensor>{g.to(from)}; },
+        false);
   }
   return out;
 }
@@ -356,7 +361,8 @@ std::shared_ptr<Node> Tensor::grad_fn() const { return checked(impl_.get(), "gra
 
 void Tensor::retain_grad() const {
   MG_CHECK(defined(), "retain_grad", "called on an undefined tensor");
-  MG_CHECK(requires_grad(), "retain_grad", "can't retain_grad on a tensor that has requires_grad=False");
+  MG_CHECK(requires_grad(), "retain_grad",
+           "can't retain_grad on a tensor that has requires_grad=False");
   if (is_leaf() || impl_->retains_grad) return;  // leaves keep their grad anyway
   impl_->retains_grad = true;
   impl_->grad_fn->retained().push_back(impl_);
@@ -406,7 +412,9 @@ Tensor Tensor::unsqueeze(std::int64_t d) const { return minigrad::unsqueeze(*thi
 Tensor Tensor::squeeze() const { return minigrad::squeeze(*this); }
 Tensor Tensor::squeeze(std::int64_t d) const { return minigrad::squeeze(*this, d); }
 Tensor Tensor::reshape(const Shape& s) const { return minigrad::reshape(*this, s); }
-Tensor Tensor::flatten(std::int64_t s, std::int64_t e) const { return minigrad::flatten(*this, s, e); }
+Tensor Tensor::flatten(std::int64_t s, std::int64_t e) const {
+  return minigrad::flatten(*this, s, e);
+}
 Tensor Tensor::matmul(const Tensor& o) const { return minigrad::matmul(*this, o); }
 Tensor Tensor::mm(const Tensor& o) const { return minigrad::mm(*this, o); }
 Tensor Tensor::bmm(const Tensor& o) const { return minigrad::bmm(*this, o); }

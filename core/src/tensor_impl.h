@@ -46,7 +46,8 @@ struct TensorImpl {
     return static_cast<T*>(storage->data) + offset;
   }
   char* bytes() const {
-    return static_cast<char*>(storage->data) + offset * static_cast<std::int64_t>(element_size(dtype));
+    return static_cast<char*>(storage->data) +
+           offset * static_cast<std::int64_t>(element_size(dtype));
   }
 };
 
@@ -73,7 +74,8 @@ Tensor sum_to(const Tensor& grad, const Shape& shape);
 /// Copies src (broadcast to dst's shape) into dst's elements, converting the dtype.
 void copy_into(const Tensor& dst, const Tensor& src);
 /// zeros of in_shape with g written from `start` along dim: the backward of narrow and select.
-Tensor narrow_backward(const Tensor& g, const Shape& in_shape, std::int64_t dim, std::int64_t start);
+Tensor narrow_backward(const Tensor& g, const Shape& in_shape, std::int64_t dim,
+                       std::int64_t start);
 /// True when grad mode is on and any of the tensors requires grad.
 bool any_requires_grad(std::initializer_list<const Tensor*> tensors);
 

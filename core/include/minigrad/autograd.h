@@ -73,13 +73,13 @@ namespace autograd {
 void backward(const std::vector<Tensor>& outputs, const std::vector<Tensor>& grad_outputs = {},
               bool retain_graph = false, bool create_graph = false);
 
-/// Returns d(outputs)/d(inputs) . grad_outputs without touching any .grad(), as torch.autograd.grad.
-/// An input that the outputs do not depend on throws unless allow_unused (then its entry is
-/// undefined). retain_graph defaults to create_graph.
+/// Returns d(outputs)/d(inputs) . grad_outputs without touching any .grad(), as
+/// torch.autograd.grad. An input that the outputs do not depend on throws unless allow_unused (then
+/// its entry is undefined). retain_graph defaults to create_graph.
 std::vector<Tensor> grad(const std::vector<Tensor>& outputs, const std::vector<Tensor>& inputs,
                          const std::vector<Tensor>& grad_outputs = {},
-                         std::optional<bool> retain_graph = std::nullopt,
-                         bool create_graph = false, bool allow_unused = false);
+                         std::optional<bool> retain_graph = std::nullopt, bool create_graph = false,
+                         bool allow_unused = false);
 
 /// The function type gradcheck takes: inputs in, one tensor out.
 using Function = std::function<Tensor(const std::vector<Tensor>&)>;

@@ -39,7 +39,8 @@ class Scalar {
   Scalar(float v) : Scalar(static_cast<double>(v)) {}
   Scalar(int v) : Scalar(static_cast<long long>(v)) {}
   Scalar(long v) : Scalar(static_cast<long long>(v)) {}
-  Scalar(long long v) : d_(static_cast<double>(v)), i_(static_cast<std::int64_t>(v)), kind_(Kind::Int) {}
+  Scalar(long long v)
+      : d_(static_cast<double>(v)), i_(static_cast<std::int64_t>(v)), kind_(Kind::Int) {}
   Scalar(unsigned v) : Scalar(static_cast<long long>(v)) {}
 
   double to_double() const { return d_; }

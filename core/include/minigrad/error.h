@@ -41,9 +41,10 @@ std::string error_message(const char* op, const Parts&... parts) {
 
 /// MG_CHECK(cond, "op", parts...) throws minigrad::Error("[op] parts...") when cond is false.
 /// Shapes (std::vector<int64_t>) among the parts print as (2, 3).
-#define MG_CHECK(cond, op, ...)                                                      \
-  do {                                                                               \
+#define MG_CHECK(cond, op, ...)                                                               \
+  do {                                                                                        \
     if (!(cond)) throw ::minigrad::Error(::minigrad::detail::error_message(op, __VA_ARGS__)); \
   } while (0)
 
-#define MG_ERROR(op, ...) throw ::minigrad::Error(::minigrad::detail::error_message(op, __VA_ARGS__))
+#define MG_ERROR(op, ...) \
+  throw ::minigrad::Error(::minigrad::detail::error_message(op, __VA_ARGS__))

@@ -157,8 +157,10 @@ std::tuple<Tensor, Tensor> min(const Tensor& x, std::int64_t dim, bool keepdim =
 Tensor amax(const Tensor& x, const Shape& dims = {}, bool keepdim = false);
 Tensor amin(const Tensor& x, const Shape& dims = {}, bool keepdim = false);
 /// Index of the largest element (of the flattened tensor when dim is absent), int64.
-Tensor argmax(const Tensor& x, std::optional<std::int64_t> dim = std::nullopt, bool keepdim = false);
-Tensor argmin(const Tensor& x, std::optional<std::int64_t> dim = std::nullopt, bool keepdim = false);
+Tensor argmax(const Tensor& x, std::optional<std::int64_t> dim = std::nullopt,
+              bool keepdim = false);
+Tensor argmin(const Tensor& x, std::optional<std::int64_t> dim = std::nullopt,
+              bool keepdim = false);
 /// Variance with Bessel's correction by default (correction = 1), as torch.var.
 Tensor var(const Tensor& x, const Shape& dims = {}, double correction = 1, bool keepdim = false);
 Tensor std(const Tensor& x, const Shape& dims = {}, double correction = 1, bool keepdim = false);

@@ -78,7 +78,8 @@ class Tensor {
   /// Replaces the gradient (an undefined Tensor clears it), as `p.grad = g` in PyTorch.
   void set_grad(const Tensor& grad) const;
   bool is_leaf() const;
-  /// The node that created this tensor, or nullptr for leaves. grad_fn()->name() is e.g. "MulBackward0".
+  /// The node that created this tensor, or nullptr for leaves. grad_fn()->name() is e.g.
+  /// "MulBackward0".
   std::shared_ptr<Node> grad_fn() const;
   /// Keeps the gradient of this non-leaf tensor in grad() after backward.
   void retain_grad() const;

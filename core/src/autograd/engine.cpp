@@ -27,7 +27,9 @@ namespace minigrad {
 namespace {
 
 struct LaterFirst {
-  bool operator()(const Node* a, const Node* b) const { return a->sequence_nr() < b->sequence_nr(); }
+  bool operator()(const Node* a, const Node* b) const {
+    return a->sequence_nr() < b->sequence_nr();
+  }
 };
 
 /// Whether `grad` (shape g) can be reduced to `target` by summing broadcast dims.
@@ -82,7 +84,8 @@ void run_backward(const std::vector<Edge>& roots, std::vector<Tensor> root_grads
 
   // 2. Seed and run.
   std::unordered_map<Node*, Tensor> buffers;
-  for (std::size_t i = 0; i < roots.size(); ++i) accumulate(buffers[roots[i].fn.get()], root_grads[i]);
+  for (std::size_t i = 0; i < roots.size(); ++i)
+    accumulate(buffers[roots[i].fn.get()], root_grads[i]);
   std::priority_queue<Node*, std::vector<Node*>, LaterFirst> ready;
   std::unordered_set<Node*> queued;
   for (const Edge& r : roots)
@@ -173,18 +176,20 @@ void backward(const std::vector<Tensor>& outputs, const std::vector<Tensor>& gra
               bool retain_graph, bool create_graph) {
   MG_CHECK(!outputs.empty(), "backward", "no outputs to differentiate");
   std::vector<Edge> roots;
-  for (std::size_t i = 0; i < outputs.size(); ++i) roots.push_back(root_edge(outputs[i], i, "backward"));
+  for (std::size_t i = 0; i < outputs.size(); ++i)
+    roots.push_back(root_edge(outputs[i], i, "backward"));
   run_backward(roots, root_gradients(outputs, grad_outputs, "backward"),
                retain_graph || create_graph, create_graph, nullptr, nullptr);
 }
 
 std::vector<Tensor> grad(const std::vector<Tensor>& outputs, const std::vector<Tensor>& inputs,
-                         const std::vector<Tensor>& grad_outputs,
-                         std::optional<bool> retain_graph, bool create_graph, bool allow_unused) {
+                         const std::vector<Tensor>& grad_outputs, std::optional<bool> retain_graph,
+                         bool create_graph, bool allow_unused) {
   MG_CHECK(!outputs.empty(), "grad", "no outputs to differentiate");
   MG_CHECK(!inputs.empty(), "grad", "no inputs to differentiate with respect to");
   std::vector<Edge> roots;
-  for (std::size_t i = 0; i < outputs.size(); ++i) roots.push_back(root_edge(outputs[i], i, "grad"));
+  for (std::size_t i = 0; i < outputs.size(); ++i)
+    roots.push_back(root_edge(outputs[i], i, "grad"));
   std::unordered_map<Node*, std::vector<std::size_t>> capture;
   std::vector<Edge> keep_alive;
   for (std::size_t i = 0; i < inputs.size(); ++i) {

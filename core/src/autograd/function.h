@@ -66,7 +66,8 @@ Edge gradient_edge(const Tensor& t);
 /// mode is on. `saves_tensors` says whether the lambda captured tensors (then a second backward
 /// without retain_graph throws, as in PyTorch).
 void record(const char* name, Tensor& out, std::initializer_list<const Tensor*> inputs,
-            BackwardFn backward, bool saves_tensors = true, SaveOutput save_output = SaveOutput::kNo);
+            BackwardFn backward, bool saves_tensors = true,
+            SaveOutput save_output = SaveOutput::kNo);
 void record(const char* name, Tensor& out, const std::vector<Tensor>& inputs, BackwardFn backward,
             bool saves_tensors = true);
 

@@ -53,9 +53,7 @@ void FunctionNode::release() {
   released_ = true;
 }
 
-void FunctionNode::save_output(const Tensor& out) {
-  output_ = out.detach().impl_ptr();
-}
+void FunctionNode::save_output(const Tensor& out) { output_ = out.detach().impl_ptr(); }
 
 Tensor FunctionNode::output() {
   MG_CHECK(output_ != nullptr, name_, "internal error: the output was not saved");

@@ -13,10 +13,14 @@ namespace minigrad::detail {
 template <typename F>
 decltype(auto) dispatch(Dtype dtype, F&& fn) {
   switch (dtype) {
-    case Dtype::Float32: return fn.template operator()<float>();
-    case Dtype::Float64: return fn.template operator()<double>();
-    case Dtype::Int64: return fn.template operator()<std::int64_t>();
-    case Dtype::Bool: return fn.template operator()<bool>();
+    case Dtype::Float32:
+      return fn.template operator()<float>();
+    case Dtype::Float64:
+      return fn.template operator()<double>();
+    case Dtype::Int64:
+      return fn.template operator()<std::int64_t>();
+    case Dtype::Bool:
+      return fn.template operator()<bool>();
   }
   MG_ERROR("dispatch", "unknown dtype ", static_cast<int>(dtype));
 }
@@ -25,9 +29,12 @@ decltype(auto) dispatch(Dtype dtype, F&& fn) {
 template <typename F>
 decltype(auto) dispatch_floating(Dtype dtype, const char* op, F&& fn) {
   switch (dtype) {
-    case Dtype::Float32: return fn.template operator()<float>();
-    case Dtype::Float64: return fn.template operator()<double>();
-    default: break;
+    case Dtype::Float32:
+      return fn.template operator()<float>();
+    case Dtype::Float64:
+      return fn.template operator()<double>();
+    default:
+      break;
   }
   MG_ERROR(op, "expected a floating-point tensor (float32 or float64) but got ", dtype_name(dtype));
 }
