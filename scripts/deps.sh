@@ -1,0 +1,23 @@
+# Sourced by the scripts: makes sure Debian 12 packages are installed.
+# ensure_packages PKG...: installs the missing ones when run as root (apt-get update first);
+# otherwise prints the exact apt-get line and exits.
+ensure_packages() {
+  local missing=()
+  local p
+  for p in "$@"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  if [ "$(id -u)" -eq 0 ]; then
+    echo "== installing ${missing[*]}"
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
+  else
+    echo "minigrad needs these Debian packages; install them with:" >&2
+    echo "  sudo apt-get install -y ${missing[*]}" >&2
+    exit 1
+  fi
+}
+
+# The packages every build needs.
+MINIGRAD_BUILD_PACKAGES=(g++ cmake make libxtensor-dev xtl-dev libxsimd-dev libopenblas-dev)
