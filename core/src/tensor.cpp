@@ -17,7 +17,7 @@ Storage::Storage(std::size_t n) : nbytes(n) {
   // 64-byte alignment suits AVX-512 loads and OpenBLAS; round up as aligned_alloc requires.
   std::size_t rounded = (std::max<std::size_t>(n, 1) + 63) / 64 * 64;
   data = std::aligned_alloc(64, rounded);
-  if (data == nullptr) throw std::bad_alloc();
+  MG_CHECK(data != nullptr, "alloc", "out of memory: could not allocate ", n, " bytes");
 }
 Storage::~Storage() { std::free(data); }
 
@@ -58,7 +58,13 @@ std::int64_t wrap_dim(std::int64_t dim, std::int64_t ndim, const char* op) {
 }
 
 Tensor make_tensor(const Shape& shape, Dtype dtype) {
-  for (auto s : shape) MG_CHECK(s >= 0, "empty", "negative size in shape ", shape);
+  std::int64_t numel = 1;
+  for (auto s : shape) {
+    MG_CHECK(s >= 0, "empty", "negative size in shape ", shape);
+    MG_CHECK(!__builtin_mul_overflow(numel, s, &numel) &&
+                 numel <= (std::int64_t{1} << 62) / static_cast<std::int64_t>(element_size(dtype)),
+             "empty", "shape ", shape, " has too many elements to allocate");
+  }
   auto impl = std::make_shared<TensorImpl>();
   impl->shape = shape;
   impl->strides = contiguous_strides(shape);
@@ -150,7 +156,7 @@ void copy_into(const Tensor& dst, const Tensor& src) {
   dispatch(dst.dtype(), [&]<typename D>() {
     dispatch(src.dtype(), [&]<typename S>() {
       unary_loop<S, D>(shape, src.impl()->data<S>(), ss, dst.impl()->data<D>(), dst.strides(),
-                       [](S v) { return static_cast<D>(v); });
+                       [](S v) { return convert_value<D>(v); });
     });
   });
 }
@@ -219,7 +225,8 @@ T Tensor::item() const {
   MG_CHECK(defined(), "item", "called on an undefined tensor");
   MG_CHECK(numel() == 1, "item", "a Tensor with ", numel(), " elements (shape ", shape(),
            ") cannot be converted to a scalar; only one-element tensors can");
-  return detail::dispatch(dtype(), [&]<typename S>() { return static_cast<T>(*impl_->data<S>()); });
+  return detail::dispatch(
+      dtype(), [&]<typename S>() { return detail::convert_value<T>(*impl_->data<S>()); });
 }
 
 template <typename T>
@@ -232,7 +239,7 @@ std::vector<T> Tensor::to_vector() const {
   Shape so = detail::contiguous_strides(shape);
   detail::dispatch(dtype(), [&]<typename S>() {
     detail::unary_loop<S, U>(shape, impl_->data<S>(), impl_->strides, buf.data(), so,
-                             [](S v) { return static_cast<U>(static_cast<T>(v)); });
+                             [](S v) { return static_cast<U>(detail::convert_value<T>(v)); });
   });
   if constexpr (std::is_same_v<T, U>)
     return buf;

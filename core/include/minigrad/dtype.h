@@ -44,7 +44,13 @@ class Scalar {
   Scalar(unsigned v) : Scalar(static_cast<long long>(v)) {}
 
   double to_double() const { return d_; }
-  std::int64_t to_int() const { return kind_ == Kind::Float ? static_cast<std::int64_t>(d_) : i_; }
+  /// The value as an integer; a float is truncated (NaN and out-of-range give INT64_MIN).
+  std::int64_t to_int() const {
+    if (kind_ != Kind::Float) return i_;
+    return d_ >= -9223372036854775808.0 && d_ < 9223372036854775808.0
+               ? static_cast<std::int64_t>(d_)
+               : INT64_MIN;
+  }
   Kind kind() const { return kind_; }
   /// The dtype PyTorch gives this number when it meets a tensor: float32, int64 or bool.
   Dtype default_dtype() const {

@@ -1,6 +1,8 @@
 #pragma once
 // Private: calling a templated kernel for a runtime dtype.
+#include <cmath>
 #include <cstdint>
+#include <limits>
 #include <type_traits>
 
 #include "minigrad/dtype.h"
@@ -37,6 +39,17 @@ decltype(auto) dispatch_floating(Dtype dtype, const char* op, F&& fn) {
       break;
   }
   MG_ERROR(op, "expected a floating-point tensor (float32 or float64) but got ", dtype_name(dtype));
+}
+
+/// static_cast<D>(v) without undefined behaviour: a NaN or out-of-range float converted to an
+/// integer gives the integer's minimum, as x86's conversion instruction (and so PyTorch) does.
+template <typename D, typename S>
+D convert_value(S v) {
+  if constexpr (std::is_floating_point_v<S> && std::is_integral_v<D> && !std::is_same_v<D, bool>) {
+    constexpr auto lo = static_cast<S>(std::numeric_limits<D>::min());
+    if (!(v >= lo && v < -lo)) return std::numeric_limits<D>::min();
+  }
+  return static_cast<D>(v);
 }
 
 template <typename T>
