@@ -1,74 +1,306 @@
-// Random numbers with PyTorch's CPU algorithms: MT19937 engine, its uniform conversions,
-// randint's modulo, and Box-Muller normals with the generator's cached spare.
+// Random numbers bit-identical to PyTorch 1.13's CPU generator (x86-64 Linux build, AVX2 kernels,
+// glibc libm): MT19937, its uniform conversions, randint's modulo, and the two normal algorithms
+// (the 16-wide fill for contiguous tensors with >= 16 elements, per-element Box-Muller with a
+// cached spare otherwise).
+//
+// This file is compiled with -ffp-contract=off (core/CMakeLists.txt): every multiply-add that
+// PyTorch's build fuses is written as an explicit std::fma, and every other one must stay two
+// roundings. A contracting compiler would otherwise change the last bits.
+#include <algorithm>
+#include <bit>
 #include <cmath>
+#include <limits>
 #include <mutex>
-#include <random>
+#include <type_traits>
 
 #include "kernels/dispatch.h"
 #include "minigrad/ops.h"
+#include "random_engine.h"
 #include "tensor_impl.h"
 
 namespace minigrad {
+namespace detail {
 namespace {
 
-struct Generator {
-  std::mt19937 engine{67280421310721ULL & 0xFFFFFFFFULL};
-  std::optional<double> spare;
-  std::uint32_t random() { return static_cast<std::uint32_t>(engine()); }
-  std::uint64_t random64() {
-    std::uint64_t hi = random();
-    std::uint64_t lo = random();
-    return (hi << 32) | lo;
-  }
-  float uniform_float() { return static_cast<float>(random() & 0xFFFFFF) * 0x1p-24f; }
-  double uniform_double() {
-    return static_cast<double>(random64() & ((1ULL << 53) - 1)) * 0x1p-53;
-  }
-  double normal_double() {
-    if (spare) {
-      double z = *spare;
-      spare.reset();
-      return z;
-    }
-    double ua = uniform_double();  // the angle comes first in this path
-    double ur = uniform_double();
-    double r = std::sqrt(-2.0 * std::log(1.0 - ur));
-    double th = 6.283185307179586 * ua;
-    spare = r * std::sin(th);
-    return r * std::cos(th);
-  }
-};
+// ---------------------------------------------------------------- Cephes float32 math
+// torch-rng-parity §5.2: for float32 the AVX2 normal kernel (normal_fill_16_AVX2) does not use
+// libm: log/sin/cos come from ATen's avx_mathfun.h (Pommier's Cephes-based SSE routines ported to
+// AVX). Below is a scalar emulation of one lane. GCC -O2 -mfma, which built PyTorch, contracts 20
+// of the routines' separate mul/add intrinsics into FMAs; those are the std::fma calls (checked
+// exhaustively over every input the kernel can see: all k * 2^-24 values). Everything else is a
+// plain float32 operation with its own rounding.
 
-// The default generator is shared by all threads, so each draw sequence holds its lock.
-std::mutex generator_mutex;
+// Constants: each decimal is what avx_mathfun.h spells, rounded once to float32.
+constexpr float kMinNormPos = 0x1p-126f;
+constexpr float kSqrtHalf = 0.707106781186547524f;
+constexpr float kLogP[9] = {7.0376836292E-2f,  -1.1514610310E-1f, 1.1676998740E-1f,
+                            -1.2420140846E-1f, 1.4249322787E-1f,  -1.6668057665E-1f,
+                            2.0000714765E-1f,  -2.4999993993E-1f, 3.3333331174E-1f};
+constexpr float kLogQ1 = -2.12194440e-4f;
+constexpr float kLogQ2 = 0.693359375f;
+constexpr float kFourOverPi = 1.27323954473516f;
+constexpr float kMinusDP1 = -0.78515625f;
+constexpr float kMinusDP2 = -2.4187564849853515625e-4f;
+constexpr float kMinusDP3 = -3.77489497744594108e-8f;
+constexpr float kCosP0 = 2.443315711809948E-5f;
+constexpr float kCosP1 = -1.388731625493765E-3f;
+constexpr float kCosP2 = 4.166664568298827E-2f;
+constexpr float kSinP0 = -1.9515295891E-4f;
+constexpr float kSinP1 = 8.3321608736E-3f;
+constexpr float kSinP2 = -1.6666654611E-1f;
+// 2*pi as float32; the vectorised kernel computes the angle as a float32 product with it.
+constexpr float kTwoPiF = static_cast<float>(6.283185307179586);
+
+static_assert(std::bit_cast<std::uint32_t>(kSqrtHalf) == 0x3F3504F3u);
+static_assert(std::bit_cast<std::uint32_t>(kLogP[0]) == 0x3D9021BBu);
+static_assert(std::bit_cast<std::uint32_t>(kLogP[8]) == 0x3EAAAAAAu);
+static_assert(std::bit_cast<std::uint32_t>(kLogQ1) == 0xB95E8083u);
+static_assert(std::bit_cast<std::uint32_t>(kFourOverPi) == 0x3FA2F983u);
+static_assert(std::bit_cast<std::uint32_t>(kMinusDP3) == 0xB3222169u);
+static_assert(std::bit_cast<std::uint32_t>(kCosP0) == 0x37CCF5CEu);
+static_assert(std::bit_cast<std::uint32_t>(kSinP2) == 0xBE2AAAA3u);
+static_assert(std::bit_cast<std::uint32_t>(kTwoPiF) == 0x40C90FDBu);
+
+/// log256_ps for one lane. Here x is in (0, 1].
+float cephes_log(float x) {
+  const bool invalid = x <= 0.0f;  // the kernel ORs an all-ones mask in: NaN
+  x = std::max(x, kMinNormPos);    // flushes denormals
+  // Split x = m * 2^e with m in [0.5, 1), straight from the bits.
+  const std::uint32_t bits = std::bit_cast<std::uint32_t>(x);
+  const std::int32_t biased = static_cast<std::int32_t>(bits >> 23) - 127;
+  const float m = std::bit_cast<float>((bits & 0x807FFFFFu) | 0x3F000000u);
+  float e = static_cast<float>(biased) + 1.0f;
+  // If m < sqrt(1/2): e -= 1 and t = 2m - 1 (computed as (m - 1) + m), else t = m - 1.
+  const bool below = m < kSqrtHalf;
+  float t = m - 1.0f;
+  e = e - (below ? 1.0f : 0.0f);
+  t = t + (below ? m : 0.0f);
+  const float z = t * t;
+  float y = kLogP[0];
+  for (int k = 1; k <= 8; ++k) y = std::fma(y, t, kLogP[k]);  // fused by GCC
+  y = y * t;
+  y = std::fma(y, z, e * kLogQ1);  // fused by GCC; e * Q1 is rounded on its own
+  y = y - z * 0.5f;                // z * 0.5 is exact
+  t = t + y;
+  t = std::fma(e, kLogQ2, t);  // fused by GCC
+  return invalid ? std::numeric_limits<float>::quiet_NaN() : t;
+}
+
+/// sincos256_ps for one lane. Here t = kTwoPiF * u is in [0, 2*pi).
+void cephes_sincos(float t, float& sin_out, float& cos_out) {
+  std::uint32_t sign_sin = std::bit_cast<std::uint32_t>(t) & 0x80000000u;
+  float x = std::fabs(t);
+  // Octant j (rounded up to even), and the reduced argument x - j * pi/4 in three pieces.
+  float y = x * kFourOverPi;
+  std::int32_t j = static_cast<std::int32_t>(y);  // truncation, as cvttps
+  j = (j + 1) & ~1;
+  y = static_cast<float>(j);
+  const auto uj = static_cast<std::uint32_t>(j);
+  sign_sin ^= (uj & 4u) << 29;
+  const bool sin_poly_is_sin = (uj & 2u) == 0;  // else the two polynomials swap roles
+  const std::uint32_t sign_cos = (~(uj - 2u) & 4u) << 29;
+  x = std::fma(y, kMinusDP1, x);  // the three reductions are fused by GCC
+  x = std::fma(y, kMinusDP2, x);
+  x = std::fma(y, kMinusDP3, x);
+  const float z = x * x;
+  // Cosine polynomial on [-pi/4, pi/4].
+  float c = std::fma(kCosP0, z, kCosP1);  // fused by GCC
+  c = std::fma(c, z, kCosP2);             // fused by GCC
+  c = c * z;
+  c = std::fma(c, z, -(z * 0.5f));  // fused by GCC (fmsub)
+  c = c + 1.0f;
+  // Sine polynomial on [-pi/4, pi/4].
+  float s = std::fma(kSinP0, z, kSinP1);  // fused by GCC
+  s = std::fma(s, z, kSinP2);             // fused by GCC
+  s = s * z;
+  s = std::fma(s, x, x);  // fused by GCC
+  // The kernel selects with bit masks and then adds/subtracts; replayed literally (it only maps
+  // -0 to +0, which cannot occur for angles in [0, 2*pi)).
+  const float s_keep = sin_poly_is_sin ? s : 0.0f;
+  const float c_keep = sin_poly_is_sin ? 0.0f : c;
+  const float s_rest = s - s_keep;
+  const float c_rest = c - c_keep;
+  sin_out = std::bit_cast<float>(std::bit_cast<std::uint32_t>(c_keep + s_keep) ^ sign_sin);
+  cos_out = std::bit_cast<float>(std::bit_cast<std::uint32_t>(c_rest + s_rest) ^ sign_cos);
+}
+
+// ---------------------------------------------------------------- 16-wide normal transforms
+// torch-rng-parity §5.1: the fill path first writes n uniforms, then turns each block of 16 into
+// 16 normals with Box-Muller. Lanes 0-7 hold the radius inputs and lanes 8-15 the angle inputs;
+// the cos result goes to slot j and the sin result to slot j+8.
+
+/// float32 block, the AVX2 kernel (§5.2): Cephes math, float32 angle, explicit fma affine step.
+void transform16(float* d, float mean, float stddev) {
+  for (int j = 0; j < 8; ++j) {
+    const float u1 = 1.0f - d[j];  // (0, 1]: never log(0)
+    const float u2 = d[j + 8];
+    const float radius = std::sqrt(-2.0f * cephes_log(u1));
+    const float theta = kTwoPiF * u2;
+    float s = 0.0f;
+    float c = 0.0f;
+    cephes_sincos(theta, s, c);
+    d[j] = std::fma(radius * c, stddev, mean);
+    d[j + 8] = std::fma(radius * s, stddev, mean);
+  }
+}
+
+/// float64 block, the scalar kernel (§5.1): libm log/cos/sin, the angle is 2*pi (a double) times
+/// u2, and the affine step is fused as in PyTorch's FMA-enabled build.
+void transform16(double* d, double mean, double stddev) {
+  for (int j = 0; j < 8; ++j) {
+    const double u1 = 1.0 - d[j];
+    const double u2 = d[j + 8];
+    const double radius = std::sqrt(-2.0 * std::log(u1));
+    const double theta = 6.283185307179586 * u2;
+    d[j] = std::fma(radius * std::cos(theta), stddev, mean);
+    d[j + 8] = std::fma(radius * std::sin(theta), stddev, mean);
+  }
+}
+
+template <typename T>
+T uniform01(Generator& g) {
+  if constexpr (std::is_same_v<T, float>) {
+    return g.uniform_float();
+  } else {
+    return g.uniform_double();
+  }
+}
+
+/// normal_fill: n >= 16. Draws n uniforms (twice as many engine outputs for double), transforms
+/// every full block, and if n % 16 != 0 redraws 16 NEW uniforms into the last 16 slots and
+/// transforms them again, overwriting finished outputs in the overlap (§5.1). So randn(17) costs
+/// 33 draws, and randn(n) is not a prefix of randn(n + 1).
+template <typename T>
+void normal_fill(Generator& g, T* data, std::int64_t n, T mean, T stddev) {
+  for (std::int64_t i = 0; i < n; ++i) data[i] = uniform01<T>(g);
+  for (std::int64_t b = 0; b + 16 <= n; b += 16) transform16(data + b, mean, stddev);
+  if (n % 16 != 0) {
+    T* tail = data + n - 16;
+    for (int i = 0; i < 16; ++i) tail[i] = uniform01<T>(g);
+    transform16(tail, mean, stddev);
+  }
+}
+
+template <typename T>
+void normal_impl(Generator& g, T* data, std::int64_t n, double mean, double stddev) {
+  if (n >= 16) {
+    // §5.0: the fill path works in the element type, so mean/std are rounded to T first.
+    normal_fill<T>(g, data, n, static_cast<T>(mean), static_cast<T>(stddev));
+  } else {
+    // §5.4: every element goes through the double Box-Muller with the spare, then is rounded.
+    for (std::int64_t i = 0; i < n; ++i) data[i] = static_cast<T>(g.normal_sample(mean, stddev));
+  }
+}
+
+template <typename T>
+void uniform_impl(Generator& g, T* data, std::int64_t n, double from_d, double to_d) {
+  // torch-rng-parity §3: the bounds are rounded to T before the range is computed in T, and the
+  // affine step is one fma (PyTorch's AVX2 uniform kernel is built with -mfma). For [0, 1) the
+  // fma is exact either way; for other bounds it changes the last bit of about half the values.
+  const T from = static_cast<T>(from_d);
+  const T to = static_cast<T>(to_d);
+  const T range = to - from;
+  for (std::int64_t i = 0; i < n; ++i) data[i] = std::fma(uniform01<T>(g), range, from);
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------- Generator
+
+void Generator::seed(std::uint64_t seed) {
+  // torch-rng-parity §1: manual_seed keeps the full 64-bit value for initial_seed() but seeds
+  // MT19937 with the low 32 bits only (manual_seed(2^32 + 5) == manual_seed(5)); negative Python
+  // seeds arrive here as their two's complement. Seeding also drops the cached normal.
+  engine.seed(static_cast<std::uint32_t>(seed & 0xFFFFFFFFu));
+  spare.reset();
+}
+
+std::uint32_t Generator::random() { return static_cast<std::uint32_t>(engine()); }
+
+std::uint64_t Generator::random64() {
+  // torch-rng-parity §1: the first draw is the high word.
+  const std::uint64_t hi = random();
+  const std::uint64_t lo = random();
+  return (hi << 32) | lo;
+}
+
+float Generator::uniform_float() {
+  // torch-rng-parity §2: the 24 LOW bits of one draw, times 2^-24 (exact).
+  return static_cast<float>(random() & 0xFFFFFFu) * 0x1p-24f;
+}
+
+double Generator::uniform_double() {
+  // torch-rng-parity §2: the 53 LOW bits of hi:lo, times 2^-53 (exact).
+  return static_cast<double>(random64() & ((std::uint64_t{1} << 53) - 1)) * 0x1p-53;
+}
+
+double Generator::normal_sample(double mean, double stddev) {
+  // torch-rng-parity §5.4. A pair costs two uniform_double (4 engine draws). Note the role swap
+  // against the fill path: here the FIRST uniform is the angle and the second the radius. The sin
+  // value is cached in the generator, so it survives across calls and dtypes; only seed() clears
+  // it, and the fill path neither reads nor clears it.
+  double z = 0.0;
+  if (spare) {
+    z = *spare;
+    spare.reset();
+  } else {
+    const double u_angle = uniform_double();
+    const double u_radius = uniform_double();
+    const double radius = std::sqrt(-2.0 * std::log(1.0 - u_radius));
+    const double theta = 6.283185307179586 * u_angle;
+    spare = radius * std::sin(theta);
+    z = radius * std::cos(theta);
+  }
+  return std::fma(z, stddev, mean);  // fused in PyTorch's FMA build
+}
+
+void Generator::uniform_(float* data, std::int64_t n, double from, double to) {
+  uniform_impl(*this, data, n, from, to);
+}
+void Generator::uniform_(double* data, std::int64_t n, double from, double to) {
+  uniform_impl(*this, data, n, from, to);
+}
+void Generator::normal_(float* data, std::int64_t n, double mean, double stddev) {
+  normal_impl(*this, data, n, mean, stddev);
+}
+void Generator::normal_(double* data, std::int64_t n, double mean, double stddev) {
+  normal_impl(*this, data, n, mean, stddev);
+}
+
+void Generator::random_from_to_(std::int64_t* data, std::int64_t n, std::int64_t low,
+                                std::int64_t high) {
+  // torch-rng-parity §4: the range is taken in uint64 and the sum wraps, so the full int64 span
+  // works. Ranges >= 2^32 cost 2 draws per element.
+  const std::uint64_t range = static_cast<std::uint64_t>(high) - static_cast<std::uint64_t>(low);
+  for (std::int64_t i = 0; i < n; ++i) {
+    const std::uint64_t v = range >= (std::uint64_t{1} << 32) ? random64() : random();
+    data[i] = static_cast<std::int64_t>(v % range + static_cast<std::uint64_t>(low));
+  }
+}
+
 Generator& default_generator() {
   static Generator g;
   return g;
 }
 
-}  // namespace
+}  // namespace detail
+
+// ---------------------------------------------------------------- public API
 
 void manual_seed(std::uint64_t seed) {
-  std::lock_guard<std::mutex> lock(generator_mutex);
-  Generator& g = default_generator();
-  g.engine.seed(static_cast<std::uint32_t>(seed & 0xFFFFFFFFULL));
-  g.spare.reset();
+  detail::Generator& g = detail::default_generator();
+  std::lock_guard<std::mutex> lock(g.mutex);
+  g.seed(seed);
 }
 
 Tensor rand(const Shape& shape, Dtype dtype) {
   MG_CHECK(is_floating_point(dtype), "rand", "dtype must be float32 or float64, got ",
            dtype_name(dtype));
   Tensor out = detail::make_tensor(shape, dtype);
-  std::lock_guard<std::mutex> lock(generator_mutex);
-  Generator& g = default_generator();
-  std::int64_t n = out.numel();
-  if (dtype == kFloat32) {
-    float* p = out.data_ptr<float>();
-    for (std::int64_t i = 0; i < n; ++i) p[i] = g.uniform_float();
-  } else {
-    double* p = out.data_ptr<double>();
-    for (std::int64_t i = 0; i < n; ++i) p[i] = g.uniform_double();
-  }
+  detail::Generator& g = detail::default_generator();
+  std::lock_guard<std::mutex> lock(g.mutex);
+  detail::dispatch_floating(
+      dtype, "rand", [&]<typename T>() { g.uniform_(out.data_ptr<T>(), out.numel(), 0.0, 1.0); });
   return out;
 }
 
@@ -76,13 +308,10 @@ Tensor randn(const Shape& shape, Dtype dtype) {
   MG_CHECK(is_floating_point(dtype), "randn", "dtype must be float32 or float64, got ",
            dtype_name(dtype));
   Tensor out = detail::make_tensor(shape, dtype);
-  std::lock_guard<std::mutex> lock(generator_mutex);
-  Generator& g = default_generator();
-  std::int64_t n = out.numel();
-  detail::dispatch_floating(dtype, "randn", [&]<typename T>() {
-    T* p = out.data_ptr<T>();
-    for (std::int64_t i = 0; i < n; ++i) p[i] = static_cast<T>(g.normal_double());
-  });
+  detail::Generator& g = detail::default_generator();
+  std::lock_guard<std::mutex> lock(g.mutex);
+  detail::dispatch_floating(
+      dtype, "randn", [&]<typename T>() { g.normal_(out.data_ptr<T>(), out.numel(), 0.0, 1.0); });
   return out;
 }
 
@@ -90,16 +319,12 @@ Tensor randint(std::int64_t low, std::int64_t high, const Shape& shape, Dtype dt
   MG_CHECK(high > low, "randint", "expected low < high, but got low = ", low, " and high = ", high);
   MG_CHECK(dtype == kInt64 || is_floating_point(dtype), "randint", "unsupported dtype ",
            dtype_name(dtype));
+  // PyTorch draws the same integers for floating dtypes and converts them, so fill int64 first.
   Tensor out = detail::make_tensor(shape, kInt64);
   {
-    std::lock_guard<std::mutex> lock(generator_mutex);
-    Generator& g = default_generator();
-    auto range = static_cast<std::uint64_t>(high) - static_cast<std::uint64_t>(low);
-    std::int64_t* p = out.data_ptr<std::int64_t>();
-    for (std::int64_t i = 0; i < out.numel(); ++i) {
-      std::uint64_t v = range >= (1ULL << 32) ? g.random64() : g.random();
-      p[i] = static_cast<std::int64_t>(v % range + static_cast<std::uint64_t>(low));
-    }
+    detail::Generator& g = detail::default_generator();
+    std::lock_guard<std::mutex> lock(g.mutex);
+    g.random_from_to_(out.data_ptr<std::int64_t>(), out.numel(), low, high);
   }
   return dtype == kInt64 ? out : out.to(dtype);
 }

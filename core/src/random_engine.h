@@ -1,0 +1,69 @@
+#pragma once
+// Private: the CPU random generator, bit-identical to PyTorch 1.13's default CPU generator
+// (CPUGeneratorImpl plus the x86 AVX2 distribution kernels, as shipped in Linux builds).
+//
+// Everything that draws random numbers (randn/rand/randint, nn::init) goes through this file so
+// that one seed gives PyTorch's exact values. The algorithms and their subtle points are
+// documented next to the implementations in random.cpp.
+#include <cstdint>
+#include <mutex>
+#include <optional>
+#include <random>
+
+namespace minigrad::detail {
+
+/// PyTorch's CPU generator: a 32-bit MT19937 engine plus the cached "spare" normal sample of the
+/// per-element Box-Muller path.
+///
+/// Not synchronised by itself: hold `mutex` for every sequence of draws that must not interleave
+/// with another thread's draws (in practice: one tensor fill), e.g.
+///   Generator& g = default_generator();
+///   std::lock_guard<std::mutex> lock(g.mutex);
+///   g.uniform_(w.data_ptr<float>(), w.numel(), -bound, bound);
+///
+/// The fill functions take a contiguous row-major buffer of n elements and fill it in memory
+/// order, exactly like PyTorch fills a fresh contiguous tensor.
+struct Generator {
+  std::mutex mutex;
+  /// MT19937; std::mt19937 produces exactly torch's mt19937 outputs. Seeded like a fresh
+  /// torch.Generator(): 67280421310721, of which the engine keeps the low 32 bits.
+  std::mt19937 engine{0xF19CD101u};
+  /// Box-Muller's second (sin) value, cached by normal_sample and consumed by its next call.
+  std::optional<double> spare;
+
+  /// torch.manual_seed: the engine gets the low 32 bits only, and the spare is cleared.
+  void seed(std::uint64_t seed);
+  /// One 32-bit engine output.
+  std::uint32_t random();
+  /// Two engine outputs, the first one is the HIGH word.
+  std::uint64_t random64();
+  /// U[0,1) float: 1 draw, 24 low bits.
+  float uniform_float();
+  /// U[0,1) double: 1 random64 (2 draws), 53 low bits.
+  double uniform_double();
+
+  /// One normal sample of the per-element path (float64 Box-Muller with the spare), returned as
+  /// fma(z, stddev, mean) in double. PyTorch uses it for every element of tensors with fewer than
+  /// 16 elements and of non-contiguous tensors; the caller rounds it to the tensor dtype.
+  double normal_sample(double mean, double stddev);
+
+  /// tensor.uniform_(from, to): bounds are first rounded to the element type, then each element
+  /// is fma(U, to - from, from). 1 draw per float, 2 per double.
+  void uniform_(float* data, std::int64_t n, double from, double to);
+  void uniform_(double* data, std::int64_t n, double from, double to);
+
+  /// tensor.normal_(mean, std) on a contiguous buffer: n >= 16 uses the 16-wide fill path
+  /// (float32: the vectorised Cephes kernel emulated exactly), n < 16 uses normal_sample.
+  void normal_(float* data, std::int64_t n, double mean, double stddev);
+  void normal_(double* data, std::int64_t n, double mean, double stddev);
+
+  /// torch.randint(low, high): (v % (high - low)) + low with v a 32-bit draw, or a random64 when
+  /// high - low >= 2^32. Requires low < high.
+  void random_from_to_(std::int64_t* data, std::int64_t n, std::int64_t low, std::int64_t high);
+};
+
+/// The process-wide default generator (torch's default CPU generator). Unlike torch, it starts
+/// from a fixed seed (that of a fresh torch.Generator()), so unseeded runs are reproducible too.
+Generator& default_generator();
+
+}  // namespace minigrad::detail
