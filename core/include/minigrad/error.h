@@ -4,6 +4,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace minigrad {
@@ -29,7 +30,7 @@ void append(std::ostringstream& os, const T& v) {
 }
 
 template <typename... Parts>
-std::string error_message(const char* op, const Parts&... parts) {
+std::string error_message(std::string_view op, const Parts&... parts) {
   std::ostringstream os;
   os << '[' << op << "] ";
   (append(os, parts), ...);

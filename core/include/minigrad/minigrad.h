@@ -1,7 +1,15 @@
 #pragma once
-// The umbrella header: everything a training script needs.
+// The umbrella header: everything a training script needs (like <torch/torch.h>).
 #include "minigrad/autograd.h"
 #include "minigrad/dtype.h"
 #include "minigrad/error.h"
 #include "minigrad/ops.h"
 #include "minigrad/tensor.h"
+
+// nn and optim, when the target links minigrad::nn / minigrad::optim (minigrad::minigrad does).
+#if __has_include("minigrad/nn/nn.h")
+#include "minigrad/nn/nn.h"
+#endif
+#if __has_include("minigrad/optim/optim.h")
+#include "minigrad/optim/optim.h"
+#endif

@@ -1,0 +1,27 @@
+#pragma once
+// nn::Linear: y = x W^T + b, as torch.nn.Linear.
+#include "minigrad/nn/module.h"
+
+namespace minigrad::nn {
+
+class Linear : public Module {
+ public:
+  /// weight [out_features, in_features] and, if bias, bias [out_features], initialised as
+  /// PyTorch does: kaiming_uniform_(weight, a = sqrt(5)), bias U(-1/sqrt(in), 1/sqrt(in)).
+  Linear(std::int64_t in_features, std::int64_t out_features, bool bias = true,
+         Dtype dtype = kFloat32);
+
+  /// x [..., in_features] -> [..., out_features]; any number of leading dims.
+  Tensor forward(const Tensor& x) const;
+  Tensor operator()(const Tensor& x) const { return forward(x); }
+  /// Draws new initial values (PyTorch's reset_parameters).
+  void reset_parameters();
+  std::string extra_repr() const override;
+
+  std::int64_t in_features;
+  std::int64_t out_features;
+  Tensor weight;
+  Tensor bias;  // undefined when bias = false
+};
+
+}  // namespace minigrad::nn

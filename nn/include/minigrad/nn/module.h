@@ -1,0 +1,97 @@
+#pragma once
+// nn::Module: the base of every layer, as torch.nn.Module.
+//
+// A module registers its parameters, buffers and child modules by name, in order; parameters()
+// and named_parameters() walk them recursively with PyTorch's dotted names ("W_q.weight").
+// Modules are neither copyable nor movable: a parent registers members by address.
+//
+//   struct Attention : mg::nn::Module {
+//     mg::nn::Linear W_q{3, 3, false}, W_k{3, 3, false};
+//     Attention() { register_module("W_q", W_q); register_module("W_k", W_k); }
+//   };
+#include <functional>
+#include <iosfwd>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "minigrad/autograd.h"
+#include "minigrad/ops.h"
+
+namespace minigrad::nn {
+
+class Module {
+ public:
+  explicit Module(std::string type_name = "Module") : type_name_(std::move(type_name)) {}
+  virtual ~Module() = default;
+  Module(const Module&) = delete;
+  Module& operator=(const Module&) = delete;
+
+  /// The class name printed by operator<< ("Linear").
+  const std::string& type_name() const { return type_name_; }
+  /// Extra text inside the parentheses when printed, as PyTorch's extra_repr().
+  virtual std::string extra_repr() const { return ""; }
+
+  /// Registers a parameter (requires_grad is set on it) and returns the handle to keep as a member.
+  Tensor register_parameter(const std::string& name, Tensor param, bool requires_grad = true);
+  /// Registers a tensor that is part of the module's state but not trained.
+  Tensor register_buffer(const std::string& name, Tensor buffer);
+  /// Registers a child that the caller owns (typically a member); returns it.
+  template <typename M>
+  M& register_module(const std::string& name, M& child) {
+    add_child(name, &child, nullptr);
+    return child;
+  }
+  /// Registers a child that this module owns.
+  template <typename M>
+  std::shared_ptr<M> register_module(const std::string& name, std::shared_ptr<M> child) {
+    add_child(name, child.get(), child);
+    return child;
+  }
+
+  /// All parameters, recursively, in registration order (children after own parameters).
+  std::vector<Tensor> parameters(bool recurse = true) const;
+  /// (name, parameter) pairs with dotted names: "weight", "W_q.weight", "layers.0.bias".
+  std::vector<std::pair<std::string, Tensor>> named_parameters(bool recurse = true) const;
+  std::vector<Tensor> buffers(bool recurse = true) const;
+  std::vector<std::pair<std::string, Tensor>> named_buffers(bool recurse = true) const;
+  /// Direct children, in registration order.
+  std::vector<Module*> children() const;
+  std::vector<std::pair<std::string, Module*>> named_children() const;
+
+  /// Clears every parameter's gradient (set_to_none, as PyTorch 2) or zeroes it.
+  void zero_grad(bool set_to_none = true);
+  /// Sets training mode on this module and all children (Dropout behaves differently).
+  void train(bool on = true);
+  void eval() { train(false); }
+  bool is_training() const { return training_; }
+  /// Converts every floating-point parameter and buffer to dtype, in place (handles stay valid).
+  void to(Dtype dtype);
+  /// Calls fn on every module of the tree, children first, then this one (as PyTorch).
+  void apply(const std::function<void(Module&)>& fn);
+
+  /// Writes the module tree as PyTorch prints it.
+  void print(std::ostream& os, int indent = 0) const;
+
+ private:
+  void add_child(const std::string& name, Module* child, std::shared_ptr<Module> owner);
+  void collect(const std::string& prefix, bool recurse, bool buffers,
+               std::vector<std::pair<std::string, Tensor>>& out) const;
+
+  struct Child {
+    std::string name;
+    Module* module;
+    std::shared_ptr<Module> owner;  // set when this module owns the child
+  };
+  std::string type_name_;
+  bool training_ = true;
+  std::vector<std::pair<std::string, Tensor>> parameters_;
+  std::vector<std::pair<std::string, Tensor>> buffers_;
+  std::vector<Child> children_;
+};
+
+/// Prints like PyTorch: `Linear(in_features=16, out_features=8, bias=False)`.
+std::ostream& operator<<(std::ostream& os, const Module& m);
+
+}  // namespace minigrad::nn

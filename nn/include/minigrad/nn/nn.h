@@ -1,0 +1,7 @@
+#pragma once
+// minigrad::nn: modules, layers, functional, init, utils.
+#include "minigrad/nn/functional.h"
+#include "minigrad/nn/init.h"
+#include "minigrad/nn/linear.h"
+#include "minigrad/nn/module.h"
+#include "minigrad/nn/utils.h"

@@ -1,0 +1,96 @@
+// nn::functional and nn::utils.
+#include "minigrad/nn/functional.h"
+
+#include <cmath>
+
+#include "minigrad/nn/utils.h"
+
+namespace minigrad::nn::functional {
+
+Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
+  MG_CHECK(x.defined() && weight.defined(), "linear", "got an undefined tensor");
+  MG_CHECK(weight.dim() == 2, "linear", "weight must be 2-D [out, in], got shape ", weight.shape());
+  MG_CHECK(x.dim() >= 1 && x.size(-1) == weight.size(1), "linear", "input of shape ", x.shape(),
+           " and weight of shape ", weight.shape(), ": input.shape[-1] (",
+           x.dim() >= 1 ? x.size(-1) : 0, ") must equal weight.shape[1] (", weight.size(1), ")");
+  // weight.t() is a view: BLAS reads it with a transpose flag (Note [GEMM without copies]).
+  Tensor y = matmul(x, weight.t());
+  if (bias.defined()) {
+    MG_CHECK(bias.dim() == 1 && bias.size(0) == weight.size(0), "linear", "bias of shape ",
+             bias.shape(), " does not match out_features = ", weight.size(0));
+    y = y + bias;
+  }
+  return y;
+}
+
+Tensor relu(const Tensor& x) { return minigrad::relu(x); }
+Tensor gelu(const Tensor& x, const std::string& approximate) {
+  return minigrad::gelu(x, approximate);
+}
+Tensor softmax(const Tensor& x, std::int64_t dim) { return minigrad::softmax(x, dim); }
+Tensor log_softmax(const Tensor& x, std::int64_t dim) { return minigrad::log_softmax(x, dim); }
+
+Tensor mse_loss(const Tensor& input, const Tensor& target, const std::string& reduction) {
+  MG_CHECK(input.defined() && target.defined(), "mse_loss", "got an undefined tensor");
+  MG_CHECK(input.shape() == target.shape(), "mse_loss", "input has shape ", input.shape(),
+           " but target has shape ", target.shape(), "; they must match");
+  MG_CHECK(reduction == "mean" || reduction == "sum" || reduction == "none", "mse_loss",
+           "reduction must be \"mean\", \"sum\" or \"none\", got \"", reduction, "\"");
+  Tensor d = input - target;
+  Tensor sq = d * d;
+  if (reduction == "none") return sq;
+  return reduction == "sum" ? sq.sum() : sq.mean();
+}
+
+Tensor scaled_dot_product_attention(const Tensor& q, const Tensor& k, const Tensor& v,
+                                    const Tensor& attn_mask, bool is_causal,
+                                    std::optional<double> scale) {
+  const char* op = "scaled_dot_product_attention";
+  MG_CHECK(q.defined() && k.defined() && v.defined(), op, "got an undefined tensor");
+  MG_CHECK(q.dim() >= 2 && k.dim() >= 2 && v.dim() >= 2, op,
+           "q, k and v need at least 2 dims, got shapes ", q.shape(), ", ", k.shape(), ", ",
+           v.shape());
+  MG_CHECK(q.size(-1) == k.size(-1), op, "q has shape ", q.shape(), " and k has shape ", k.shape(),
+           ": their last dims (embedding sizes) must match");
+  MG_CHECK(k.size(-2) == v.size(-2), op, "k has shape ", k.shape(), " and v has shape ", v.shape(),
+           ": they must have the same number of keys (dim -2)");
+  MG_CHECK(!(is_causal && attn_mask.defined()), op, "pass either attn_mask or is_causal, not both");
+  double s = scale.value_or(1.0 / std::sqrt(static_cast<double>(q.size(-1))));
+  Tensor scores = matmul(q, k.transpose(-2, -1)) * s;  // [..., L, S]
+  std::int64_t L = q.size(-2), S = k.size(-2);
+  if (is_causal) {
+    // Query i may attend to keys j <= i.
+    Tensor allowed = ones({L, S}, kBool).tril();
+    scores = scores.masked_fill(~allowed, -INFINITY);
+  } else if (attn_mask.defined()) {
+    if (attn_mask.dtype() == kBool)
+      scores = scores.masked_fill(~attn_mask, -INFINITY);
+    else
+      scores = scores + attn_mask;
+  }
+  return matmul(minigrad::softmax(scores, -1), v);
+}
+
+}  // namespace minigrad::nn::functional
+
+namespace minigrad::nn::utils {
+
+Tensor clip_grad_norm_(const std::vector<Tensor>& params, double max_norm, double norm_type) {
+  MG_CHECK(norm_type > 0, "clip_grad_norm_", "norm_type must be positive, got ", norm_type);
+  std::vector<Tensor> grads;
+  for (const auto& p : params)
+    if (p.defined() && p.grad().defined()) grads.push_back(p.grad());
+  if (grads.empty()) return scalar_tensor(0.0);
+  NoGradGuard no_grad;
+  std::vector<Tensor> norms;
+  for (const auto& g : grads) norms.push_back(norm(g, norm_type).reshape({1}));
+  Tensor total = norm(cat(norms, 0), norm_type);
+  double coef = max_norm / (total.item<double>() + 1e-6);
+  if (coef < 1.0) {
+    for (const auto& p : params)
+      if (p.defined() && p.grad().defined()) p.set_grad(p.grad() * coef);
+  }
+  return total;
+}
+
+}  // namespace minigrad::nn::utils

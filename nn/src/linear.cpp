@@ -1,0 +1,43 @@
+// nn::Linear.
+#include "minigrad/nn/linear.h"
+
+#include <cmath>
+
+#include "minigrad/nn/functional.h"
+#include "minigrad/nn/init.h"
+
+namespace minigrad::nn {
+
+Linear::Linear(std::int64_t in, std::int64_t out, bool with_bias, Dtype dtype)
+    : Module("Linear"), in_features(in), out_features(out) {
+  MG_CHECK(in >= 0 && out >= 0, "Linear", "in_features (", in, ") and out_features (", out,
+           ") must be non-negative");
+  weight = register_parameter("weight", empty({out, in}, dtype));
+  if (with_bias) bias = register_parameter("bias", empty({out}, dtype));
+  reset_parameters();
+}
+
+void Linear::reset_parameters() {
+  // PyTorch: kaiming_uniform_(weight, a=sqrt(5)); then bias ~ U(-1/sqrt(fan_in), 1/sqrt(fan_in)).
+  init::kaiming_uniform_(weight, std::sqrt(5.0));
+  if (bias.defined()) {
+    double bound = in_features > 0 ? 1.0 / std::sqrt(static_cast<double>(in_features)) : 0.0;
+    init::uniform_(bias, -bound, bound);
+  }
+}
+
+Tensor Linear::forward(const Tensor& x) const {
+  MG_CHECK(x.defined(), "Linear", "got an undefined input");
+  MG_CHECK(x.dim() >= 1 && x.size(-1) == in_features, "Linear", "input of shape ", x.shape(),
+           " does not end in in_features = ", in_features, " (weight has shape ", weight.shape(),
+           ")");
+  return functional::linear(x, weight, bias);
+}
+
+std::string Linear::extra_repr() const {
+  return "in_features=" + std::to_string(in_features) +
+         ", out_features=" + std::to_string(out_features) +
+         ", bias=" + (bias.defined() ? "True" : "False");
+}
+
+}  // namespace minigrad::nn

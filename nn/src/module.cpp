@@ -1,0 +1,151 @@
+// nn::Module: registration, recursive traversal, modes, dtype conversion and printing.
+#include "minigrad/nn/module.h"
+
+#include <ostream>
+
+#include "tensor_impl.h"
+
+namespace minigrad::nn {
+
+namespace {
+void check_name(const std::string& name, const std::string& type, const char* what) {
+  MG_CHECK(!name.empty() && name.find('.') == std::string::npos, "register_" + std::string(what),
+           type, ": ", what, " name \"", name, "\" must be non-empty and contain no '.'");
+}
+}  // namespace
+
+Tensor Module::register_parameter(const std::string& name, Tensor param, bool requires_grad) {
+  check_name(name, type_name_, "parameter");
+  for (const auto& [n, p] : parameters_)
+    MG_CHECK(n != name, "register_parameter", type_name_, " already has a parameter \"", name,
+             "\"");
+  if (param.defined()) param.requires_grad_(requires_grad);
+  parameters_.emplace_back(name, param);
+  return param;
+}
+
+Tensor Module::register_buffer(const std::string& name, Tensor buffer) {
+  check_name(name, type_name_, "buffer");
+  for (const auto& [n, b] : buffers_)
+    MG_CHECK(n != name, "register_buffer", type_name_, " already has a buffer \"", name, "\"");
+  buffers_.emplace_back(name, buffer);
+  return buffer;
+}
+
+void Module::add_child(const std::string& name, Module* child, std::shared_ptr<Module> owner) {
+  check_name(name, type_name_, "module");
+  MG_CHECK(child != nullptr && child != this, "register_module", type_name_, ": module \"", name,
+           "\" must be another, existing module");
+  for (const auto& c : children_)
+    MG_CHECK(c.name != name, "register_module", type_name_, " already has a module \"", name, "\"");
+  children_.push_back({name, child, std::move(owner)});
+}
+
+void Module::collect(const std::string& prefix, bool recurse, bool buffers,
+                     std::vector<std::pair<std::string, Tensor>>& out) const {
+  for (const auto& [n, t] : buffers ? buffers_ : parameters_)
+    if (t.defined()) out.emplace_back(prefix + n, t);
+  if (!recurse) return;
+  for (const auto& c : children_) c.module->collect(prefix + c.name + ".", true, buffers, out);
+}
+
+std::vector<std::pair<std::string, Tensor>> Module::named_parameters(bool recurse) const {
+  std::vector<std::pair<std::string, Tensor>> out;
+  collect("", recurse, false, out);
+  return out;
+}
+
+std::vector<Tensor> Module::parameters(bool recurse) const {
+  std::vector<Tensor> out;
+  for (auto& [n, p] : named_parameters(recurse)) out.push_back(p);
+  return out;
+}
+
+std::vector<std::pair<std::string, Tensor>> Module::named_buffers(bool recurse) const {
+  std::vector<std::pair<std::string, Tensor>> out;
+  collect("", recurse, true, out);
+  return out;
+}
+
+std::vector<Tensor> Module::buffers(bool recurse) const {
+  std::vector<Tensor> out;
+  for (auto& [n, b] : named_buffers(recurse)) out.push_back(b);
+  return out;
+}
+
+std::vector<Module*> Module::children() const {
+  std::vector<Module*> out;
+  for (const auto& c : children_) out.push_back(c.module);
+  return out;
+}
+
+std::vector<std::pair<std::string, Module*>> Module::named_children() const {
+  std::vector<std::pair<std::string, Module*>> out;
+  for (const auto& c : children_) out.emplace_back(c.name, c.module);
+  return out;
+}
+
+void Module::zero_grad(bool set_to_none) {
+  for (auto& p : parameters()) {
+    if (!p.grad().defined()) continue;
+    if (set_to_none) {
+      p.set_grad({});
+    } else {
+      NoGradGuard no_grad;
+      p.set_grad(zeros_like(p.grad()));
+    }
+  }
+}
+
+void Module::train(bool on) {
+  training_ = on;
+  for (auto& c : children_) c.module->train(on);
+}
+
+void Module::to(Dtype dtype) {
+  MG_CHECK(is_floating_point(dtype), "Module.to",
+           "modules can only be converted to a floating-point ", "dtype, got ", dtype_name(dtype));
+  // Replace each tensor's contents in place, so handles held as members stay valid
+  // (PyTorch assigns param.data the same way).
+  auto convert = [dtype](Tensor& t) {
+    if (!t.defined() || !t.is_floating_point() || t.dtype() == dtype) return;
+    Tensor converted = t.detach().to(dtype);
+    TensorImpl* impl = t.impl();
+    impl->storage = converted.impl()->storage;
+    impl->offset = converted.impl()->offset;
+    impl->strides = converted.impl()->strides;
+    impl->dtype = dtype;
+    impl->grad = impl->grad.defined() ? impl->grad.detach().to(dtype) : Tensor();
+  };
+  for (auto& [n, p] : parameters_) convert(p);
+  for (auto& [n, b] : buffers_) convert(b);
+  for (auto& c : children_) c.module->to(dtype);
+}
+
+void Module::apply(const std::function<void(Module&)>& fn) {
+  for (auto& c : children_) c.module->apply(fn);
+  fn(*this);
+}
+
+void Module::print(std::ostream& os, int indent) const {
+  os << type_name_ << "(";
+  if (children_.empty()) {
+    os << extra_repr() << ")";
+    return;
+  }
+  std::string pad(static_cast<std::size_t>(indent + 2), ' ');
+  std::string extra = extra_repr();
+  if (!extra.empty()) os << "\n" << pad << extra;
+  for (const auto& c : children_) {
+    os << "\n" << pad << "(" << c.name << "): ";
+    c.module->print(os, indent + 2);
+  }
+  os << "\n" << std::string(static_cast<std::size_t>(indent), ' ') << ")";
+}
+
+std::ostream& operator<<(std::ostream& os, const Module& m) {
+  m.print(os);
+  return os;
+}
+
+}  // namespace minigrad::nn
