@@ -10,10 +10,10 @@ namespace mg = minigrad;
 
 int main() {
   mg::manual_seed(0);
-  mg::Tensor X = mg::tensor({{1.0, 0.0, 0.0},    // warm   (adjective)
-                             {0.0, 1.0, 0.0},    // jacket (noun)
-                             {0.0, 0.0, 1.0},    // for    (neither)
-                             {0.0, 1.0, 0.0}});  // winter (noun)
+  mg::Tensor X = mg::tensor({{1.0, 0.0, 0.0},            // warm   (adjective)
+                             {0.0, 1.0, 0.0},            // jacket (noun)
+                             {0.0, 0.0, 1.0},            // for    (neither)
+                             {0.0, 1.0, 0.0}});          // winter (noun)
   mg::Tensor target = mg::tensor({0.0, 0.5, 0.0, 0.5});  // warm's attention: the two nouns
   mg::Tensor W_q = (mg::randn({3, 3}) * 0.5).requires_grad_();
   mg::Tensor W_k = (mg::randn({3, 3}) * 0.5).requires_grad_();

@@ -20,4 +20,6 @@ ensure_packages() {
 }
 
 # The packages every build needs.
-MINIGRAD_BUILD_PACKAGES=(g++ cmake make libxtensor-dev xtl-dev libxsimd-dev libopenblas-dev)
+# (the examples draw with cairo and read flags with CLI11)
+MINIGRAD_BUILD_PACKAGES=(g++ cmake make pkg-config libxtensor-dev xtl-dev libxsimd-dev libopenblas-dev
+  libcli11-dev libcairo2-dev)

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# Builds minigrad and runs the main example. Usage: scripts/run_example.sh [example-name]
+# Builds minigrad and runs the main example, learn_projections (it writes attention.png here).
+# Usage: scripts/run_example.sh [example-name [flags...]], e.g. scripts/run_example.sh warm_jacket
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/deps.sh
 ensure_packages "${MINIGRAD_BUILD_PACKAGES[@]}"
-example="${1:-warm_jacket}"
+example="${1:-learn_projections}"
+shift || true
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DMINIGRAD_BUILD_TESTS=OFF >/dev/null
 cmake --build build -j"$(nproc)" --target "$example"
 echo "== ./build/examples/$example"
-"./build/examples/$example"
+"./build/examples/$example" "$@"

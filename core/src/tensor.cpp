@@ -311,10 +311,19 @@ Tensor& Tensor::fill_(Scalar value) {
   MG_CHECK(!(requires_grad() && is_leaf() && is_grad_enabled()), "fill_",
            "a leaf tensor that requires grad cannot be modified in place; use it under "
            "NoGradGuard");
+  if (dtype() == kInt64 && value.kind() == Scalar::Kind::Float) {
+    double d = value.to_double();
+    MG_CHECK(d >= -9223372036854775808.0 && d < 9223372036854775808.0, "fill_", "value ", d,
+             " cannot be converted to int64 without overflow");
+  }
   detail::dispatch(dtype(), [&]<typename T>() {
-    T v = std::is_same_v<T, bool> ? static_cast<T>(value.to_double() != 0.0)
-                                  : static_cast<T>(value.to_double());
-    if (dtype() == kInt64) v = static_cast<T>(value.to_int());
+    T v{};
+    if constexpr (std::is_same_v<T, bool>)
+      v = value.to_double() != 0.0;
+    else if constexpr (std::is_same_v<T, std::int64_t>)
+      v = value.to_int();
+    else
+      v = static_cast<T>(value.to_double());
     detail::unary_loop<T, T>(shape(), impl_->data<T>(), impl_->strides, impl_->data<T>(),
                              impl_->strides, [v](T) { return v; });
   });

@@ -1,0 +1,239 @@
+// learn_projections: the lesson's main example. The query and key projections are nn::Linear
+// layers without bias, trained by gradient descent from a seeded random start until the adjective
+// "warm" attends to the nouns "jacket" and "winter", and the words with nothing to look for spread
+// their attention evenly: the table the lesson built by hand with W_Q and W_K, found by training.
+//
+//   learn_projections [--seed 0] [--steps 1000] [--lr 2] [--optimizer sgd|adam]
+//                     [--picture attention.png]
+#include <cairo.h>
+#include <CLI/CLI.hpp>
+
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include <minigrad/minigrad.h>
+
+namespace mg = minigrad;
+namespace nn = minigrad::nn;
+
+namespace {
+
+const std::vector<std::string> kWords = {"warm", "jacket", "for", "winter"};
+
+/// The lesson's attention(Q, K) = softmax(Q K^T), one row per word.
+struct Attention : nn::Module {
+  nn::Linear W_q{3, 3, /*bias=*/false};
+  nn::Linear W_k{3, 3, /*bias=*/false};
+  Attention() : nn::Module("Attention") {
+    register_module("W_q", W_q);
+    register_module("W_k", W_k);
+  }
+  /// Raw scores q k^T for every (looking word, looked-at word) pair.
+  mg::Tensor scores(const mg::Tensor& X) const {
+    return mg::matmul(W_q(X), W_k(X).transpose(-2, -1));
+  }
+};
+
+/// Prints a table as the lesson does with np.round(table, 2), with the words as labels.
+void print_table(const char* title, const mg::Tensor& table) {
+  std::printf("%s\n%8s", title, "");
+  for (const auto& w : kWords) std::printf("%8s", w.c_str());
+  std::printf("\n");
+  auto v = table.to_vector<double>();
+  for (std::size_t i = 0; i < kWords.size(); ++i) {
+    std::printf("%8s", kWords[i].c_str());
+    for (std::size_t j = 0; j < kWords.size(); ++j) std::printf("%8.2f", v[i * 4 + j]);
+    std::printf("\n");
+  }
+}
+
+/// The table as shaded blocks, darker for more attention (for terminals).
+void print_heatmap(const mg::Tensor& table) {
+  static const char* kShades[] = {"  ", "░░", "▒▒", "▓▓", "██"};
+  auto v = table.to_vector<double>();
+  std::printf("%8s", "");
+  for (const auto& w : kWords) std::printf(" %-6.6s", w.c_str());
+  std::printf("\n");
+  for (std::size_t i = 0; i < 4; ++i) {
+    std::printf("%8s", kWords[i].c_str());
+    for (std::size_t j = 0; j < 4; ++j) {
+      int level = static_cast<int>(std::lround(v[i * 4 + j] * 8));  // 0.5 -> darkest
+      std::printf(" %s%s%s ", kShades[std::min(level, 4)], kShades[std::min(level, 4)],
+                  kShades[std::min(level, 4)]);
+    }
+    std::printf("\n");
+  }
+}
+
+/// Draws one labelled heatmap at (x0, y0).
+void draw_heatmap(cairo_t* cr, double x0, double y0, const char* title, const mg::Tensor& table) {
+  const double cell = 70, label = 80;
+  auto v = table.to_vector<double>();
+  cairo_set_source_rgb(cr, 0, 0, 0);
+  cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_BOLD);
+  cairo_set_font_size(cr, 18);
+  cairo_move_to(cr, x0 + label, y0 + 24);
+  cairo_show_text(cr, title);
+  cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
+  cairo_set_font_size(cr, 14);
+  double top = y0 + 60;
+  for (std::size_t j = 0; j < 4; ++j) {  // column labels: the words being looked at
+    cairo_text_extents_t ext;
+    cairo_text_extents(cr, kWords[j].c_str(), &ext);
+    cairo_move_to(cr, x0 + label + j * cell + (cell - ext.width) / 2, top - 8);
+    cairo_show_text(cr, kWords[j].c_str());
+  }
+  for (std::size_t i = 0; i < 4; ++i) {
+    cairo_set_source_rgb(cr, 0, 0, 0);
+    cairo_move_to(cr, x0 + 8, top + i * cell + cell / 2 + 5);
+    cairo_show_text(cr, kWords[i].c_str());
+    for (std::size_t j = 0; j < 4; ++j) {
+      double a = std::min(1.0, v[i * 4 + j] / 0.5);  // 0.5 (an even split over 2) is full colour
+      cairo_set_source_rgb(cr, 1 - 0.85 * a, 1 - 0.55 * a, 1 - 0.2 * a);
+      cairo_rectangle(cr, x0 + label + j * cell, top + i * cell, cell - 2, cell - 2);
+      cairo_fill(cr);
+      char text[16];
+      std::snprintf(text, sizeof text, "%.2f", v[i * 4 + j]);
+      cairo_text_extents_t ext;
+      cairo_text_extents(cr, text, &ext);
+      cairo_set_source_rgb(cr, a > 0.6 ? 1 : 0, a > 0.6 ? 1 : 0, a > 0.6 ? 1 : 0);
+      cairo_move_to(cr, x0 + label + j * cell + (cell - ext.width) / 2,
+                    top + i * cell + cell / 2 + 5);
+      cairo_show_text(cr, text);
+    }
+  }
+}
+
+bool write_picture(const std::string& path, const mg::Tensor& before, const mg::Tensor& after) {
+  cairo_surface_t* surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, 820, 420);
+  cairo_t* cr = cairo_create(surface);
+  cairo_set_source_rgb(cr, 1, 1, 1);
+  cairo_paint(cr);
+  draw_heatmap(cr, 20, 20, "before training", before);
+  draw_heatmap(cr, 420, 20, "after training", after);
+  cairo_set_source_rgb(cr, 0.3, 0.3, 0.3);
+  cairo_set_font_size(cr, 13);
+  cairo_move_to(cr, 100, 405);
+  cairo_show_text(cr, "rows: the word that looks; columns: the word it attends to");
+  cairo_status_t status = cairo_surface_write_to_png(surface, path.c_str());
+  cairo_destroy(cr);
+  cairo_surface_destroy(surface);
+  return status == CAIRO_STATUS_SUCCESS;
+}
+
+/// The lesson's target: warm splits its attention over the two nouns; the others spread evenly.
+bool reached(const mg::Tensor& table) {
+  auto v = table.to_vector<double>();
+  bool warm = v[1] >= 0.45 && v[3] >= 0.45 && v[0] <= 0.05;
+  bool even = true;
+  for (std::size_t i = 4; i < 16; ++i) even &= std::fabs(v[i] - 0.25) <= 0.02;
+  return warm && even;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"Train query/key projections until 'warm' attends to the nouns."};
+  std::uint64_t seed = 0;
+  int steps = 1000;
+  double lr = 0;  // 0: the optimizer's default below
+  std::string optimizer = "sgd";
+  std::string picture = "attention.png";
+  app.add_option("--seed", seed, "random seed for the initial projections");
+  app.add_option("--steps", steps, "maximum number of training steps")->check(CLI::PositiveNumber);
+  app.add_option("--lr", lr, "learning rate (default 2 for sgd, 0.1 for adam)")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--optimizer", optimizer, "sgd or adam")->check(CLI::IsMember({"sgd", "adam"}));
+  app.add_option("--picture", picture, "PNG file for the before/after attention ('' for none)");
+  CLI11_PARSE(app, argc, argv);
+
+  if (lr == 0) lr = optimizer == "adam" ? 0.1 : 2.0;
+  mg::manual_seed(seed);
+  mg::Tensor X = mg::tensor({{1.0, 0.0, 0.0},            // warm   adjective
+                             {0.0, 1.0, 0.0},            // jacket noun
+                             {0.0, 0.0, 1.0},            // for    neither
+                             {0.0, 1.0, 0.0}});          // winter noun
+  mg::Tensor target = mg::tensor({{0.0, 0.5, 0.0, 0.5},  // warm looks for the nouns
+                                  {0.25, 0.25, 0.25, 0.25},
+                                  {0.25, 0.25, 0.25, 0.25},
+                                  {0.25, 0.25, 0.25, 0.25}});
+  Attention model;
+  std::printf("%s\n\n",
+              [&] {
+                std::ostringstream os;
+                os << model;
+                return os.str();
+              }()
+                  .c_str());
+
+  mg::Tensor before;
+  {
+    mg::NoGradGuard no_grad;
+    before = mg::softmax(model.scores(X), -1);
+  }
+  print_table("attention before training:", before);
+
+  // Cross-entropy against the target rows (KL divergence up to a constant): its gradient
+  // softmax - target does not fade as the weights saturate, unlike a squared error.
+  std::unique_ptr<mg::optim::Optimizer> opt;
+  if (optimizer == "adam")
+    opt = std::make_unique<mg::optim::Adam>(model.parameters(), mg::optim::AdamOptions{.lr = lr});
+  else
+    opt = std::make_unique<mg::optim::SGD>(model.parameters(), mg::optim::SGDOptions{.lr = lr});
+  const double target_entropy = -(0.5 * std::log(0.5) * 2 + 3 * 4 * 0.25 * std::log(0.25)) / 4;
+
+  mg::Tensor table;
+  int step = 0;  // updates made so far
+  for (;; ++step) {
+    mg::Tensor logp = mg::log_softmax(model.scores(X), -1);
+    mg::Tensor loss = -(target * logp).sum(-1).mean();
+    table = logp.detach().exp();
+    bool done = reached(table) || step == steps;
+    if (step % 10 == 0 || done)
+      std::printf("\rstep %4d  loss %.5f (KL to target %.5f)", step, loss.item<double>(),
+                  loss.item<double>() - target_entropy);
+    if (done) break;
+    opt->zero_grad();
+    loss.backward();
+    opt->step();
+  }
+  std::printf("\n\n");
+  print_table("attention after training:", table);
+  std::printf("\n");
+  print_heatmap(table);
+
+  // What the projections learned: score(i, j) = x_i^T (W_q^T W_k) x_j, so M = W_q^T W_k says how
+  // much a word with feature r (row) wants a word with feature c (column).
+  std::cout << "\nW_q.weight = " << model.W_q.weight << "\nW_k.weight = " << model.W_k.weight
+            << "\n";
+  mg::Tensor M = mg::matmul(model.W_q.weight.t(), model.W_k.weight).detach();
+  auto m = M.to_vector<double>();
+  const char* features[] = {"adjective", "noun", "neither"};
+  std::printf(
+      "\nM = W_q^T W_k (row: the looking word's feature, column: the looked-at word's):\n%12s", "");
+  for (auto f : features) std::printf("%11s", f);
+  std::printf("\n");
+  for (int r = 0; r < 3; ++r) {
+    std::printf("%12s", features[r]);
+    for (int c = 0; c < 3; ++c) std::printf("%11.2f", m[r * 3 + c]);
+    std::printf("\n");
+  }
+  std::printf(
+      "An adjective's row rewards nouns (%.2f) over adjectives (%.2f) and other words (%.2f);\n"
+      "the other rows are flat, so nouns and 'for' spread their attention evenly.\n",
+      m[1], m[0], m[2]);
+
+  bool ok = reached(table);
+  std::printf("\n%s after %d steps (%s, lr %g, seed %llu)\n",
+              ok ? "target reached" : "target NOT reached", step, optimizer.c_str(), lr,
+              static_cast<unsigned long long>(seed));
+  if (!picture.empty()) {
+    if (write_picture(picture, before, table))
+      std::printf("picture: %s\n", picture.c_str());
+    else
+      std::fprintf(stderr, "could not write %s\n", picture.c_str());
+  }
+  return ok ? 0 : 1;
+}
