@@ -1,0 +1,64 @@
+#pragma once
+// Adam and AdamW, as torch.optim.Adam and torch.optim.AdamW (PyTorch 1.13, foreach=False).
+#include <array>
+#include <vector>
+
+#include "minigrad/optim/optimizer.h"
+
+namespace minigrad::optim {
+
+/// Adam's options, named and defaulted as torch.optim.Adam's keyword arguments:
+/// `Adam opt(params, {.lr = 1e-2, .betas = {0.9, 0.99}});`.
+struct AdamOptions {
+  double lr = 1e-3;
+  std::array<double, 2> betas = {0.9, 0.999};
+  double eps = 1e-8;
+  /// L2 penalty added to the gradient.
+  double weight_decay = 0;
+  /// Normalise by the running maximum of the second moment (AMSGrad).
+  bool amsgrad = false;
+  bool maximize = false;
+};
+
+/// AdamW's options: Adam's, with decoupled weight decay defaulting to 1e-2 as torch.optim.AdamW.
+struct AdamWOptions {
+  double lr = 1e-3;
+  std::array<double, 2> betas = {0.9, 0.999};
+  double eps = 1e-8;
+  /// Decoupled decay: p *= 1 - lr * weight_decay before the Adam update.
+  double weight_decay = 1e-2;
+  bool amsgrad = false;
+  bool maximize = false;
+};
+
+/// Adam: m = b1 m + (1 - b1) g; v = b2 v + (1 - b2) g^2;
+/// p -= lr / (1 - b1^t) * m / (sqrt(v) / sqrt(1 - b2^t) + eps), with g += weight_decay * p first.
+class Adam : public OptimizerWithOptions<AdamOptions> {
+ public:
+  /// One group holding params.
+  Adam(std::vector<Tensor> params, const AdamOptions& options = {});
+  /// Several groups, each with its own options.
+  explicit Adam(std::vector<Group> groups);
+
+  void step() override;
+
+ protected:
+  void check_options(const AdamOptions& options) const override;
+};
+
+/// AdamW: Adam with the weight decay applied to the parameter (p *= 1 - lr * weight_decay)
+/// instead of the gradient.
+class AdamW : public OptimizerWithOptions<AdamWOptions> {
+ public:
+  /// One group holding params.
+  AdamW(std::vector<Tensor> params, const AdamWOptions& options = {});
+  /// Several groups, each with its own options.
+  explicit AdamW(std::vector<Group> groups);
+
+  void step() override;
+
+ protected:
+  void check_options(const AdamWOptions& options) const override;
+};
+
+}  // namespace minigrad::optim

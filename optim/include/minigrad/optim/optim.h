@@ -1,0 +1,11 @@
+#pragma once
+// minigrad::optim: optimizers (SGD, Adam, AdamW) and learning-rate schedulers (StepLR,
+// CosineAnnealingLR), C++ readings of torch.optim (PyTorch 1.13).
+//
+//   mg::optim::SGD opt(params, {.lr = 0.1, .momentum = 0.9});
+//   mg::optim::lr_scheduler::StepLR sched(opt, /*step_size=*/30);
+//   for (...) { opt.zero_grad(); loss.backward(); opt.step(); } sched.step();
+#include "minigrad/optim/adam.h"
+#include "minigrad/optim/lr_scheduler.h"
+#include "minigrad/optim/optimizer.h"
+#include "minigrad/optim/sgd.h"

@@ -1,0 +1,114 @@
+#include "minigrad/optim/adam.h"
+
+#include <cmath>
+
+#include "minigrad/ops.h"
+
+namespace minigrad::optim {
+namespace {
+
+// The options Adam and AdamW check alike, with PyTorch's messages.
+template <typename Options>
+void check_adam_options(const char* name, const Options& o) {
+  MG_CHECK(o.lr >= 0, name, "invalid learning rate: ", o.lr, " (must be >= 0)");
+  MG_CHECK(o.eps >= 0, name, "invalid epsilon value: ", o.eps, " (must be >= 0)");
+  for (int i = 0; i < 2; ++i) {
+    MG_CHECK(o.betas[i] >= 0 && o.betas[i] < 1, name, "invalid beta parameter at index ", i, ": ",
+             o.betas[i], " (must be in [0, 1))");
+  }
+  MG_CHECK(o.weight_decay >= 0, name, "invalid weight_decay value: ", o.weight_decay,
+           " (must be >= 0)");
+}
+
+// Lazy state initialisation and `step_t += 1`; returns the new step count.
+double init_and_count_step(ParamState& state, const Tensor& param, bool amsgrad) {
+  if (state.empty()) {
+    state["step"] = scalar_tensor(0.0, kFloat32);  // torch.tensor(0.)
+    state["exp_avg"] = zeros_like(param);
+    state["exp_avg_sq"] = zeros_like(param);
+  }
+  if (amsgrad && !state.contains("max_exp_avg_sq")) state["max_exp_avg_sq"] = zeros_like(param);
+  Tensor& step_t = state["step"];
+  step_t.fill_(step_t.item<double>() + 1);
+  return step_t.item<double>();
+}
+
+// The part Adam and AdamW share (the non-capturable branch of _single_tensor_adam/adamw): update
+// the moments, then p += -step_size * exp_avg / denom.
+template <typename Options>
+void adam_update(Tensor& param, const Tensor& grad, ParamState& state, double step,
+                 const Options& o) {
+  const auto [beta1, beta2] = o.betas;
+  Tensor& exp_avg = state["exp_avg"];
+  Tensor& exp_avg_sq = state["exp_avg_sq"];
+  exp_avg.copy_(exp_avg * beta1 + grad * (1 - beta1));
+  exp_avg_sq.copy_(exp_avg_sq * beta2 + grad * grad * (1 - beta2));
+
+  const double bias_correction1 = 1 - std::pow(beta1, step);
+  const double bias_correction2 = 1 - std::pow(beta2, step);
+  const double step_size = o.lr / bias_correction1;
+  const double bias_correction2_sqrt = std::sqrt(bias_correction2);
+
+  Tensor denom;
+  if (o.amsgrad) {
+    Tensor& max_exp_avg_sq = state["max_exp_avg_sq"];
+    max_exp_avg_sq.copy_(maximum(max_exp_avg_sq, exp_avg_sq));
+    denom = max_exp_avg_sq.sqrt() / bias_correction2_sqrt + o.eps;
+  } else {
+    denom = exp_avg_sq.sqrt() / bias_correction2_sqrt + o.eps;
+  }
+  param.copy_(param + exp_avg / denom * -step_size);
+}
+
+}  // namespace
+
+Adam::Adam(std::vector<Tensor> params, const AdamOptions& options) : OptimizerWithOptions("Adam") {
+  init(std::move(params), options);
+}
+
+Adam::Adam(std::vector<Group> groups) : OptimizerWithOptions("Adam") { init(std::move(groups)); }
+
+void Adam::check_options(const AdamOptions& o) const { check_adam_options("Adam", o); }
+
+// torch/optim/adam.py, _single_tensor_adam.
+void Adam::step() {
+  NoGradGuard no_grad;
+  for (Group& group : param_groups()) {
+    const AdamOptions& o = group.options;
+    for (Tensor& param : group.params) {
+      if (!param.grad().defined()) continue;
+      Tensor grad = o.maximize ? -param.grad() : param.grad();
+      ParamState& state = this->state(param);
+      const double step = init_and_count_step(state, param, o.amsgrad);
+      if (o.weight_decay != 0) grad = grad + param * o.weight_decay;
+      adam_update(param, grad, state, step, o);
+    }
+  }
+}
+
+AdamW::AdamW(std::vector<Tensor> params, const AdamWOptions& options)
+    : OptimizerWithOptions("AdamW") {
+  init(std::move(params), options);
+}
+
+AdamW::AdamW(std::vector<Group> groups) : OptimizerWithOptions("AdamW") { init(std::move(groups)); }
+
+void AdamW::check_options(const AdamWOptions& o) const { check_adam_options("AdamW", o); }
+
+// torch/optim/adamw.py, _single_tensor_adamw.
+void AdamW::step() {
+  NoGradGuard no_grad;
+  for (Group& group : param_groups()) {
+    const AdamWOptions& o = group.options;
+    for (Tensor& param : group.params) {
+      if (!param.grad().defined()) continue;
+      Tensor grad = o.maximize ? -param.grad() : param.grad();
+      ParamState& state = this->state(param);
+      const double step = init_and_count_step(state, param, o.amsgrad);
+      param.copy_(param * (1 - o.lr * o.weight_decay));
+      adam_update(param, grad, state, step, o);
+    }
+  }
+}
+
+}  // namespace minigrad::optim
