@@ -1,7 +1,10 @@
 #pragma once
 // minigrad::nn: modules, layers, functional, init, utils.
+#include "minigrad/nn/attention.h"
 #include "minigrad/nn/functional.h"
 #include "minigrad/nn/init.h"
+#include "minigrad/nn/layers.h"
 #include "minigrad/nn/linear.h"
+#include "minigrad/nn/loss.h"
 #include "minigrad/nn/module.h"
 #include "minigrad/nn/utils.h"

@@ -1,0 +1,3 @@
+#pragma once
+// minigrad::nn (in progress).
+#include "minigrad/nn/module.h"

@@ -1,0 +1,2 @@
+// minigrad::nn (in progress).
+#include "minigrad/nn/loss.h"
