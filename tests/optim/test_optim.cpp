@@ -389,6 +389,7 @@ TEST(OptimErrors, Parameters) {
   expect_error([&] { opt.add_param_group({{v}, {.lr = -2}}); }, "SGD", "invalid learning rate: -2");
   expect_error([&] { opt.add_param_group({{v}}); }, "SGD", "lr is required");
   EXPECT_EQ(opt.num_param_groups(), 1u);
+  expect_error([&] { opt.set_lr(1, 0.1); }, "SGD", "parameter group 1 is out of range (1 groups)");
 }
 
 // ---------------------------------------------------------------- lr schedulers

@@ -88,10 +88,12 @@ class OptimizerWithOptions : public Optimizer {
 
   std::size_t num_param_groups() const override { return groups_.size(); }
   const std::vector<Tensor>& params(std::size_t group) const override {
-    return groups_.at(group).params;
+    return group_at(group).params;
   }
-  double lr(std::size_t group) const override { return groups_.at(group).options.lr; }
-  void set_lr(std::size_t group, double lr) override { groups_.at(group).options.lr = lr; }
+  double lr(std::size_t group) const override { return group_at(group).options.lr; }
+  void set_lr(std::size_t group, double lr) override {
+    groups_[group_index(group)].options.lr = lr;
+  }
 
  protected:
   explicit OptimizerWithOptions(std::string name) : Optimizer(std::move(name)) {}
@@ -103,6 +105,13 @@ class OptimizerWithOptions : public Optimizer {
   virtual void check_options(const Options& options) const = 0;
 
  private:
+  std::size_t group_index(std::size_t i) const {
+    MG_CHECK(i < groups_.size(), name().c_str(), "parameter group ", i, " is out of range (",
+             groups_.size(), " groups)");
+    return i;
+  }
+  const Group& group_at(std::size_t i) const { return groups_[group_index(i)]; }
+
   std::vector<Group> groups_;
 };
 
