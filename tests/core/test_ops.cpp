@@ -1,1 +1,297 @@
+// Forward tests the op table cannot express: dtype promotion, comparisons, integer reductions,
+// indices, numerically extreme inputs, allclose/equal and creation values; and the gradients at
+// ties and kinks, which the table avoids. Every expected value
+// is PyTorch 1.13's (the comment above it is the Python expression that produced it, run with
+// /usr/bin/python3 after `import torch`).
 #include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <vector>
+
+#include "minigrad/minigrad.h"
+
+namespace mg = minigrad;
+
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+/// Checks dtype, shape and values; floating values within 1e-6 relative (float32 rounding),
+/// NaN matching NaN, integers and bools exactly.
+void expect_tensor(const mg::Tensor& t, mg::Dtype dtype, const mg::Shape& shape,
+                   const std::vector<double>& expected) {
+  ASSERT_EQ(t.dtype(), dtype) << "got " << mg::dtype_name(t.dtype()) << ", expected "
+                              << mg::dtype_name(dtype);
+  ASSERT_EQ(t.shape(), shape);
+  std::vector<double> got = t.to_vector<double>();
+  ASSERT_EQ(got.size(), expected.size());
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    if (std::isnan(expected[i])) {
+      EXPECT_TRUE(std::isnan(got[i])) << "element " << i << " is " << got[i];
+    } else if (std::isinf(expected[i]) || !mg::is_floating_point(dtype)) {
+      EXPECT_EQ(got[i], expected[i]) << "element " << i;
+    } else {
+      EXPECT_NEAR(got[i], expected[i], 1e-6 * std::max(1.0, std::fabs(expected[i])))
+          << "element " << i;
+    }
+  }
+}
+
+mg::Tensor x23() {
+  // torch.tensor([[1., 5., 3.], [7., 2., 7.]])
+  return mg::tensor({{1.0, 5.0, 3.0}, {7.0, 2.0, 7.0}});
+}
+
+// ---------------------------------------------------------------- dtype promotion
+
+TEST(Promotion, Int64PlusFloatScalarIsFloat32) {
+  // torch.tensor([1, 2, 3]) + 0.5  -> float32 [1.5, 2.5, 3.5]
+  expect_tensor(mg::tensor({1, 2, 3}, mg::kInt64) + 0.5, mg::kFloat32, {3}, {1.5, 2.5, 3.5});
+  // torch.tensor([1, 2, 3]) * 2.5  -> float32 [2.5, 5.0, 7.5]
+  expect_tensor(mg::tensor({1, 2, 3}, mg::kInt64) * 2.5, mg::kFloat32, {3}, {2.5, 5.0, 7.5});
+}
+
+TEST(Promotion, Int64PlusIntScalarStaysInt64) {
+  // torch.tensor([1, 2, 3]) + 2  -> int64 [3, 4, 5]
+  expect_tensor(mg::tensor({1, 2, 3}, mg::kInt64) + 2, mg::kInt64, {3}, {3, 4, 5});
+  // torch.tensor([True, False]) + 1  -> int64 [2, 1]
+  expect_tensor(mg::tensor({1, 0}, mg::kBool) + 1, mg::kInt64, {2}, {2, 1});
+}
+
+TEST(Promotion, Float32TensorPlusFloat64ZeroDimIsFloat32) {
+  // torch.tensor([1., 2.]) + torch.tensor(0.1, dtype=torch.float64)
+  //   -> float32 [1.100000023841858, 2.0999999046325684]
+  expect_tensor(mg::tensor({1.0, 2.0}) + mg::scalar_tensor(0.1, mg::kFloat64), mg::kFloat32, {2},
+                {1.100000023841858, 2.0999999046325684});
+  // torch.tensor([1., 2.]) + torch.tensor([0.1], dtype=torch.float64)  -> float64 [1.1, 2.1]
+  mg::Tensor r = mg::tensor({1.0, 2.0}) + mg::tensor({0.1}, mg::kFloat64);
+  ASSERT_EQ(r.dtype(), mg::kFloat64);
+  EXPECT_EQ(r.to_vector<double>(), (std::vector<double>{1.1, 2.1}));
+  // torch.tensor(1.5) + torch.tensor([1, 2])  -> float32 [2.5, 3.5] (category beats dimension)
+  expect_tensor(mg::scalar_tensor(1.5) + mg::tensor({1, 2}, mg::kInt64), mg::kFloat32, {2},
+                {2.5, 3.5});
+}
+
+TEST(Promotion, TrueDivisionOfIntegersIsFloat32) {
+  // torch.tensor([1, 2, 3]) / torch.tensor([2])  -> float32 [0.5, 1.0, 1.5]
+  expect_tensor(mg::tensor({1, 2, 3}, mg::kInt64) / mg::tensor({2}, mg::kInt64), mg::kFloat32, {3},
+                {0.5, 1.0, 1.5});
+  // torch.tensor([1., -1., 0.]) / 0  -> float32 [inf, -inf, nan]
+  expect_tensor(mg::tensor({1.0, -1.0, 0.0}) / 0, mg::kFloat32, {3}, {kInf, -kInf, kNaN});
+}
+
+TEST(Promotion, IntegerOpsStayInteger) {
+  // torch.tensor([2, 3]) ** 2  -> int64 [4, 9]
+  expect_tensor(mg::pow(mg::tensor({2, 3}, mg::kInt64), 2), mg::kInt64, {2}, {4, 9});
+  // torch.clamp(torch.tensor([1, 5, 9]), 2, 6)  -> int64 [2, 5, 6]
+  expect_tensor(mg::clamp(mg::tensor({1, 5, 9}, mg::kInt64), 2.0, 6.0), mg::kInt64, {3}, {2, 5, 6});
+  // torch.tensor([[1, 2], [3, 4]]) @ torch.tensor([[5], [6]])  -> int64 [[17], [39]]
+  expect_tensor(
+      mg::matmul(mg::tensor({{1, 2}, {3, 4}}, mg::kInt64), mg::tensor({5, 6}, {2, 1}, mg::kInt64)),
+      mg::kInt64, {2, 1}, {17, 39});
+  // torch.tensor([1.7, -1.7]).to(torch.int64)  -> [1, -1]
+  expect_tensor(mg::tensor({1.7, -1.7}).to(mg::kInt64), mg::kInt64, {2}, {1, -1});
+}
+
+TEST(Promotion, WhereWithFloatScalarPromotes) {
+  // torch.where(torch.tensor([True, False]), torch.tensor([1, 2]), 2.5)  -> float32 [1.0, 2.5]
+  expect_tensor(mg::where(mg::tensor({1, 0}, mg::kBool), mg::tensor({1, 2}, mg::kInt64), 2.5),
+                mg::kFloat32, {2}, {1.0, 2.5});
+}
+
+TEST(Promotion, ClampWithMinAboveMaxGivesMax) {
+  // torch.clamp(torch.tensor([1., 2., 3.]), min=2.5, max=1.5)  -> [1.5, 1.5, 1.5]
+  expect_tensor(mg::clamp(mg::tensor({1.0, 2.0, 3.0}), 2.5, 1.5), mg::kFloat32, {3},
+                {1.5, 1.5, 1.5});
+}
+
+// ---------------------------------------------------------------- gradients at ties and kinks
+// The op table avoids these points (finite differences are meaningless there); PyTorch's choices:
+
+/// The gradient of sum(f(x)) (or f(x) when it is a scalar) for x = values, as float64.
+std::vector<double> grad_of(const std::function<mg::Tensor(const mg::Tensor&)>& f,
+                            const std::vector<double>& values) {
+  mg::Tensor x =
+      mg::tensor(values, {static_cast<std::int64_t>(values.size())}, mg::kFloat64).requires_grad_();
+  mg::sum(f(x)).backward();
+  return x.grad().to_vector<double>();
+}
+
+TEST(TieGradient, MatchesPyTorch) {
+  using Vd = std::vector<double>;
+  // x = torch.tensor(values, requires_grad=True); f(x).backward(); x.grad.tolist()
+  // torch.amax(x), x = [1., 3., 3.]  -> [0.0, 0.5, 0.5]
+  EXPECT_EQ(grad_of([](const mg::Tensor& x) { return mg::amax(x); }, {1, 3, 3}), (Vd{0, 0.5, 0.5}));
+  // torch.max(x), x = [1., 3., 3.]  -> [0.0, 0.5, 0.5]
+  EXPECT_EQ(grad_of([](const mg::Tensor& x) { return mg::max(x); }, {1, 3, 3}), (Vd{0, 0.5, 0.5}));
+  // torch.max(x, 0).values, x = [1., 3., 3.]  -> [0.0, 1.0, 0.0]
+  EXPECT_EQ(grad_of([](const mg::Tensor& x) { return std::get<0>(mg::max(x, 0)); }, {1, 3, 3}),
+            (Vd{0, 1, 0}));
+  // torch.maximum(x, torch.tensor([3., 3., 0.])).sum(), x = [1., 3., 3.]  -> [0.0, 0.5, 1.0]
+  EXPECT_EQ(grad_of(
+                [](const mg::Tensor& x) {
+                  return mg::maximum(x, mg::tensor({3.0, 3.0, 0.0}, mg::kFloat64));
+                },
+                {1, 3, 3}),
+            (Vd{0, 0.5, 1}));
+  // torch.norm(x, float('inf')), x = [1., -3., 3.]  -> [0.0, -0.5, 0.5]
+  EXPECT_EQ(grad_of([](const mg::Tensor& x) { return mg::norm(x, INFINITY); }, {1, -3, 3}),
+            (Vd{0, -0.5, 0.5}));
+  // torch.relu(x).sum(), x = [-1., 0., 2.]  -> [0.0, 0.0, 1.0]
+  EXPECT_EQ(grad_of([](const mg::Tensor& x) { return mg::relu(x); }, {-1, 0, 2}), (Vd{0, 0, 1}));
+  // torch.abs(x).sum(), x = [-1., 0., 2.]  -> [-1.0, 0.0, 1.0]
+  EXPECT_EQ(grad_of([](const mg::Tensor& x) { return mg::abs(x); }, {-1, 0, 2}), (Vd{-1, 0, 1}));
+  // torch.clamp(x, 0., 1.).sum(), x = [-1., 0., 1., 2.]  -> [0.0, 1.0, 1.0, 0.0]
+  EXPECT_EQ(grad_of([](const mg::Tensor& x) { return mg::clamp(x, 0.0, 1.0); }, {-1, 0, 1, 2}),
+            (Vd{0, 1, 1, 0}));
+}
+
+// ---------------------------------------------------------------- comparisons and logic
+
+TEST(Comparison, ReturnsBool) {
+  // torch.tensor([1., 2., 3.]) < 2.0  -> [True, False, False]
+  expect_tensor(mg::tensor({1.0, 2.0, 3.0}) < 2.0, mg::kBool, {3}, {1, 0, 0});
+  // torch.tensor([1, 2, 3]) == torch.tensor([1.0, 2.5, 3.0])  -> [True, False, True]
+  expect_tensor(mg::tensor({1, 2, 3}, mg::kInt64) == mg::tensor({1.0, 2.5, 3.0}), mg::kBool, {3},
+                {1, 0, 1});
+  // torch.tensor([1., 2., 3.]) >= torch.tensor([[2.], [1.]])
+  //   -> [[False, True, True], [True, True, True]]
+  expect_tensor(mg::tensor({1.0, 2.0, 3.0}) >= mg::tensor({2.0, 1.0}, {2, 1}), mg::kBool, {2, 3},
+                {0, 1, 1, 1, 1, 1});
+}
+
+TEST(Comparison, LogicalOps) {
+  mg::Tensor a = mg::tensor({1, 1, 0}, mg::kBool), b = mg::tensor({1, 0, 0}, mg::kBool);
+  // torch.logical_and(torch.tensor([True, True, False]), torch.tensor([True, False, False]))
+  expect_tensor(mg::logical_and(a, b), mg::kBool, {3}, {1, 0, 0});
+  // torch.logical_or(torch.tensor([True, True, False]), torch.tensor([True, False, False]))
+  expect_tensor(a | b, mg::kBool, {3}, {1, 1, 0});
+  // torch.logical_not(torch.tensor([0., 2., -1.]))  -> [True, False, False]
+  expect_tensor(~mg::tensor({0.0, 2.0, -1.0}), mg::kBool, {3}, {1, 0, 0});
+}
+
+// ---------------------------------------------------------------- integer reductions
+
+TEST(Reduction, IntegerSumsAreInt64) {
+  // torch.tensor([[1, 2, 3], [4, 5, 6]]).sum(1)  -> int64 [6, 15]
+  expect_tensor(mg::tensor({{1, 2, 3}, {4, 5, 6}}, mg::kInt64).sum(1), mg::kInt64, {2}, {6, 15});
+  // torch.tensor([True, False, True]).sum()  -> int64 2
+  expect_tensor(mg::tensor({1, 0, 1}, mg::kBool).sum(), mg::kInt64, {}, {2});
+  // torch.tensor([2**53, 1, 1]).sum()  -> 9007199254740994 (a double accumulator gives ...992)
+  mg::Tensor big = mg::tensor({9007199254740992.0, 1.0, 1.0}, mg::kInt64).sum();
+  ASSERT_EQ(big.dtype(), mg::kInt64);
+  EXPECT_EQ(big.item<std::int64_t>(), INT64_C(9007199254740994));
+}
+
+TEST(Reduction, ArgmaxArgmin) {
+  // torch.tensor([[1., 5., 3.], [7., 2., 7.]]).argmax(1)  -> [1, 0] (the first of tied 7s)
+  expect_tensor(x23().argmax(1), mg::kInt64, {2}, {1, 0});
+  // torch.tensor([[1., 5., 3.], [7., 2., 7.]]).argmax()  -> 3
+  expect_tensor(x23().argmax(), mg::kInt64, {}, {3});
+  // torch.tensor([[1., 5., 3.], [7., 2., 7.]]).argmin(0)  -> [0, 1, 0]
+  expect_tensor(x23().argmin(0), mg::kInt64, {3}, {0, 1, 0});
+  // torch.tensor([[1., 5., 3.], [7., 2., 7.]]).argmax(1, keepdim=True)  -> [[1], [0]]
+  expect_tensor(x23().argmax(1, true), mg::kInt64, {2, 1}, {1, 0});
+}
+
+TEST(Reduction, MaxMinWithIndices) {
+  // torch.max(torch.tensor([[1., 5., 3.], [7., 2., 7.]]), 1)
+  //   -> values=tensor([5., 7.]), indices=tensor([1, 0])
+  auto [v, i] = mg::max(x23(), 1);
+  expect_tensor(v, mg::kFloat32, {2}, {5, 7});
+  expect_tensor(i, mg::kInt64, {2}, {1, 0});
+  // torch.min(torch.tensor([[1., 5., 3.], [7., 2., 7.]]), 0, keepdim=True)
+  //   -> values=tensor([[1., 2., 3.]]), indices=tensor([[0, 1, 0]])
+  auto [vm, im] = mg::min(x23(), 0, true);
+  expect_tensor(vm, mg::kFloat32, {1, 3}, {1, 2, 3});
+  expect_tensor(im, mg::kInt64, {1, 3}, {0, 1, 0});
+}
+
+TEST(Reduction, Float32VarAndNorm) {
+  // torch.tensor([1., 2., 3., 4.]).var()  -> 1.6666666269302368
+  expect_tensor(mg::tensor({1.0, 2.0, 3.0, 4.0}).var(), mg::kFloat32, {}, {1.6666666269302368});
+  // torch.tensor([3., 4.]).norm()  -> 5.0
+  expect_tensor(mg::tensor({3.0, 4.0}).norm(), mg::kFloat32, {}, {5.0});
+}
+
+// ---------------------------------------------------------------- numerically extreme inputs
+
+TEST(Stability, SoftmaxOfLargeLogitsHasNoInfOrNaN) {
+  // torch.softmax(torch.tensor([1e4, 0., -1e4]), 0)  -> [1.0, 0.0, 0.0]
+  expect_tensor(mg::softmax(mg::tensor({1e4, 0.0, -1e4}), 0), mg::kFloat32, {3}, {1, 0, 0});
+  // torch.softmax(torch.tensor([1e4, 1e4]), 0)  -> [0.5, 0.5]
+  expect_tensor(mg::softmax(mg::tensor({1e4, 1e4}), 0), mg::kFloat32, {2}, {0.5, 0.5});
+  // torch.log_softmax(torch.tensor([1e4, 0.]), 0)  -> [0.0, -10000.0]
+  expect_tensor(mg::log_softmax(mg::tensor({1e4, 0.0}), 0), mg::kFloat32, {2}, {0.0, -10000.0});
+  // torch.logsumexp(torch.tensor([1e4, 1e4]), 0)  -> 10000.693359375
+  expect_tensor(mg::logsumexp(mg::tensor({1e4, 1e4}), {0}), mg::kFloat32, {}, {10000.693359375});
+  // torch.sigmoid(torch.tensor([-1000., 1000.]))  -> [0.0, 1.0]
+  expect_tensor(mg::sigmoid(mg::tensor({-1000.0, 1000.0})), mg::kFloat32, {2}, {0.0, 1.0});
+}
+
+TEST(Stability, SoftmaxOfMaskedRows) {
+  // torch.softmax(torch.tensor([[float('-inf'), 0., 0.], [1., float('-inf'), 2.]]), 1)
+  //   -> [[0.0, 0.5, 0.5], [0.2689414322376251, 0.0, 0.7310585975646973]]
+  expect_tensor(mg::softmax(mg::tensor({{-kInf, 0.0, 0.0}, {1.0, -kInf, 2.0}}), 1), mg::kFloat32,
+                {2, 3}, {0.0, 0.5, 0.5, 0.2689414322376251, 0.0, 0.7310585975646973});
+  // A fully masked row is NaN in PyTorch too:
+  // torch.softmax(torch.tensor([float('-inf'), float('-inf')]), 0)  -> [nan, nan]
+  expect_tensor(mg::softmax(mg::tensor({-kInf, -kInf}), 0), mg::kFloat32, {2}, {kNaN, kNaN});
+  // torch.logsumexp(torch.tensor([float('-inf'), float('-inf')]), 0)  -> -inf
+  expect_tensor(mg::logsumexp(mg::tensor({-kInf, -kInf}), {0}), mg::kFloat32, {}, {-kInf});
+}
+
+TEST(Stability, Float32Exp) {
+  // torch.exp(torch.tensor([1.0]))  -> 2.7182817459106445 (float32)
+  mg::Tensor e = mg::exp(mg::tensor({1.0}));
+  ASSERT_EQ(e.dtype(), mg::kFloat32);
+  EXPECT_EQ(e.item<double>(), 2.7182817459106445);
+}
+
+// ---------------------------------------------------------------- allclose, equal
+
+TEST(Compare, AllcloseAndEqual) {
+  // torch.allclose(torch.tensor([1., 2.]), torch.tensor([1. + 1e-6, 2.]))  -> True
+  EXPECT_TRUE(mg::allclose(mg::tensor({1.0, 2.0}), mg::tensor({1.0 + 1e-6, 2.0})));
+  // torch.allclose(torch.tensor([1.]), torch.tensor([1.1]))  -> False
+  EXPECT_FALSE(mg::allclose(mg::tensor({1.0}), mg::tensor({1.1})));
+  // torch.allclose(torch.tensor([float('nan')]), torch.tensor([float('nan')]))  -> False
+  EXPECT_FALSE(mg::allclose(mg::tensor({kNaN}), mg::tensor({kNaN})));
+  // torch.equal(torch.tensor([1., 2.]), torch.tensor([1., 2.]))  -> True
+  EXPECT_TRUE(mg::equal(mg::tensor({1.0, 2.0}), mg::tensor({1.0, 2.0})));
+  // torch.equal(torch.tensor([1., 2.]), torch.tensor([1., 2.5]))  -> False
+  EXPECT_FALSE(mg::equal(mg::tensor({1.0, 2.0}), mg::tensor({1.0, 2.5})));
+  EXPECT_FALSE(mg::equal(mg::tensor({1.0, 2.0}), mg::tensor({{1.0, 2.0}})));
+}
+
+// ---------------------------------------------------------------- creation
+
+TEST(Creation, Arange) {
+  // torch.arange(5)  -> int64 [0, 1, 2, 3, 4]
+  expect_tensor(mg::arange(5), mg::kInt64, {5}, {0, 1, 2, 3, 4});
+  // torch.arange(1, 2.5, 0.5)  -> float32 [1.0, 1.5, 2.0]
+  expect_tensor(mg::arange(1, 2.5, 0.5), mg::kFloat32, {3}, {1.0, 1.5, 2.0});
+  // torch.arange(0, 1, 0.1)  -> float32, 10 values (0.9 is the last, 1.0 is excluded)
+  expect_tensor(
+      mg::arange(0, 1, 0.1), mg::kFloat32, {10},
+      {0.0, 0.10000000149011612, 0.20000000298023224, 0.30000001192092896, 0.4000000059604645, 0.5,
+       0.6000000238418579, 0.699999988079071, 0.800000011920929, 0.8999999761581421});
+  // torch.arange(10, 0, -3)  -> int64 [10, 7, 4, 1]
+  expect_tensor(mg::arange(10, 0, -3), mg::kInt64, {4}, {10, 7, 4, 1});
+}
+
+TEST(Creation, LinspaceAndEye) {
+  // torch.linspace(0, 1, 5)  -> [0.0, 0.25, 0.5, 0.75, 1.0]
+  expect_tensor(mg::linspace(0, 1, 5), mg::kFloat32, {5}, {0.0, 0.25, 0.5, 0.75, 1.0});
+  // torch.linspace(-1, 1, 4)  -> [-1.0, -0.3333333134651184, 0.3333333134651184, 1.0]
+  expect_tensor(mg::linspace(-1, 1, 4), mg::kFloat32, {4},
+                {-1.0, -0.3333333134651184, 0.3333333134651184, 1.0});
+  // torch.eye(2, 3)  -> [[1., 0., 0.], [0., 1., 0.]]
+  expect_tensor(mg::eye(2, 3), mg::kFloat32, {2, 3}, {1, 0, 0, 0, 1, 0});
+}
+
+}  // namespace

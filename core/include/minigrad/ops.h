@@ -1,5 +1,5 @@
 #pragma once
-// The public ops. Every differentiable op here has an entry in tests/op_table.cpp.
+// The public ops. Every differentiable op here has an entry in tests/core/op_table.cpp.
 // Dims may be negative (counted from the end). Every op throws minigrad::Error on bad input.
 #include <cstdint>
 #include <initializer_list>

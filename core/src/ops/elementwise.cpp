@@ -89,7 +89,9 @@ Tensor same_dtype_unary(const char* op, const Tensor& x, F f) {
   return out;
 }
 
-Tensor wrap(const Tensor& a, Scalar s) {
+/// s as a 0-dim tensor of the dtype it takes next to a; op names the caller in errors.
+Tensor wrap(const char* op, const Tensor& a, Scalar s) {
+  check_defined(op, {&a});
   return scalar_tensor(s, detail::result_type(a, s));
 }
 
@@ -101,8 +103,12 @@ Tensor add(const Tensor& a, const Tensor& b) {
   check_defined("add", {&a, &b});
   Tensor out = binary_kernel("add", a, b, detail::result_type(a, b), detail::result_type(a, b),
                              [](auto x, auto y) { return x + y; });
-  record("AddBackward0", out, {&a, &b}, [](const Tensor& g, FunctionNode&) { return Grads{g, g}; },
-         false);
+  record(
+      "AddBackward0", out, {&a, &b},
+      [](const Tensor& g, FunctionNode&) {
+        return Grads{g, g};
+      },
+      false);
   return out;
 }
 
@@ -112,11 +118,12 @@ Tensor sub(const Tensor& a, const Tensor& b) {
            "subtraction of two bool tensors is not supported; use logical_xor or ~");
   Tensor out = binary_kernel("sub", a, b, detail::result_type(a, b), detail::result_type(a, b),
                              [](auto x, auto y) { return x - y; });
-  record("SubBackward0", out, {&a, &b},
-         [](const Tensor& g, FunctionNode& n) {
-           return Grads{g, n.needs_input_grad(1) ? neg(g) : Tensor()};
-         },
-         false);
+  record(
+      "SubBackward0", out, {&a, &b},
+      [](const Tensor& g, FunctionNode& n) {
+        return Grads{g, n.needs_input_grad(1) ? neg(g) : Tensor()};
+      },
+      false);
   return out;
 }
 
@@ -125,7 +132,8 @@ Tensor mul(const Tensor& a, const Tensor& b) {
   Tensor out = binary_kernel("mul", a, b, detail::result_type(a, b), detail::result_type(a, b),
                              [](auto x, auto y) { return x * y; });
   record("MulBackward0", out, {&a, &b}, [a, b](const Tensor& g, FunctionNode& n) {
-    return Grads{n.needs_input_grad(0) ? g * b : Tensor(), n.needs_input_grad(1) ? g * a : Tensor()};
+    return Grads{n.needs_input_grad(0) ? g * b : Tensor(),
+                 n.needs_input_grad(1) ? g * a : Tensor()};
   });
   return out;
 }
@@ -143,88 +151,95 @@ Tensor div(const Tensor& a, const Tensor& b) {
   return out;
 }
 
-Tensor add(const Tensor& a, Scalar b) { return add(a, wrap(a, b)); }
-Tensor sub(const Tensor& a, Scalar b) { return sub(a, wrap(a, b)); }
-Tensor mul(const Tensor& a, Scalar b) { return mul(a, wrap(a, b)); }
-Tensor div(const Tensor& a, Scalar b) { return div(a, wrap(a, b)); }
+Tensor add(const Tensor& a, Scalar b) { return add(a, wrap("add", a, b)); }
+Tensor sub(const Tensor& a, Scalar b) { return sub(a, wrap("sub", a, b)); }
+Tensor mul(const Tensor& a, Scalar b) { return mul(a, wrap("mul", a, b)); }
+Tensor div(const Tensor& a, Scalar b) { return div(a, wrap("div", a, b)); }
 
 Tensor neg(const Tensor& x) {
   check_defined("neg", {&x});
   MG_CHECK(x.dtype() != kBool, "neg", "negation of a bool tensor is not supported; use ~ instead");
   Tensor out = same_dtype_unary("neg", x, [](auto v) { return -v; });
-  record("NegBackward0", out, {&x}, [](const Tensor& g, FunctionNode&) { return Grads{-g}; },
-         false);
+  record(
+      "NegBackward0", out, {&x}, [](const Tensor& g, FunctionNode&) { return Grads{-g}; }, false);
   return out;
 }
 
 // ---------------------------------------------------------------- unary math
 
 Tensor exp(const Tensor& x) {
-  Tensor out = float_unary("exp", x, [](auto&& e) { return xt::exp(e); },
-                           [](auto v) { return std::exp(v); });
-  record("ExpBackward0", out, {&x},
-         [](const Tensor& g, FunctionNode& n) { return Grads{g * n.output()}; }, false,
-         SaveOutput::kYes);
+  Tensor out = float_unary(
+      "exp", x, [](auto&& e) { return xt::exp(e); }, [](auto v) { return std::exp(v); });
+  record(
+      "ExpBackward0", out, {&x},
+      [](const Tensor& g, FunctionNode& n) { return Grads{g * n.output()}; }, false,
+      SaveOutput::kYes);
   return out;
 }
 
 Tensor log(const Tensor& x) {
-  Tensor out = float_unary("log", x, [](auto&& e) { return xt::log(e); },
-                           [](auto v) { return std::log(v); });
+  Tensor out = float_unary(
+      "log", x, [](auto&& e) { return xt::log(e); }, [](auto v) { return std::log(v); });
   record("LogBackward0", out, {&x}, [x](const Tensor& g, FunctionNode&) { return Grads{g / x}; });
   return out;
 }
 
 Tensor sqrt(const Tensor& x) {
-  Tensor out = float_unary("sqrt", x, [](auto&& e) { return xt::sqrt(e); },
-                           [](auto v) { return std::sqrt(v); });
-  record("SqrtBackward0", out, {&x},
-         [](const Tensor& g, FunctionNode& n) { return Grads{g / (2 * n.output())}; }, false,
-         SaveOutput::kYes);
+  Tensor out = float_unary(
+      "sqrt", x, [](auto&& e) { return xt::sqrt(e); }, [](auto v) { return std::sqrt(v); });
+  record(
+      "SqrtBackward0", out, {&x},
+      [](const Tensor& g, FunctionNode& n) { return Grads{g / (2 * n.output())}; }, false,
+      SaveOutput::kYes);
   return out;
 }
 
 Tensor rsqrt(const Tensor& x) {
-  Tensor out = float_unary("rsqrt", x, [](auto&& e) { return 1 / xt::sqrt(e); },
-                           [](auto v) { return 1 / std::sqrt(v); });
-  record("RsqrtBackward0", out, {&x},
-         [](const Tensor& g, FunctionNode& n) {
-           // d(x^-1/2)/dx = -1/2 x^-3/2 = -1/2 y^3
-           Tensor y = n.output();
-           return Grads{g * y * y * y * -0.5};
-         },
-         false, SaveOutput::kYes);
+  Tensor out = float_unary(
+      "rsqrt", x, [](auto&& e) { return 1 / xt::sqrt(e); },
+      [](auto v) { return 1 / std::sqrt(v); });
+  record(
+      "RsqrtBackward0", out, {&x},
+      [](const Tensor& g, FunctionNode& n) {
+        // d(x^-1/2)/dx = -1/2 x^-3/2 = -1/2 y^3
+        Tensor y = n.output();
+        return Grads{g * y * y * y * -0.5};
+      },
+      false, SaveOutput::kYes);
   return out;
 }
 
 Tensor tanh(const Tensor& x) {
-  Tensor out = float_unary("tanh", x, [](auto&& e) { return xt::tanh(e); },
-                           [](auto v) { return std::tanh(v); });
-  record("TanhBackward0", out, {&x},
-         [](const Tensor& g, FunctionNode& n) {
-           Tensor y = n.output();
-           return Grads{g * (1 - y * y)};
-         },
-         false, SaveOutput::kYes);
+  Tensor out = float_unary(
+      "tanh", x, [](auto&& e) { return xt::tanh(e); }, [](auto v) { return std::tanh(v); });
+  record(
+      "TanhBackward0", out, {&x},
+      [](const Tensor& g, FunctionNode& n) {
+        Tensor y = n.output();
+        return Grads{g * (1 - y * y)};
+      },
+      false, SaveOutput::kYes);
   return out;
 }
 
 Tensor sigmoid(const Tensor& x) {
   // NOTE: 1 / (1 + exp(-x)) saturates to 0 and 1 without NaN at both ends.
-  Tensor out = float_unary("sigmoid", x, [](auto&& e) { return 1 / (1 + xt::exp(-e)); },
-                           [](auto v) { return 1 / (1 + std::exp(-v)); });
-  record("SigmoidBackward0", out, {&x},
-         [](const Tensor& g, FunctionNode& n) {
-           Tensor y = n.output();
-           return Grads{g * y * (1 - y)};
-         },
-         false, SaveOutput::kYes);
+  Tensor out = float_unary(
+      "sigmoid", x, [](auto&& e) { return 1 / (1 + xt::exp(-e)); },
+      [](auto v) { return 1 / (1 + std::exp(-v)); });
+  record(
+      "SigmoidBackward0", out, {&x},
+      [](const Tensor& g, FunctionNode& n) {
+        Tensor y = n.output();
+        return Grads{g * y * (1 - y)};
+      },
+      false, SaveOutput::kYes);
   return out;
 }
 
 Tensor erf(const Tensor& x) {
-  Tensor out = float_unary("erf", x, [](auto&& e) { return xt::erf(e); },
-                           [](auto v) { return std::erf(v); });
+  Tensor out = float_unary(
+      "erf", x, [](auto&& e) { return xt::erf(e); }, [](auto v) { return std::erf(v); });
   record("ErfBackward0", out, {&x}, [x](const Tensor& g, FunctionNode&) {
     // d erf(x)/dx = 2/sqrt(pi) exp(-x^2)
     return Grads{g * exp(-(x * x)) * (2 / std::sqrt(std::numbers::pi))};
@@ -241,8 +256,8 @@ constexpr double kC = 0.044715;  // the cubic coefficient of gelu's tanh approxi
 
 Tensor gelu(const Tensor& x, const std::string& approximate) {
   check_defined("gelu", {&x});
-  MG_CHECK(approximate == "none" || approximate == "tanh", "gelu", "approximate must be \"none\" or ",
-           "\"tanh\", got \"", approximate, "\"");
+  MG_CHECK(approximate == "none" || approximate == "tanh", "gelu",
+           "approximate must be \"none\" or ", "\"tanh\", got \"", approximate, "\"");
   MG_CHECK(x.is_floating_point(), "gelu", "expected a floating-point tensor but got ",
            dtype_name(x.dtype()));
   Tensor out;
@@ -276,8 +291,10 @@ Tensor gelu(const Tensor& x, const std::string& approximate) {
 
 Tensor abs(const Tensor& x) {
   Tensor out = same_dtype_unary("abs", x, [](auto v) {
-    if constexpr (std::is_same_v<decltype(v), bool>) return v;
-    else return v < 0 ? -v : v;
+    if constexpr (std::is_same_v<decltype(v), bool>)
+      return v;
+    else
+      return v < 0 ? -v : v;
   });
   record("AbsBackward0", out, {&x}, [x](const Tensor& g, FunctionNode&) {
     return Grads{g * sign(x)};  // NOTE: abs'(0) = sign(0) = 0, as PyTorch
@@ -288,11 +305,14 @@ Tensor abs(const Tensor& x) {
 Tensor sign(const Tensor& x) {
   Tensor out = same_dtype_unary("sign", x, [](auto v) {
     using T = decltype(v);
-    if constexpr (std::is_same_v<T, bool>) return v;
-    else return static_cast<T>((T(0) < v) - (v < T(0)));
+    if constexpr (std::is_same_v<T, bool>)
+      return v;
+    else
+      return static_cast<T>((T(0) < v) - (v < T(0)));
   });
-  record("SignBackward0", out, {&x},
-         [](const Tensor& g, FunctionNode&) { return Grads{zeros_like(g)}; }, false);
+  record(
+      "SignBackward0", out, {&x},
+      [](const Tensor& g, FunctionNode&) { return Grads{zeros_like(g)}; }, false);
   return out;
 }
 
@@ -300,11 +320,12 @@ Tensor relu(const Tensor& x) {
   check_defined("relu", {&x});
   MG_CHECK(x.dtype() != kBool, "relu", "not supported for bool tensors");
   Tensor out = same_dtype_unary("relu", x, [](auto v) { return v > 0 ? v : decltype(v)(0); });
-  record("ReluBackward0", out, {&x},
-         [](const Tensor& g, FunctionNode& n) {
-           return Grads{g * (n.output() > 0)};  // NOTE: relu'(0) = 0, as PyTorch
-         },
-         false, SaveOutput::kYes);
+  record(
+      "ReluBackward0", out, {&x},
+      [](const Tensor& g, FunctionNode& n) {
+        return Grads{g * (n.output() > 0)};  // NOTE: relu'(0) = 0, as PyTorch
+      },
+      false, SaveOutput::kYes);
   return out;
 }
 
@@ -334,7 +355,7 @@ Tensor clamp(const Tensor& x, std::optional<double> lo, std::optional<double> hi
 
 Tensor pow(const Tensor& x, Scalar exponent) {
   check_defined("pow", {&x});
-  Tensor e = wrap(x, exponent);
+  Tensor e = wrap("pow", x, exponent);
   Dtype dt = detail::result_type(x, e);
   if (!is_floating_point(dt)) {
     MG_CHECK(exponent.to_int() >= 0, "pow", "integers to negative integer powers are not allowed (",
@@ -343,12 +364,14 @@ Tensor pow(const Tensor& x, Scalar exponent) {
   double p = exponent.to_double();
   Tensor out = binary_kernel("pow", x, e, dt, dt, [](auto b, auto ex) {
     using T = decltype(b);
-    if constexpr (std::is_same_v<T, bool>) return static_cast<bool>(b || !ex);
+    if constexpr (std::is_same_v<T, bool>)
+      return static_cast<bool>(b || !ex);
     else if constexpr (std::is_integral_v<T>) {
       T r = 1;
       for (T i = 0; i < ex; ++i) r *= b;
       return r;
-    } else return std::pow(b, ex);
+    } else
+      return std::pow(b, ex);
   });
   record("PowBackward0", out, {&x}, [x, p](const Tensor& g, FunctionNode&) {
     if (p == 0.0) return Grads{zeros_like(g)};
@@ -363,7 +386,8 @@ Tensor pow(const Tensor& x, const Tensor& exponent) {
   MG_CHECK(is_floating_point(dt), "pow",
            "a tensor exponent needs a floating-point base or exponent, got ", dtype_name(x.dtype()),
            " and ", dtype_name(exponent.dtype()));
-  Tensor out = binary_kernel("pow", x, exponent, dt, dt, [](auto b, auto ex) { return std::pow(b, ex); });
+  Tensor out =
+      binary_kernel("pow", x, exponent, dt, dt, [](auto b, auto ex) { return std::pow(b, ex); });
   record("PowBackward1", out, {&x, &exponent}, [x, exponent](const Tensor& g, FunctionNode& n) {
     Grads r(2);
     if (n.needs_input_grad(0)) {
@@ -420,8 +444,8 @@ Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
   check_defined("where", {&cond, &a, &b});
   MG_CHECK(cond.dtype() == kBool, "where", "condition must be a bool tensor, got ",
            dtype_name(cond.dtype()));
-  Shape shape = detail::broadcast_shapes(
-      detail::broadcast_shapes(cond.shape(), a.shape(), "where"), b.shape(), "where");
+  Shape shape = detail::broadcast_shapes(detail::broadcast_shapes(cond.shape(), a.shape(), "where"),
+                                         b.shape(), "where");
   Dtype dt = detail::result_type(a, b);
   Tensor ac = convert(a, dt), bc = convert(b, dt);
   Tensor out = detail::make_tensor(shape, dt);
@@ -433,13 +457,12 @@ Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
     const T* pa = ac.impl()->data<T>();
     const T* pb = bc.impl()->data<T>();
     T* po = out.impl()->data<T>();
-    detail::for_each_row<4>(shape, {&so, &sc, &sa, &sb},
-                            [&](const auto& off, std::int64_t n, const auto& is) {
-                              for (std::int64_t i = 0; i < n; ++i)
-                                po[off[0] + i * is[0]] = pc[off[1] + i * is[1]]
-                                                             ? pa[off[2] + i * is[2]]
-                                                             : pb[off[3] + i * is[3]];
-                            });
+    detail::for_each_row<4>(
+        shape, {&so, &sc, &sa, &sb}, [&](const auto& off, std::int64_t n, const auto& is) {
+          for (std::int64_t i = 0; i < n; ++i)
+            po[off[0] + i * is[0]] =
+                pc[off[1] + i * is[1]] ? pa[off[2] + i * is[2]] : pb[off[3] + i * is[3]];
+        });
   });
   record("WhereBackward0", out, {&cond, &a, &b}, [cond](const Tensor& g, FunctionNode& n) {
     return Grads{Tensor(), n.needs_input_grad(1) ? where(cond, g, 0.0) : Tensor(),
@@ -450,11 +473,11 @@ Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
 
 Tensor where(const Tensor& cond, const Tensor& a, Scalar b) {
   check_defined("where", {&cond, &a});
-  return where(cond, a, wrap(a, b));
+  return where(cond, a, wrap("where", a, b));
 }
 Tensor where(const Tensor& cond, Scalar a, const Tensor& b) {
   check_defined("where", {&cond, &b});
-  return where(cond, wrap(b, a), b);
+  return where(cond, wrap("where", b, a), b);
 }
 
 Tensor masked_fill(const Tensor& x, const Tensor& mask, Scalar value) {
@@ -470,19 +493,18 @@ Tensor masked_fill(const Tensor& x, const Tensor& mask, Scalar value) {
     NoGradGuard no_grad;
     out = where(mask, v, x);
   }
-  record("MaskedFillBackward0", out, {&x}, [mask](const Tensor& g, FunctionNode&) {
-    return Grads{where(mask, 0.0, g)};
-  });
+  record("MaskedFillBackward0", out, {&x},
+         [mask](const Tensor& g, FunctionNode&) { return Grads{where(mask, 0.0, g)}; });
   return out;
 }
 
 // ---------------------------------------------------------------- comparisons and logic
 
-#define MG_COMPARISON(name, expr)                                                        \
-  Tensor name(const Tensor& a, const Tensor& b) {                                        \
-    check_defined(#name, {&a, &b});                                                      \
-    return binary_kernel(#name, a, b, detail::result_type(a, b), kBool,                  \
-                         [](auto x, auto y) { return expr; });                           \
+#define MG_COMPARISON(name, expr)                                       \
+  Tensor name(const Tensor& a, const Tensor& b) {                       \
+    check_defined(#name, {&a, &b});                                     \
+    return binary_kernel(#name, a, b, detail::result_type(a, b), kBool, \
+                         [](auto x, auto y) { return expr; });          \
   }
 MG_COMPARISON(eq, x == y)
 MG_COMPARISON(ne, x != y)
@@ -541,22 +563,22 @@ Tensor operator+(const Tensor& a, Scalar b) { return add(a, b); }
 Tensor operator-(const Tensor& a, Scalar b) { return sub(a, b); }
 Tensor operator*(const Tensor& a, Scalar b) { return mul(a, b); }
 Tensor operator/(const Tensor& a, Scalar b) { return div(a, b); }
-Tensor operator+(Scalar a, const Tensor& b) { return add(wrap(b, a), b); }
-Tensor operator-(Scalar a, const Tensor& b) { return sub(wrap(b, a), b); }
-Tensor operator*(Scalar a, const Tensor& b) { return mul(wrap(b, a), b); }
-Tensor operator/(Scalar a, const Tensor& b) { return div(wrap(b, a), b); }
+Tensor operator+(Scalar a, const Tensor& b) { return add(wrap("add", b, a), b); }
+Tensor operator-(Scalar a, const Tensor& b) { return sub(wrap("sub", b, a), b); }
+Tensor operator*(Scalar a, const Tensor& b) { return mul(wrap("mul", b, a), b); }
+Tensor operator/(Scalar a, const Tensor& b) { return div(wrap("div", b, a), b); }
 Tensor operator==(const Tensor& a, const Tensor& b) { return eq(a, b); }
 Tensor operator!=(const Tensor& a, const Tensor& b) { return ne(a, b); }
 Tensor operator<(const Tensor& a, const Tensor& b) { return lt(a, b); }
 Tensor operator<=(const Tensor& a, const Tensor& b) { return le(a, b); }
 Tensor operator>(const Tensor& a, const Tensor& b) { return gt(a, b); }
 Tensor operator>=(const Tensor& a, const Tensor& b) { return ge(a, b); }
-Tensor operator==(const Tensor& a, Scalar b) { return eq(a, wrap(a, b)); }
-Tensor operator!=(const Tensor& a, Scalar b) { return ne(a, wrap(a, b)); }
-Tensor operator<(const Tensor& a, Scalar b) { return lt(a, wrap(a, b)); }
-Tensor operator<=(const Tensor& a, Scalar b) { return le(a, wrap(a, b)); }
-Tensor operator>(const Tensor& a, Scalar b) { return gt(a, wrap(a, b)); }
-Tensor operator>=(const Tensor& a, Scalar b) { return ge(a, wrap(a, b)); }
+Tensor operator==(const Tensor& a, Scalar b) { return eq(a, wrap("eq", a, b)); }
+Tensor operator!=(const Tensor& a, Scalar b) { return ne(a, wrap("ne", a, b)); }
+Tensor operator<(const Tensor& a, Scalar b) { return lt(a, wrap("lt", a, b)); }
+Tensor operator<=(const Tensor& a, Scalar b) { return le(a, wrap("le", a, b)); }
+Tensor operator>(const Tensor& a, Scalar b) { return gt(a, wrap("gt", a, b)); }
+Tensor operator>=(const Tensor& a, Scalar b) { return ge(a, wrap("ge", a, b)); }
 Tensor operator&(const Tensor& a, const Tensor& b) { return logical_and(a, b); }
 Tensor operator|(const Tensor& a, const Tensor& b) { return logical_or(a, b); }
 Tensor operator~(const Tensor& a) { return logical_not(a); }

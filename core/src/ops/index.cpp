@@ -21,7 +21,8 @@ Tensor cat(const std::vector<Tensor>& tensors, std::int64_t dim) {
   for (std::size_t i = 0; i < tensors.size(); ++i)
     MG_CHECK(tensors[i].defined(), "cat", "tensor ", i, " is undefined");
   const Tensor& first = tensors[0];
-  MG_CHECK(first.dim() > 0, "cat", "zero-dimensional tensor (at position 0) cannot be concatenated");
+  MG_CHECK(first.dim() > 0, "cat",
+           "zero-dimensional tensor (at position 0) cannot be concatenated");
   std::int64_t d = detail::wrap_dim(dim, first.dim(), "cat");
   Dtype dt = first.dtype();
   std::int64_t total = 0;
@@ -47,15 +48,18 @@ Tensor cat(const std::vector<Tensor>& tensors, std::int64_t dim) {
     sizes.push_back(len);
     start += len;
   }
-  record("CatBackward0", out, tensors, [d, sizes](const Tensor& g, FunctionNode& n) {
-    Grads r(sizes.size());
-    std::int64_t s = 0;
-    for (std::size_t i = 0; i < sizes.size(); ++i) {
-      if (n.needs_input_grad(i)) r[i] = g.narrow(d, s, sizes[i]);
-      s += sizes[i];
-    }
-    return r;
-  }, false);
+  record(
+      "CatBackward0", out, tensors,
+      [d, sizes](const Tensor& g, FunctionNode& n) {
+        Grads r(sizes.size());
+        std::int64_t s = 0;
+        for (std::size_t i = 0; i < sizes.size(); ++i) {
+          if (n.needs_input_grad(i)) r[i] = g.narrow(d, s, sizes[i]);
+          s += sizes[i];
+        }
+        return r;
+      },
+      false);
   return out;
 }
 
@@ -99,8 +103,8 @@ std::vector<Tensor> split(const Tensor& x, std::int64_t split_size, std::int64_t
   MG_CHECK(x.dim() > 0, "split", "cannot split a 0-dim tensor");
   std::int64_t d = detail::wrap_dim(dim, x.dim(), "split");
   std::int64_t n = x.shape()[d];
-  MG_CHECK(split_size > 0 || (split_size == 0 && n == 0), "split", "split_size must be positive, got ",
-           split_size);
+  MG_CHECK(split_size > 0 || (split_size == 0 && n == 0), "split",
+           "split_size must be positive, got ", split_size);
   Shape sizes;
   if (n == 0) sizes.push_back(0);
   for (std::int64_t s = 0; s < n; s += split_size) sizes.push_back(std::min(split_size, n - s));
@@ -145,6 +149,8 @@ Tensor index_select(const Tensor& x, std::int64_t dim, const Tensor& index) {
   MG_CHECK(index.dim() <= 1, "index_select", "index must be 0-D or 1-D, got shape ", index.shape());
   std::int64_t d = detail::wrap_dim(dim, x.dim(), "index_select");
   std::int64_t n = x.dim() == 0 ? 1 : x.shape()[d];
+  MG_CHECK(x.dim() > 0 || index.numel() == 1, "index_select",
+           "an index into a 0-dim tensor must have exactly 1 value, got ", index.numel());
   std::vector<std::int64_t> idx = checked_indices(index, n, "index_select");
   Shape shape = x.shape();
   if (x.dim() > 0) shape[d] = static_cast<std::int64_t>(idx.size());
@@ -172,6 +178,8 @@ Tensor index_add(const Tensor& self, std::int64_t dim, const Tensor& index, cons
            ") and source (shape ", source.shape(), ") must have the same number of dims");
   std::int64_t d = detail::wrap_dim(dim, self.dim(), "index_add");
   std::int64_t size_d = self.dim() == 0 ? 1 : self.shape()[d];
+  MG_CHECK(self.dim() > 0 || index.numel() == 1, "index_add",
+           "an index into a 0-dim tensor must have exactly 1 value, got ", index.numel());
   std::vector<std::int64_t> idx = checked_indices(index, size_d, "index_add");
   Shape expect = self.shape();
   if (self.dim() > 0) expect[d] = static_cast<std::int64_t>(idx.size());
@@ -201,7 +209,8 @@ Tensor index_add(const Tensor& self, std::int64_t dim, const Tensor& index, cons
 
 namespace {
 
-/// Checks gather/scatter index geometry: same rank as x and index.size(k) <= x.size(k) for k != dim.
+/// Checks gather/scatter index geometry: same rank as x and index.size(k) <= x.size(k) for k !=
+/// dim.
 void check_gather_shapes(const Tensor& x, const Tensor& index, std::int64_t d, const char* op) {
   MG_CHECK(index.dim() == x.dim(), op, "index (shape ", index.shape(),
            ") must have the same number of dims as the input (shape ", x.shape(), ")");
@@ -277,13 +286,28 @@ Tensor scatter_add(const Tensor& self, std::int64_t dim, const Tensor& index, co
   detail::dispatch(self.dtype(), [&]<typename T>() {
     const T* ps = static_cast<const T*>(s.impl()->storage->data);
     T* po = static_cast<T*>(out.impl()->storage->data);
-    for_each_gather(out, index, d, s, "scatter_add",
-                    [&](std::int64_t si, std::int64_t oi) { po[oi] = static_cast<T>(po[oi] + ps[si]); });
+    for_each_gather(out, index, d, s, "scatter_add", [&](std::int64_t si, std::int64_t oi) {
+      po[oi] = static_cast<T>(po[oi] + ps[si]);
+    });
   });
-  record("ScatterAddBackward0", out, {&self, &src}, [d, index](const Tensor& g, FunctionNode& n) {
-    return Grads{n.needs_input_grad(0) ? g : Tensor(),
-                 n.needs_input_grad(1) ? gather(g, d, index) : Tensor()};
-  });
+  Shape src_shape = src.shape();
+  record("ScatterAddBackward0", out, {&self, &src},
+         [d, index, src_shape](const Tensor& g, FunctionNode& n) {
+           Grads r{n.needs_input_grad(0) ? g : Tensor(), Tensor()};
+           if (n.needs_input_grad(1)) {
+             // NOTE: src entries beyond index's shape are unused: their gradient is zero (PyTorch
+             // implements this backward only for src.shape == index.shape).
+             Tensor gs = gather(g, d, index);
+             for (std::int64_t k = 0; k < gs.dim(); ++k) {
+               if (gs.size(k) == src_shape[k]) continue;
+               Shape padded = gs.shape();
+               padded[k] = src_shape[k];
+               gs = detail::narrow_backward(gs, padded, k, 0);
+             }
+             r[1] = gs;
+           }
+           return r;
+         });
   return out;
 }
 
@@ -306,9 +330,12 @@ Tensor triangle(const Tensor& x, std::int64_t diagonal, const char* op, const ch
           if (!keep) p[(b * rows + i) * cols + j] = T(0);
         }
   });
-  record(node, out, {&x}, [diagonal](const Tensor& g, FunctionNode&) {
-    return Grads{kLower ? tril(g, diagonal) : triu(g, diagonal)};
-  }, false);
+  record(
+      node, out, {&x},
+      [diagonal](const Tensor& g, FunctionNode&) {
+        return Grads{kLower ? tril(g, diagonal) : triu(g, diagonal)};
+      },
+      false);
   return out;
 }
 }  // namespace

@@ -27,7 +27,8 @@ struct BlasLayout {
   std::int64_t ld = 1;
 };
 
-/// How a rows x cols matrix with strides (sr, sc) can be handed to BLAS (Note [GEMM without copies]).
+/// How a rows x cols matrix with strides (sr, sc) can be handed to BLAS (Note [GEMM without
+/// copies]).
 BlasLayout blas_layout(std::int64_t rows, std::int64_t cols, std::int64_t sr, std::int64_t sc) {
   std::int64_t min_ld_row = std::max<std::int64_t>(1, cols);
   if ((cols == 1 || sc == 1) && (rows == 1 || sr >= min_ld_row))

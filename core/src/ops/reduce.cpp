@@ -134,11 +134,12 @@ Tensor sum(const Tensor& x, const Shape& dims, bool keepdim) {
     }
   });
   Shape in_shape = x.shape();
-  record(dims.empty() ? "SumBackward0" : "SumBackward1", out, {&x},
-         [r, in_shape](const Tensor& g, FunctionNode&) {
-           return Grads{to_keepdim(g, r).expand(in_shape)};
-         },
-         false);
+  record(
+      dims.empty() ? "SumBackward0" : "SumBackward1", out, {&x},
+      [r, in_shape](const Tensor& g, FunctionNode&) {
+        return Grads{to_keepdim(g, r).expand(in_shape)};
+      },
+      false);
   return out;
 }
 
@@ -154,11 +155,12 @@ Tensor mean(const Tensor& x, const Shape& dims, bool keepdim) {
   }
   Shape in_shape = x.shape();
   auto count = static_cast<double>(r.count);
-  record(dims.empty() ? "MeanBackward0" : "MeanBackward1", s, {&x},
-         [r, in_shape, count](const Tensor& g, FunctionNode&) {
-           return Grads{to_keepdim(g, r).expand(in_shape) / count};
-         },
-         false);
+  record(
+      dims.empty() ? "MeanBackward0" : "MeanBackward1", s, {&x},
+      [r, in_shape, count](const Tensor& g, FunctionNode&) {
+        return Grads{to_keepdim(g, r).expand(in_shape) / count};
+      },
+      false);
   return s;
 }
 
@@ -217,9 +219,12 @@ Tensor amax_impl(const Tensor& x, const Shape& dims, bool keepdim, const char* o
                  const char* node) {
   ReduceDims r = plan(x, dims, keepdim, op);
   Tensor out = extreme<kMax>(x, r, false, op).first;
-  record(node, out, {&x}, [x, r](const Tensor& g, FunctionNode& n) {
-    return Grads{evenly_distribute(g, x, n.output(), r)};
-  }, true, detail::SaveOutput::kYes);
+  record(
+      node, out, {&x},
+      [x, r](const Tensor& g, FunctionNode& n) {
+        return Grads{evenly_distribute(g, x, n.output(), r)};
+      },
+      true, detail::SaveOutput::kYes);
   return out;
 }
 
@@ -307,12 +312,15 @@ Tensor std(const Tensor& x, const Shape& dims, double correction, bool keepdim) 
     NoGradGuard no_grad;
     out = sqrt(var(x, dims, correction, keepdim));
   }
-  record("StdBackward0", out, {&x}, [x, r, denom](const Tensor& g, FunctionNode& n) {
-    // d std / dx = (x - mean) / ((N - correction) std); zero where std == 0, as PyTorch
-    Tensor s = to_keepdim(n.output(), r);
-    Tensor grad = to_keepdim(g, r) * (x - mean(x, r.dims, true)) / (s * denom);
-    return Grads{where(s == 0, 0.0, grad)};
-  }, true, detail::SaveOutput::kYes);
+  record(
+      "StdBackward0", out, {&x},
+      [x, r, denom](const Tensor& g, FunctionNode& n) {
+        // d std / dx = (x - mean) / ((N - correction) std); zero where std == 0, as PyTorch
+        Tensor s = to_keepdim(n.output(), r);
+        Tensor grad = to_keepdim(g, r) * (x - mean(x, r.dims, true)) / (s * denom);
+        return Grads{where(s == 0, 0.0, grad)};
+      },
+      true, detail::SaveOutput::kYes);
   return out;
 }
 
@@ -332,9 +340,12 @@ Tensor logsumexp(const Tensor& x, const Shape& dims, bool keepdim) {
       out = (log(sum(exp(xf - m), r.dims, true)) + m).reshape(r.out_shape);
     }
   }
-  record("LogsumexpBackward0", out, {&xf}, [xf, r](const Tensor& g, FunctionNode& n) {
-    return Grads{to_keepdim(g, r) * exp(xf - to_keepdim(n.output(), r))};
-  }, true, detail::SaveOutput::kYes);
+  record(
+      "LogsumexpBackward0", out, {&xf},
+      [xf, r](const Tensor& g, FunctionNode& n) {
+        return Grads{to_keepdim(g, r) * exp(xf - to_keepdim(n.output(), r))};
+      },
+      true, detail::SaveOutput::kYes);
   return out;
 }
 
@@ -348,20 +359,27 @@ Tensor norm(const Tensor& x, double p, const Shape& dims, bool keepdim) {
   {
     NoGradGuard no_grad;
     Tensor a = abs(x);
-    if (std::isinf(p)) out = r.count ? amax(a, r.dims, keepdim) : zeros(r.out_shape, x.dtype());
-    else if (p == 1) out = sum(a, r.dims, keepdim);
-    else if (p == 2) out = sqrt(sum(x * x, r.dims, keepdim));
-    else out = pow(sum(pow(a, p), r.dims, keepdim), 1.0 / p);
+    if (std::isinf(p))
+      out = r.count ? amax(a, r.dims, keepdim) : zeros(r.out_shape, x.dtype());
+    else if (p == 1)
+      out = sum(a, r.dims, keepdim);
+    else if (p == 2)
+      out = sqrt(sum(x * x, r.dims, keepdim));
+    else
+      out = pow(sum(pow(a, p), r.dims, keepdim), 1.0 / p);
   }
-  record("NormBackward1", out, {&x}, [x, r, p](const Tensor& g, FunctionNode& n) {
-    Tensor gk = to_keepdim(g, r);
-    Tensor nk = to_keepdim(n.output(), r);
-    if (p == 1) return Grads{gk * sign(x)};
-    if (std::isinf(p)) return Grads{sign(x) * evenly_distribute(g, abs(x), n.output(), r)};
-    // d ||x||_p / dx = x |x|^(p-2) / ||x||^(p-1); zero where the norm is 0, as PyTorch
-    Tensor grad = p == 2 ? gk * x / nk : gk * x * pow(abs(x), p - 2) / pow(nk, p - 1);
-    return Grads{where(nk == 0, 0.0, grad)};
-  }, true, detail::SaveOutput::kYes);
+  record(
+      "NormBackward1", out, {&x},
+      [x, r, p](const Tensor& g, FunctionNode& n) {
+        Tensor gk = to_keepdim(g, r);
+        Tensor nk = to_keepdim(n.output(), r);
+        if (p == 1) return Grads{gk * sign(x)};
+        if (std::isinf(p)) return Grads{sign(x) * evenly_distribute(g, abs(x), n.output(), r)};
+        // d ||x||_p / dx = x |x|^(p-2) / ||x||^(p-1); zero where the norm is 0, as PyTorch
+        Tensor grad = p == 2 ? gk * x / nk : gk * x * pow(abs(x), p - 2) / pow(nk, p - 1);
+        return Grads{where(nk == 0, 0.0, grad)};
+      },
+      true, detail::SaveOutput::kYes);
   return out;
 }
 

@@ -26,9 +26,12 @@ Tensor softmax_forward(const Tensor& x_in, std::int64_t dim, const char* op) {
   Tensor out = detail::make_tensor(x.shape(), x.dtype());
   std::int64_t outer = 1, n = 1, inner = 1;
   for (std::int64_t i = 0; i < x.dim(); ++i) {
-    if (i < d) outer *= x.shape()[i];
-    else if (i == d) n = x.shape()[i];
-    else inner *= x.shape()[i];
+    if (i < d)
+      outer *= x.shape()[i];
+    else if (i == d)
+      n = x.shape()[i];
+    else
+      inner *= x.shape()[i];
   }
   detail::dispatch_floating(x.dtype(), op, [&]<typename T>() {
     const T* px = x.impl()->data<T>();
@@ -64,21 +67,27 @@ Tensor softmax_forward(const Tensor& x_in, std::int64_t dim, const char* op) {
 Tensor softmax(const Tensor& x, std::int64_t dim) {
   Tensor out = softmax_forward<false>(x, dim, "softmax");
   std::int64_t d = detail::wrap_dim(dim, x.dim(), "softmax");
-  detail::record("SoftmaxBackward0", out, {&x}, [d](const Tensor& g, FunctionNode& n) {
-    // grad_x = y * (g - sum(g * y, dim))
-    Tensor y = n.output();
-    return Grads{y * (g - sum(g * y, {d}, /*keepdim=*/true))};
-  }, false, SaveOutput::kYes);
+  detail::record(
+      "SoftmaxBackward0", out, {&x},
+      [d](const Tensor& g, FunctionNode& n) {
+        // grad_x = y * (g - sum(g * y, dim))
+        Tensor y = n.output();
+        return Grads{y * (g - sum(g * y, {d}, /*keepdim=*/true))};
+      },
+      false, SaveOutput::kYes);
   return out;
 }
 
 Tensor log_softmax(const Tensor& x, std::int64_t dim) {
   Tensor out = softmax_forward<true>(x, dim, "log_softmax");
   std::int64_t d = detail::wrap_dim(dim, x.dim(), "log_softmax");
-  detail::record("LogSoftmaxBackward0", out, {&x}, [d](const Tensor& g, FunctionNode& n) {
-    // grad_x = g - exp(y) * sum(g, dim)
-    return Grads{g - exp(n.output()) * sum(g, {d}, /*keepdim=*/true)};
-  }, false, SaveOutput::kYes);
+  detail::record(
+      "LogSoftmaxBackward0", out, {&x},
+      [d](const Tensor& g, FunctionNode& n) {
+        // grad_x = g - exp(y) * sum(g, dim)
+        return Grads{g - exp(n.output()) * sum(g, {d}, /*keepdim=*/true)};
+      },
+      false, SaveOutput::kYes);
   return out;
 }
 
