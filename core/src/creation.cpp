@@ -65,11 +65,6 @@ Tensor tensor(const std::vector<double>& values, const Shape& shape, Dtype dtype
   return from_values(values, shape, dtype, "tensor");
 }
 
-Tensor tensor(std::initializer_list<double> values, Dtype dtype) {
-  return from_values(std::vector<double>(values), {static_cast<std::int64_t>(values.size())}, dtype,
-                     "tensor");
-}
-
 Tensor tensor(std::initializer_list<std::initializer_list<double>> values, Dtype dtype) {
   std::vector<double> flat;
   std::int64_t cols = values.size() ? static_cast<std::int64_t>(values.begin()->size()) : 0;

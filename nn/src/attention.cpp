@@ -1,2 +1,185 @@
-// minigrad::nn (in progress).
+// nn::MultiheadAttention, following torch.nn.functional.multi_head_attention_forward (1.13).
 #include "minigrad/nn/attention.h"
+
+#include <cmath>
+
+#include "minigrad/nn/functional.h"
+#include "minigrad/nn/init.h"
+
+namespace minigrad::nn {
+
+namespace {
+
+constexpr const char* kOp = "MultiheadAttention";
+
+std::int64_t checked_embed_dim(std::int64_t embed, std::int64_t heads, Dtype dtype) {
+  MG_CHECK(embed > 0 && heads > 0, kOp, "embed_dim (", embed, ") and num_heads (", heads,
+           ") must be positive");
+  MG_CHECK(embed % heads == 0, kOp, "embed_dim ", embed, " must be divisible by num_heads ", heads);
+  MG_CHECK(is_floating_point(dtype), kOp, "dtype must be floating-point, got ", dtype_name(dtype));
+  return embed;
+}
+
+}  // namespace
+
+NonDynamicallyQuantizableLinear::NonDynamicallyQuantizableLinear(std::int64_t in, std::int64_t out,
+                                                                 bool with_bias, Dtype dtype)
+    : Module("NonDynamicallyQuantizableLinear"),
+      in_features(in),
+      out_features(out),
+      linear_(in, out, with_bias, dtype) {
+  weight = register_parameter("weight", linear_.weight);
+  if (with_bias) bias = register_parameter("bias", linear_.bias);
+}
+
+MultiheadAttention::MultiheadAttention(std::int64_t embed, std::int64_t heads, bool with_bias,
+                                       bool first, Dtype dtype)
+    : Module("MultiheadAttention"),
+      embed_dim(checked_embed_dim(embed, heads, dtype)),
+      num_heads(heads),
+      head_dim(embed / heads),
+      batch_first(first),
+      // PyTorch builds out_proj (drawing Linear's initial values) before _reset_parameters.
+      out_proj(embed, embed, with_bias, dtype) {
+  in_proj_weight = register_parameter("in_proj_weight", empty({3 * embed, embed}, dtype));
+  if (with_bias) in_proj_bias = register_parameter("in_proj_bias", empty({3 * embed}, dtype));
+  register_module("out_proj", out_proj);
+  reset_parameters();
+}
+
+void MultiheadAttention::reset_parameters() {
+  init::xavier_uniform_(in_proj_weight);
+  if (in_proj_bias.defined()) {
+    init::constant_(in_proj_bias, 0.0);
+    init::constant_(out_proj.bias, 0.0);
+  }
+}
+
+std::pair<Tensor, Tensor> MultiheadAttention::forward(const Tensor& query, const Tensor& key,
+                                                      const Tensor& value,
+                                                      const Tensor& key_padding_mask,
+                                                      bool need_weights, const Tensor& attn_mask,
+                                                      bool average_attn_weights) const {
+  // ---- checks
+  MG_CHECK(query.defined() && key.defined() && value.defined(), kOp,
+           "got an undefined query, key or value");
+  MG_CHECK(query.dim() == 2 || query.dim() == 3, kOp,
+           "query must be 2-D (unbatched) or 3-D (batched), got shape ", query.shape());
+  const bool batched = query.dim() == 3;
+  MG_CHECK(key.dim() == query.dim() && value.dim() == query.dim(), kOp, "for a ", query.dim(),
+           "-D query, key and value must be ", query.dim(), "-D too, got shapes ", key.shape(),
+           " and ", value.shape());
+  MG_CHECK(key.shape() == value.shape(), kOp, "key has shape ", key.shape(),
+           " and value has shape ", value.shape(), ": they must be equal");
+  MG_CHECK(query.size(-1) == embed_dim && key.size(-1) == embed_dim, kOp, "query has shape ",
+           query.shape(), " and key has shape ", key.shape(),
+           ": their last dim must be embed_dim (", embed_dim, ")");
+  const Dtype dtype = in_proj_weight.dtype();
+  MG_CHECK(query.dtype() == dtype && key.dtype() == dtype && value.dtype() == dtype, kOp,
+           "query, key and value must have the parameters' dtype (", dtype_name(dtype), "), got ",
+           dtype_name(query.dtype()), ", ", dtype_name(key.dtype()), " and ",
+           dtype_name(value.dtype()));
+
+  // ---- to PyTorch's internal layout [L, N, E] / [S, N, E]
+  // The projection packs q, k, v into one GEMM for self-attention, as PyTorch does.
+  const bool kv_same = key.is_same(value);
+  const bool self_attention = kv_same && query.is_same(key);
+  Tensor q = query, k = key, v = value;
+  if (!batched) {
+    q = q.unsqueeze(1);
+    k = k.unsqueeze(1);
+    v = v.unsqueeze(1);
+  } else if (batch_first) {
+    q = q.transpose(0, 1);
+    k = k.transpose(0, 1);
+    v = v.transpose(0, 1);
+  }
+  const std::int64_t L = q.size(0), N = q.size(1), S = k.size(0), H = num_heads;
+  MG_CHECK(k.size(1) == N, kOp, "query has shape ", query.shape(), " and key has shape ",
+           key.shape(), ": their batch sizes (", N, " and ", k.size(1), ") must match");
+
+  // ---- masks -> one additive float mask broadcastable to [N, H, L, S] (or none)
+  Tensor mask;
+  if (attn_mask.defined()) {
+    MG_CHECK(attn_mask.dtype() == kBool || attn_mask.is_floating_point(), kOp,
+             "attn_mask must be bool or floating-point, got ", dtype_name(attn_mask.dtype()));
+    if (attn_mask.dim() == 2) {
+      MG_CHECK(attn_mask.shape() == (Shape{L, S}), kOp, "the 2-D attn_mask has shape ",
+               attn_mask.shape(), " but must be (L, S) = ", Shape{L, S});
+      mask = attn_mask;
+    } else {
+      MG_CHECK(attn_mask.dim() == 3, kOp, "attn_mask must be 2-D or 3-D, got shape ",
+               attn_mask.shape());
+      MG_CHECK(attn_mask.shape() == (Shape{N * H, L, S}), kOp, "the 3-D attn_mask has shape ",
+               attn_mask.shape(), " but must be (N * num_heads, L, S) = ", Shape{N * H, L, S});
+      mask = attn_mask.reshape({N, H, L, S});  // row n * H + h belongs to batch n, head h
+    }
+  }
+  if (key_padding_mask.defined()) {
+    MG_CHECK(key_padding_mask.dtype() == kBool || key_padding_mask.is_floating_point(), kOp,
+             "key_padding_mask must be bool or floating-point, got ",
+             dtype_name(key_padding_mask.dtype()));
+    Shape expected = batched ? Shape{N, S} : Shape{S};
+    MG_CHECK(key_padding_mask.shape() == expected, kOp, "key_padding_mask has shape ",
+             key_padding_mask.shape(), " but must be ", batched ? "(N, S) = " : "(S) = ", expected);
+    Tensor kpm = key_padding_mask.reshape({N, 1, 1, S});
+    if (!mask.defined()) {
+      mask = kpm;
+    } else if (mask.dtype() == kBool) {
+      mask = logical_or(mask, kpm);  // NOTE: a float key_padding_mask counts where nonzero here
+    } else {
+      MG_CHECK(kpm.dtype() == kBool, kOp,
+               "a float key_padding_mask cannot be combined with a float attn_mask");
+      mask = where(kpm, -INFINITY, mask);
+    }
+  }
+  if (mask.defined())
+    mask = mask.dtype() == kBool ? masked_fill(zeros(mask.shape(), dtype), mask, -INFINITY)
+                                 : mask.to(dtype);
+
+  // ---- in-projection
+  const Tensor& w = in_proj_weight;
+  const Tensor& b = in_proj_bias;
+  auto bias_part = [&b](std::int64_t start, std::int64_t length) {
+    return b.defined() ? b.narrow(0, start, length) : Tensor();
+  };
+  const std::int64_t E = embed_dim;
+  Tensor qp, kp, vp;  // [L, N, E], [S, N, E], [S, N, E]
+  if (self_attention) {
+    auto qkv = functional::linear(q, w, b).chunk(3, -1);
+    qp = qkv[0], kp = qkv[1], vp = qkv[2];
+  } else if (kv_same) {
+    qp = functional::linear(q, w.narrow(0, 0, E), bias_part(0, E));
+    auto kv = functional::linear(k, w.narrow(0, E, 2 * E), bias_part(E, 2 * E)).chunk(2, -1);
+    kp = kv[0], vp = kv[1];
+  } else {
+    qp = functional::linear(q, w.narrow(0, 0, E), bias_part(0, E));
+    kp = functional::linear(k, w.narrow(0, E, E), bias_part(E, E));
+    vp = functional::linear(v, w.narrow(0, 2 * E, E), bias_part(2 * E, E));
+  }
+
+  // ---- scaled dot-product attention per head
+  // [T, N, E] -> [T, N, H, head_dim] -> [N, H, T, head_dim], views when the layout allows.
+  auto split_heads = [&](const Tensor& t) {
+    return t.reshape({t.size(0), N, H, head_dim}).permute({1, 2, 0, 3});
+  };
+  // NOTE: q is scaled before the product, as PyTorch's q / sqrt(head_dim) (same rounding).
+  Tensor qh = split_heads(qp) / std::sqrt(static_cast<double>(head_dim));
+  Tensor scores = matmul(qh, split_heads(kp).transpose(-2, -1));  // [N, H, L, S]
+  if (mask.defined()) scores = scores + mask;
+  Tensor weights = softmax(scores, -1);
+  Tensor heads = matmul(weights, split_heads(vp));                        // [N, H, L, head_dim]
+  Tensor out = out_proj(heads.permute({2, 0, 1, 3}).reshape({L, N, E}));  // [L, N, E]
+
+  if (need_weights && average_attn_weights) weights = weights.sum(1) / static_cast<double>(H);
+  if (!need_weights) weights = Tensor();
+  if (!batched) {
+    out = out.squeeze(1);
+    if (weights.defined()) weights = weights.squeeze(0);
+  } else if (batch_first) {
+    out = out.transpose(0, 1);
+  }
+  return {out, weights};
+}
+
+}  // namespace minigrad::nn

@@ -1,2 +1,348 @@
-// minigrad::nn (in progress).
+// Layers: embedding, layer_norm (a fused kernel with its own backward), dropout, the activation
+// modules, Sequential and ModuleList.
 #include "minigrad/nn/layers.h"
+
+#include <charconv>
+#include <cmath>
+#include <cstring>
+
+#include "autograd/function.h"
+#include "kernels/dispatch.h"
+#include "minigrad/nn/init.h"
+#include "tensor_impl.h"
+
+namespace minigrad::nn {
+
+using detail::FunctionNode;
+using Grads = std::vector<Tensor>;
+
+namespace {
+
+/// A double as Python's repr writes it: the shortest round-trip digits, positional for exponents
+/// in [-4, 16) (with ".0" for whole numbers), scientific otherwise: 0.5, 0.1, 0.0001, 1e-05.
+std::string python_float_repr(double v) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  char buf[64];
+  auto res = std::to_chars(buf, buf + sizeof(buf), v, std::chars_format::scientific);
+  std::string sci(buf, res.ptr);  // "-1.2345e-05"
+  std::size_t e = sci.find('e');
+  std::string mantissa = sci.substr(0, e);
+  int exp = std::stoi(sci.substr(e + 1));
+  bool negative = mantissa[0] == '-';
+  std::string digits;
+  for (char c : mantissa)
+    if (c >= '0' && c <= '9') digits += c;
+  if (exp < -4 || exp >= 16) return sci;  // to_chars already writes at least 2 exponent digits
+  std::string out;
+  if (exp < 0) {
+    out = "0." + std::string(static_cast<std::size_t>(-exp - 1), '0') + digits;
+  } else {
+    auto int_len = static_cast<std::size_t>(exp + 1);
+    if (digits.size() <= int_len) {
+      out = digits + std::string(int_len - digits.size(), '0') + ".0";
+    } else {
+      out = digits.substr(0, int_len) + "." + digits.substr(int_len);
+    }
+  }
+  return negative ? "-" + out : out;
+}
+
+Tensor embedding_impl(const Tensor& input, const Tensor& weight, const char* op) {
+  MG_CHECK(input.defined() && weight.defined(), op, "got an undefined tensor");
+  MG_CHECK(input.dtype() == kInt64, op, "expected int64 indices, got ", dtype_name(input.dtype()));
+  MG_CHECK(weight.dim() == 2, op, "weight must be 2-D [num_embeddings, embedding_dim], got shape ",
+           weight.shape());
+  const std::int64_t num = weight.size(0), dim = weight.size(1);
+  Tensor flat = input.reshape({input.numel()}).contiguous();
+  const std::int64_t* idx = flat.impl()->data<std::int64_t>();
+  for (std::int64_t i = 0; i < flat.numel(); ++i)
+    MG_CHECK(idx[i] >= 0 && idx[i] < num, op, "index ", idx[i], " is out of range for ", num,
+             " embeddings");
+  Shape shape = input.shape();
+  shape.push_back(dim);
+  Tensor w = weight.detach().contiguous();
+  Tensor out = detail::make_tensor(shape, weight.dtype());
+  detail::dispatch(weight.dtype(), [&]<typename T>() {
+    const T* src = w.impl()->data<T>();
+    T* dst = out.impl()->data<T>();
+    for (std::int64_t i = 0; i < flat.numel(); ++i)
+      std::copy(src + idx[i] * dim, src + (idx[i] + 1) * dim, dst + i * dim);
+  });
+  Shape weight_shape = weight.shape();
+  detail::record("EmbeddingBackward0", out, {&weight},
+                 [flat, weight_shape, dim](const Tensor& g, FunctionNode&) {
+                   // grad [..., dim] -> rows [N, dim] added at the N indices -> [num, dim]
+                   Tensor rows = g.reshape({flat.numel(), dim});
+                   return Grads{index_add(zeros(weight_shape, g.dtype()), 0, flat, rows)};
+                 });
+  return out;
+}
+
+void check_dropout_p(double p, const char* op) {
+  MG_CHECK(p >= 0 && p <= 1, op, "dropout probability has to be between 0 and 1, but got ", p);
+}
+
+std::int64_t wrap_index(std::int64_t i, std::size_t size, const char* op) {
+  auto n = static_cast<std::int64_t>(size);
+  MG_CHECK(i >= -n && i < n, op, "index ", i, " is out of range for ", n, " modules");
+  return i < 0 ? i + n : i;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------- functional
+
+namespace functional {
+
+Tensor embedding(const Tensor& input, const Tensor& weight) {
+  return embedding_impl(input, weight, "embedding");
+}
+
+Tensor layer_norm(const Tensor& x, const Shape& normalized_shape, const Tensor& weight,
+                  const Tensor& bias, double eps) {
+  const char* op = "layer_norm";
+  MG_CHECK(x.defined(), op, "got an undefined input");
+  MG_CHECK(x.is_floating_point(), op, "expected a floating-point input, got ",
+           dtype_name(x.dtype()));
+  const auto k = static_cast<std::int64_t>(normalized_shape.size());
+  MG_CHECK(k >= 1, op, "normalized_shape must have at least 1 dim, got ", normalized_shape);
+  bool trailing_match = x.dim() >= k;
+  for (std::int64_t i = 0; trailing_match && i < k; ++i)
+    trailing_match = x.size(x.dim() - k + i) == normalized_shape[static_cast<std::size_t>(i)];
+  MG_CHECK(trailing_match, op, "normalized_shape is ", normalized_shape,
+           " but the input has shape ", x.shape(), ": its last ", k, " dims must equal it");
+  using Param = std::pair<const Tensor*, const char*>;
+  for (const auto& [t, name] : {Param{&weight, "weight"}, Param{&bias, "bias"}}) {
+    if (!t->defined()) continue;
+    MG_CHECK(t->shape() == normalized_shape, op, name, " has shape ", t->shape(),
+             " but normalized_shape is ", normalized_shape);
+    MG_CHECK(t->dtype() == x.dtype(), op, name, " is ", dtype_name(t->dtype()),
+             " but the input is ", dtype_name(x.dtype()));
+  }
+
+  // Each row of n elements (the normalised dims) gets a mean and rstd = 1 / sqrt(var + eps).
+  Shape stat_shape = x.shape();
+  std::int64_t rows = 1, n = 1;
+  for (std::int64_t i = 0; i < x.dim(); ++i) {
+    if (i < x.dim() - k) {
+      rows *= x.size(i);
+    } else {
+      n *= x.size(i);
+      stat_shape[static_cast<std::size_t>(i)] = 1;
+    }
+  }
+  Tensor xc = x.detach().contiguous();
+  Tensor w = weight.defined() ? weight.detach().contiguous() : Tensor();
+  Tensor b = bias.defined() ? bias.detach().contiguous() : Tensor();
+  Tensor out = detail::make_tensor(x.shape(), x.dtype());
+  // NOTE: the statistics are kept in float64 whatever the input dtype: backward rebuilds x_hat
+  // from them, and a float32 mean of 1e4-scale rows would lose the digits that matter.
+  Tensor mean_t = detail::make_tensor(stat_shape, kFloat64);
+  Tensor rstd_t = detail::make_tensor(stat_shape, kFloat64);
+  detail::dispatch_floating(x.dtype(), op, [&]<typename T>() {
+    const T* px = xc.impl()->data<T>();
+    const T* pw = w.defined() ? w.impl()->data<T>() : nullptr;
+    const T* pb = b.defined() ? b.impl()->data<T>() : nullptr;
+    T* po = out.impl()->data<T>();
+    double* pm = mean_t.impl()->data<double>();
+    double* pr = rstd_t.impl()->data<double>();
+    for (std::int64_t r = 0; r < rows; ++r) {
+      const T* row = px + r * n;
+      T* orow = po + r * n;
+      // NOTE: Welford's one-pass update in double: no E[x^2] - E[x]^2 cancellation, so rows of
+      // 1e4 + small values keep their variance. The variance is biased (divided by n), as PyTorch.
+      double mean = 0, m2 = 0;
+      for (std::int64_t j = 0; j < n; ++j) {
+        double v = static_cast<double>(row[j]);
+        double delta = v - mean;
+        mean += delta / static_cast<double>(j + 1);
+        m2 += delta * (v - mean);
+      }
+      double rstd = 1.0 / std::sqrt(m2 / static_cast<double>(n) + eps);
+      pm[r] = mean;
+      pr[r] = rstd;
+      for (std::int64_t j = 0; j < n; ++j) {
+        double y = (static_cast<double>(row[j]) - mean) * rstd;
+        if (pw) y *= static_cast<double>(pw[j]);
+        if (pb) y += static_cast<double>(pb[j]);
+        orow[j] = static_cast<T>(y);
+      }
+    }
+  });
+
+  Shape dims;
+  for (std::int64_t i = x.dim() - k; i < x.dim(); ++i) dims.push_back(i);
+  detail::record("NativeLayerNormBackward0", out, {&x, &weight, &bias},
+                 [x, weight, mean_t, rstd_t, dims, eps](const Tensor& g, FunctionNode& node) {
+                   Tensor x_hat, rstd;
+                   if (is_grad_enabled()) {
+                     // create_graph: rebuild the statistics from x with public ops, so that second
+                     // derivatives see how mean and rstd depend on x.
+                     Tensor centered = x - mean(x, dims, /*keepdim=*/true);
+                     rstd = rsqrt(mean(centered * centered, dims, /*keepdim=*/true) + eps);
+                     x_hat = centered * rstd;
+                   } else {
+                     x_hat = ((x.to(kFloat64) - mean_t) * rstd_t).to(x.dtype());
+                     rstd = rstd_t.to(x.dtype());
+                   }
+                   // g [..., *ns] -> grad_x [..., *ns], with g_hat = g * weight and row means:
+                   // rstd * (g_hat - mean(g_hat) - x_hat * mean(g_hat * x_hat))
+                   Tensor grad_x;
+                   if (node.needs_input_grad(0)) {
+                     Tensor g_hat = weight.defined() ? g * weight : g;
+                     grad_x = rstd * (g_hat - mean(g_hat, dims, true) -
+                                      x_hat * mean(g_hat * x_hat, dims, true));
+                   }
+                   // grad_weight = sum(g * x_hat) and grad_bias = sum(g) over the leading dims:
+                   // returned shaped like the output, the engine sums them to normalized_shape
+                   // (Note [The engine]).
+                   return Grads{grad_x, node.needs_input_grad(1) ? g * x_hat : Tensor(),
+                                node.needs_input_grad(2) ? g : Tensor()};
+                 });
+  return out;
+}
+
+// Note [Dropout stream]
+// The mask keeps an element when a uniform draw U in [0, 1) (mg::rand, in the input's dtype,
+// from the default generator) satisfies U >= p, which has probability 1 - p. PyTorch draws its
+// mask with bernoulli_(1 - p), whose stream differs, so a seed gives the same statistics as
+// PyTorch but not the same mask.
+Tensor dropout(const Tensor& x, double p, bool training) {
+  MG_CHECK(x.defined(), "dropout", "got an undefined input");
+  check_dropout_p(p, "dropout");
+  if (!training || p == 0) return x;
+  MG_CHECK(x.is_floating_point(), "dropout", "expected a floating-point input, got ",
+           dtype_name(x.dtype()));
+  if (p == 1) return x * 0.0;  // as PyTorch: everything dropped, the gradient is zero
+  Tensor scaled_mask;
+  {
+    NoGradGuard no_grad;
+    scaled_mask = (rand(x.shape(), x.dtype()) >= p).to(x.dtype()) * (1.0 / (1.0 - p));
+  }
+  return x * scaled_mask;
+}
+
+}  // namespace functional
+
+// ---------------------------------------------------------------- Embedding
+
+Embedding::Embedding(std::int64_t num, std::int64_t dim, Dtype dtype)
+    : UnaryModule("Embedding"), num_embeddings(num), embedding_dim(dim) {
+  MG_CHECK(num >= 0 && dim >= 0, "Embedding", "num_embeddings (", num, ") and embedding_dim (", dim,
+           ") must be non-negative");
+  MG_CHECK(is_floating_point(dtype), "Embedding", "weight must be floating-point, got ",
+           dtype_name(dtype));
+  weight = register_parameter("weight", empty({num, dim}, dtype));
+  reset_parameters();
+}
+
+void Embedding::reset_parameters() { init::normal_(weight); }
+
+Tensor Embedding::forward(const Tensor& indices) const {
+  return embedding_impl(indices, weight, "Embedding");
+}
+
+std::string Embedding::extra_repr() const {
+  return std::to_string(num_embeddings) + ", " + std::to_string(embedding_dim);
+}
+
+// ---------------------------------------------------------------- LayerNorm
+
+LayerNorm::LayerNorm(Shape shape, double eps_, bool affine, Dtype dtype)
+    : UnaryModule("LayerNorm"),
+      normalized_shape(std::move(shape)),
+      eps(eps_),
+      elementwise_affine(affine) {
+  MG_CHECK(!normalized_shape.empty(), "LayerNorm",
+           "normalized_shape must have at least 1 dim, got ()");
+  for (std::int64_t s : normalized_shape)
+    MG_CHECK(s >= 0, "LayerNorm", "normalized_shape ", normalized_shape,
+             " must not have negative sizes");
+  MG_CHECK(is_floating_point(dtype), "LayerNorm", "parameters must be floating-point, got ",
+           dtype_name(dtype));
+  if (affine) {
+    weight = register_parameter("weight", empty(normalized_shape, dtype));
+    bias = register_parameter("bias", empty(normalized_shape, dtype));
+  }
+  reset_parameters();
+}
+
+LayerNorm::LayerNorm(std::int64_t normalized_size, double eps_, bool affine, Dtype dtype)
+    : LayerNorm(Shape{normalized_size}, eps_, affine, dtype) {}
+
+void LayerNorm::reset_parameters() {
+  if (!elementwise_affine) return;
+  init::ones_(weight);
+  init::zeros_(bias);
+}
+
+Tensor LayerNorm::forward(const Tensor& x) const {
+  return functional::layer_norm(x, normalized_shape, weight, bias, eps);
+}
+
+std::string LayerNorm::extra_repr() const {
+  return detail::shape_str(normalized_shape) + ", eps=" + python_float_repr(eps) +
+         ", elementwise_affine=" + (elementwise_affine ? "True" : "False");
+}
+
+// ---------------------------------------------------------------- Dropout and activations
+
+Dropout::Dropout(double p_) : UnaryModule("Dropout"), p(p_) { check_dropout_p(p, "Dropout"); }
+
+Tensor Dropout::forward(const Tensor& x) const { return functional::dropout(x, p, is_training()); }
+
+std::string Dropout::extra_repr() const { return "p=" + python_float_repr(p) + ", inplace=False"; }
+
+Tensor ReLU::forward(const Tensor& x) const { return relu(x); }
+
+GELU::GELU(std::string approx) : UnaryModule("GELU"), approximate(std::move(approx)) {
+  MG_CHECK(approximate == "none" || approximate == "tanh", "GELU",
+           "approximate must be \"none\" or \"tanh\", got \"", approximate, "\"");
+}
+
+Tensor GELU::forward(const Tensor& x) const { return gelu(x, approximate); }
+
+std::string GELU::extra_repr() const { return "approximate='" + approximate + "'"; }
+
+Tensor Tanh::forward(const Tensor& x) const { return tanh(x); }
+
+Tensor Sigmoid::forward(const Tensor& x) const { return sigmoid(x); }
+
+// ---------------------------------------------------------------- Sequential and ModuleList
+
+Sequential::Sequential(std::initializer_list<AnyModule> modules) : UnaryModule("Sequential") {
+  for (const auto& m : modules) push_back(m);
+}
+
+void Sequential::push_back(AnyModule module) {
+  register_module(std::to_string(items_.size()), module.module());
+  items_.push_back(std::move(module));
+}
+
+Tensor Sequential::forward(const Tensor& x) const {
+  Tensor y = x;
+  for (const auto& item : items_) y = item.forward(y);
+  return y;
+}
+
+std::shared_ptr<Module> Sequential::operator[](std::int64_t i) const {
+  return items_[static_cast<std::size_t>(wrap_index(i, items_.size(), "Sequential"))].module();
+}
+
+ModuleList::ModuleList(std::initializer_list<std::shared_ptr<Module>> modules)
+    : Module("ModuleList") {
+  for (const auto& m : modules) push_back(m);
+}
+
+void ModuleList::push_back(std::shared_ptr<Module> module) {
+  MG_CHECK(module != nullptr, "ModuleList", "got a null module");
+  register_module(std::to_string(modules_.size()), module);
+  modules_.push_back(std::move(module));
+}
+
+std::shared_ptr<Module> ModuleList::operator[](std::int64_t i) const {
+  return modules_[static_cast<std::size_t>(wrap_index(i, modules_.size(), "ModuleList"))];
+}
+
+}  // namespace minigrad::nn

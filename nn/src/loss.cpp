@@ -1,2 +1,423 @@
-// minigrad::nn (in progress).
+// Losses: cross_entropy (a fused log_softmax + loss kernel), nll_loss (its own kernel), kl_div and
+// binary_cross_entropy_with_logits (composed from public ops and one stable softplus primitive).
+// Semantics follow PyTorch 1.13 (aten/src/ATen/native/LossNLL.cpp, Loss.cpp).
 #include "minigrad/nn/loss.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "autograd/function.h"
+#include "kernels/dispatch.h"
+#include "tensor_impl.h"
+
+namespace minigrad::nn::functional {
+
+using detail::FunctionNode;
+using Grads = std::vector<Tensor>;
+
+namespace {
+
+enum class Reduction { kNone, kMean, kSum };
+
+Reduction parse_reduction(const std::string& r, const char* op) {
+  if (r == "mean") return Reduction::kMean;
+  if (r == "sum") return Reduction::kSum;
+  MG_CHECK(r == "none", op, "reduction must be \"mean\", \"sum\" or \"none\", got \"", r, "\"");
+  return Reduction::kNone;
+}
+
+/// Where the classes are in a [N, C, d1, ...] or [C] input, and the loss's per-position shape.
+struct ClassLayout {
+  std::int64_t dim = 0;    // the class dim: 1, or 0 for a 1-D input
+  std::int64_t C = 0;      // number of classes
+  std::int64_t outer = 1;  // N
+  std::int64_t inner = 1;  // d1 * d2 * ...
+  Shape loss_shape;        // the input's shape without the class dim
+};
+
+ClassLayout class_layout(const Tensor& x, const char* op) {
+  MG_CHECK(x.is_floating_point(), op, "input must be floating point, got ", dtype_name(x.dtype()));
+  MG_CHECK(x.dim() >= 1, op, "input must have at least 1 dim (the classes), got shape ", x.shape());
+  ClassLayout l;
+  l.dim = x.dim() == 1 ? 0 : 1;
+  l.C = x.shape()[l.dim];
+  for (std::int64_t i = 0; i < x.dim(); ++i) {
+    if (i < l.dim) l.outer *= x.shape()[i];
+    if (i > l.dim) l.inner *= x.shape()[i];
+    if (i != l.dim) l.loss_shape.push_back(x.shape()[i]);
+  }
+  return l;
+}
+
+/// A [C] weight, checked and made contiguous (undefined when absent).
+Tensor check_class_weight(const Tensor& weight, const ClassLayout& l, Dtype dtype, const char* op) {
+  if (!weight.defined()) return Tensor();
+  MG_CHECK(weight.dim() == 1 && weight.size(0) == l.C, op,
+           "weight must be a 1-D tensor with one entry per class (", l.C, "), got shape ",
+           weight.shape());
+  MG_CHECK(weight.dtype() == dtype, op, "weight must have the input's dtype (", dtype_name(dtype),
+           "), got ", dtype_name(weight.dtype()));
+  return weight.detach().contiguous();
+}
+
+/// Class-index targets, validated: per position, the target class (-1 where ignored) and its
+/// weight (0 where ignored), and the mean's denominator (sum of those weights).
+struct IndexTarget {
+  std::vector<std::int64_t> cls;
+  std::vector<double> w;
+  double weight_sum = 0;
+};
+
+IndexTarget check_index_target(const Tensor& target, const ClassLayout& l, const Tensor& weight,
+                               std::int64_t ignore_index, const char* op) {
+  MG_CHECK(target.dtype() == kInt64, op, "class-index target must be int64, got ",
+           dtype_name(target.dtype()));
+  IndexTarget it;
+  std::vector<std::int64_t> t = target.to_vector<std::int64_t>();
+  std::vector<double> wc = weight.defined() ? weight.to_vector<double>() : std::vector<double>();
+  it.cls.resize(t.size());
+  it.w.resize(t.size());
+  for (std::size_t p = 0; p < t.size(); ++p) {
+    if (t[p] == ignore_index) {
+      it.cls[p] = -1;
+      it.w[p] = 0;
+      continue;
+    }
+    MG_CHECK(t[p] >= 0 && t[p] < l.C, op, "target ", t[p], " is out of bounds for ", l.C,
+             " classes");
+    it.cls[p] = t[p];
+    it.w[p] = weight.defined() ? wc[static_cast<std::size_t>(t[p])] : 1.0;
+    it.weight_sum += it.w[p];
+  }
+  return it;
+}
+
+/// The target distribution q for class indices, with public ops:
+/// q[n, c, ...] = valid * weight[c] * (a * [c == target] + b), valid = target != ignore_index.
+/// Shape [N, C, d1, ...] (or [C] for a 1-D input).
+Tensor index_target_distribution(const Tensor& target, const Tensor& weight, const ClassLayout& l,
+                                 std::int64_t ndim, std::int64_t ignore_index, double a, double b,
+                                 Dtype dtype) {
+  Shape class_shape(static_cast<std::size_t>(ndim - l.dim), 1);  // [C, 1, ..., 1]
+  class_shape[0] = l.C;
+  Tensor classes = arange(l.C).reshape(class_shape);
+  Tensor t = target.unsqueeze(l.dim);  // [N, 1, d1, ...]
+  Tensor valid = (t != ignore_index).to(dtype);
+  Tensor q = (classes == t).to(dtype) * valid * a;
+  if (b != 0) q = q + valid * b;
+  if (weight.defined()) q = q * weight.reshape(class_shape);
+  return q;
+}
+
+/// log(sum_j exp(row[j * inner])) over n entries, stable (the row max is subtracted first).
+template <typename T>
+double row_logsumexp(const T* row, std::int64_t n, std::int64_t inner) {
+  T m = -std::numeric_limits<T>::infinity();
+  for (std::int64_t j = 0; j < n; ++j) m = std::max(m, row[j * inner]);
+  if (n > 0 && std::isnan(row[0])) m = row[0];
+  if (std::isinf(m)) return static_cast<double>(m);  // all -inf (or an inf logit)
+  double s = 0;
+  for (std::int64_t j = 0; j < n; ++j) s += std::exp(static_cast<double>(row[j * inner] - m));
+  return std::log(s) + static_cast<double>(m);
+}
+
+/// Gradient of the reduced or per-position loss g, broadcast against [N, C, d1, ...].
+Tensor broadcast_grad(const Tensor& g, Reduction red, std::int64_t class_dim) {
+  return red == Reduction::kNone ? g.unsqueeze(class_dim) : g;
+}
+
+// ---------------------------------------------------------------- cross_entropy, class indices
+
+// Note [Fused cross entropy]
+// The loss at a position is -sum_c q_c * log_softmax(x)_c for a target distribution q (scaled by
+// the reduction). The kernel computes each row's logsumexp once and the loss from it, so no
+// [N, C] log_softmax is materialised. The gradient is g * (softmax(x) * sum_c q_c - q): for class
+// indices q is built in backward from the target with public ops, and softmax(x) is the public
+// op, so create_graph differentiates it again.
+
+Tensor cross_entropy_index(const Tensor& x, const Tensor& target, const Tensor& weight_in,
+                           std::int64_t ignore_index, Reduction red, double ls,
+                           const ClassLayout& l) {
+  const char* op = "cross_entropy";
+  MG_CHECK(target.shape() == l.loss_shape, op, "input has shape ", x.shape(),
+           ": target must have shape ", l.loss_shape, " (class indices) or ", x.shape(),
+           " (class probabilities), got ", target.shape());
+  Tensor weight = check_class_weight(weight_in, l, x.dtype(), op);
+  IndexTarget it = check_index_target(target, l, weight, ignore_index, op);
+  std::vector<double> wc = weight.defined() ? weight.to_vector<double>() : std::vector<double>();
+  Tensor xc = x.detach().contiguous();
+  Tensor out = detail::make_tensor(red == Reduction::kNone ? l.loss_shape : Shape{}, x.dtype());
+  detail::dispatch_floating(x.dtype(), op, [&]<typename T>() {
+    const T* px = xc.impl()->data<T>();
+    T* po = out.impl()->data<T>();
+    double total = 0;
+    for (std::int64_t o = 0; o < l.outer; ++o) {
+      for (std::int64_t i = 0; i < l.inner; ++i) {
+        std::size_t p = static_cast<std::size_t>(o * l.inner + i);
+        double loss = 0;
+        if (it.cls[p] >= 0) {
+          const T* row = px + o * l.C * l.inner + i;
+          double lse = row_logsumexp(row, l.C, l.inner);
+          loss = (1 - ls) * it.w[p] * (lse - static_cast<double>(row[it.cls[p] * l.inner]));
+          // NOTE: PyTorch adds the smoothing term only when label_smoothing > 0 (so an inf logit
+          // of a non-target class gives no inf * 0 = NaN without smoothing).
+          if (ls > 0) {
+            double smooth = 0;
+            for (std::int64_t j = 0; j < l.C; ++j) {
+              double wj = weight.defined() ? wc[static_cast<std::size_t>(j)] : 1.0;
+              smooth += wj * (lse - static_cast<double>(row[j * l.inner]));
+            }
+            loss += ls / static_cast<double>(l.C) * smooth;
+          }
+        }
+        if (red == Reduction::kNone) po[p] = static_cast<T>(loss);
+        total += loss;
+      }
+    }
+    // NOTE: "mean" divides both the nll and the smoothing term by the summed target weights, as
+    // PyTorch 1.13; no valid target gives 0 / 0 = NaN.
+    if (red == Reduction::kSum) po[0] = static_cast<T>(total);
+    if (red == Reduction::kMean) po[0] = static_cast<T>(total / it.weight_sum);
+  });
+  // NOTE: with no valid target the mean's gradient is 0 (every q entry is masked), as PyTorch.
+  double scale = red == Reduction::kMean && it.weight_sum != 0 ? 1 / it.weight_sum : 1.0;
+  double a = (1 - ls) * scale, b = l.C > 0 ? ls / static_cast<double>(l.C) * scale : 0.0;
+  std::int64_t ndim = x.dim();
+  detail::record(
+      "CrossEntropyBackward0", out, {&x},
+      [x, target, weight, ignore_index, a, b, red, l, ndim](const Tensor& g, FunctionNode&) {
+        // g [] or [N, d...] . (softmax(x) * sum_c q - q) [N, C, d...] -> [N, C, d...]
+        Tensor q =
+            index_target_distribution(target, weight, l, ndim, ignore_index, a, b, x.dtype());
+        Tensor p = minigrad::softmax(x, l.dim) * sum(q, {l.dim}, true);
+        return Grads{broadcast_grad(g, red, l.dim) * (p - q)};
+      });
+  return out;
+}
+
+// ---------------------------------------------------------------- cross_entropy, probabilities
+
+Tensor cross_entropy_prob(const Tensor& x_in, const Tensor& target, const Tensor& weight,
+                          std::int64_t ignore_index, Reduction red, double ls,
+                          const ClassLayout& l) {
+  const char* op = "cross_entropy";
+  MG_CHECK(target.is_floating_point(), op,
+           "a target with the input's shape holds class probabilities and must be floating point, "
+           "got ",
+           dtype_name(target.dtype()));
+  MG_CHECK(ignore_index < 0, op, "ignore_index (", ignore_index,
+           ") is not supported for class-probability targets");
+  Dtype dt = promote_types(x_in.dtype(), target.dtype());
+  if (weight.defined()) {
+    MG_CHECK(weight.dim() == 1 && weight.size(0) == l.C, op,
+             "weight must be a 1-D tensor with one entry per class (", l.C, "), got shape ",
+             weight.shape());
+    MG_CHECK(weight.is_floating_point(), op, "weight must be floating point, got ",
+             dtype_name(weight.dtype()));
+    dt = promote_types(dt, weight.dtype());
+  }
+  Tensor x = x_in.to(dt);
+  Tensor q = target.to(dt);
+  if (ls > 0) q = q * (1 - ls) + ls / static_cast<double>(l.C);
+  if (weight.defined()) {
+    Shape class_shape(static_cast<std::size_t>(x.dim()), 1);
+    class_shape[static_cast<std::size_t>(l.dim)] = l.C;
+    q = q * weight.detach().to(dt).reshape(class_shape);
+  }
+  Tensor xc = x.detach().contiguous(), qc = q.detach().contiguous();
+  Tensor out = detail::make_tensor(red == Reduction::kNone ? l.loss_shape : Shape{}, dt);
+  detail::dispatch_floating(dt, op, [&]<typename T>() {
+    const T* px = xc.impl()->data<T>();
+    const T* pq = qc.impl()->data<T>();
+    T* po = out.impl()->data<T>();
+    double total = 0;
+    for (std::int64_t o = 0; o < l.outer; ++o) {
+      for (std::int64_t i = 0; i < l.inner; ++i) {
+        std::int64_t base = o * l.C * l.inner + i;
+        double lse = row_logsumexp(px + base, l.C, l.inner);
+        double loss = 0;
+        for (std::int64_t j = 0; j < l.C; ++j) {
+          std::int64_t k = base + j * l.inner;
+          loss += static_cast<double>(pq[k]) * (lse - static_cast<double>(px[k]));
+        }
+        if (red == Reduction::kNone) po[o * l.inner + i] = static_cast<T>(loss);
+        total += loss;
+      }
+    }
+    if (red == Reduction::kSum) po[0] = static_cast<T>(total);
+    // NOTE: "mean" divides by the number of positions, numel / C; an empty input gives NaN.
+    if (red == Reduction::kMean)
+      po[0] = static_cast<T>(x.numel() == 0 ? std::numeric_limits<double>::quiet_NaN()
+                                            : total / static_cast<double>(l.outer * l.inner));
+  });
+  double scale = red == Reduction::kMean && l.outer * l.inner > 0
+                     ? 1.0 / static_cast<double>(l.outer * l.inner)
+                     : 1.0;
+  std::int64_t d = l.dim;
+  detail::record("CrossEntropyBackward0", out, {&x, &q},
+                 [x, q, scale, red, d](const Tensor& g, FunctionNode& n) {
+                   Tensor gs = broadcast_grad(g, red, d) * scale;
+                   Grads r(2);
+                   // g [] or [N, d...] . (softmax(x) * sum_c q - q) [N, C, d...] -> [N, C, d...]
+                   if (n.needs_input_grad(0))
+                     r[0] = gs * (minigrad::softmax(x, d) * sum(q, {d}, true) - q);
+                   // d loss / d q = -log_softmax(x)
+                   if (n.needs_input_grad(1)) r[1] = gs * -minigrad::log_softmax(x, d);
+                   return r;
+                 });
+  return out;
+}
+
+// ---------------------------------------------------------------- softplus
+
+/// log(1 + exp(z)) as max(z, 0) + log1p(exp(-|z|)), finite for any finite z; gradient sigmoid(z).
+/// NOTE: an explicit primitive because composing relu and abs gives gradient 0 at z = 0 (both have
+/// a zero gradient at their kink) instead of sigmoid(0) = 0.5.
+Tensor softplus(const Tensor& z) {
+  Tensor zc = z.detach().contiguous();
+  Tensor out = detail::make_tensor(z.shape(), z.dtype());
+  detail::dispatch_floating(z.dtype(), "softplus", [&]<typename T>() {
+    const T* pz = zc.impl()->data<T>();
+    T* po = out.impl()->data<T>();
+    for (std::int64_t k = 0; k < zc.numel(); ++k) {
+      double v = static_cast<double>(pz[k]);
+      po[k] = static_cast<T>(std::max(v, 0.0) + std::log1p(std::exp(-std::fabs(v))));
+    }
+  });
+  detail::record("SoftplusBackward0", out, {&z},
+                 [z](const Tensor& g, FunctionNode&) { return Grads{g * minigrad::sigmoid(z)}; });
+  return out;
+}
+
+Tensor reduce(const Tensor& loss, Reduction red) {
+  if (red == Reduction::kSum) return loss.sum();
+  if (red == Reduction::kMean) return loss.mean();
+  return loss;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------- public losses
+
+Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& weight,
+                     std::int64_t ignore_index, const std::string& reduction,
+                     double label_smoothing) {
+  const char* op = "cross_entropy";
+  MG_CHECK(input.defined() && target.defined(), op, "got an undefined tensor");
+  Reduction red = parse_reduction(reduction, op);
+  // NOTE: PyTorch 1.13 silently ignores a negative label_smoothing; minigrad rejects it.
+  MG_CHECK(label_smoothing >= 0 && label_smoothing <= 1, op,
+           "label_smoothing must be between 0.0 and 1.0, got ", label_smoothing);
+  ClassLayout l = class_layout(input, op);
+  // As PyTorch: a target with the input's shape holds probabilities, anything else class indices.
+  if (target.shape() == input.shape())
+    return cross_entropy_prob(input, target, weight, ignore_index, red, label_smoothing, l);
+  return cross_entropy_index(input, target, weight, ignore_index, red, label_smoothing, l);
+}
+
+Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight_in,
+                std::int64_t ignore_index, const std::string& reduction) {
+  const char* op = "nll_loss";
+  MG_CHECK(input.defined() && target.defined(), op, "got an undefined tensor");
+  Reduction red = parse_reduction(reduction, op);
+  ClassLayout l = class_layout(input, op);
+  MG_CHECK(target.shape() == l.loss_shape, op, "input has shape ", input.shape(),
+           ": target must have shape ", l.loss_shape, ", got ", target.shape());
+  Tensor weight = check_class_weight(weight_in, l, input.dtype(), op);
+  IndexTarget it = check_index_target(target, l, weight, ignore_index, op);
+  Tensor xc = input.detach().contiguous();
+  Tensor out = detail::make_tensor(red == Reduction::kNone ? l.loss_shape : Shape{}, input.dtype());
+  detail::dispatch_floating(input.dtype(), op, [&]<typename T>() {
+    const T* px = xc.impl()->data<T>();
+    T* po = out.impl()->data<T>();
+    double total = 0;
+    for (std::int64_t o = 0; o < l.outer; ++o) {
+      for (std::int64_t i = 0; i < l.inner; ++i) {
+        std::size_t p = static_cast<std::size_t>(o * l.inner + i);
+        double loss = 0;
+        if (it.cls[p] >= 0)
+          loss = -it.w[p] * static_cast<double>(px[(o * l.C + it.cls[p]) * l.inner + i]);
+        if (red == Reduction::kNone) po[p] = static_cast<T>(loss);
+        total += loss;
+      }
+    }
+    if (red == Reduction::kSum) po[0] = static_cast<T>(total);
+    if (red == Reduction::kMean) po[0] = static_cast<T>(total / it.weight_sum);
+  });
+  double scale = red == Reduction::kMean && it.weight_sum != 0 ? 1 / it.weight_sum : 1.0;
+  std::int64_t ndim = input.dim();
+  Dtype dt = input.dtype();
+  detail::record(
+      "NllLossBackward0", out, {&input},
+      [target, weight, ignore_index, scale, red, l, ndim, dt](const Tensor& g, FunctionNode&) {
+        // g [] or [N, d...] . -q [N, C, d...] -> [N, C, d...]; q is one-hot * weight
+        Tensor q = index_target_distribution(target, weight, l, ndim, ignore_index, scale, 0.0, dt);
+        return Grads{broadcast_grad(g, red, l.dim) * -q};
+      });
+  return out;
+}
+
+Tensor kl_div(const Tensor& input, const Tensor& target, const std::string& reduction,
+              bool log_target) {
+  const char* op = "kl_div";
+  MG_CHECK(input.defined() && target.defined(), op, "got an undefined tensor");
+  MG_CHECK(
+      reduction == "mean" || reduction == "batchmean" || reduction == "sum" || reduction == "none",
+      op, "reduction must be \"mean\", \"batchmean\", \"sum\" or \"none\", got \"", reduction,
+      "\"");
+  MG_CHECK(input.is_floating_point() && target.is_floating_point(), op,
+           "input and target must be floating point, got ", dtype_name(input.dtype()), " and ",
+           dtype_name(target.dtype()));
+  detail::broadcast_shapes(input.shape(), target.shape(), op);
+  Tensor loss;
+  if (log_target) {
+    loss = exp(target) * (target - input);
+  } else {
+    // xlogy(t, t) - t * input: t * log(t) is 0 where t == 0 (log reads 1 there, so no 0 * -inf).
+    loss = target * (log(where(target == 0.0, 1.0, target)) - input);
+  }
+  if (reduction == "none") return loss;
+  if (reduction == "mean") return loss.mean();
+  Tensor total = loss.sum();
+  if (reduction == "batchmean" && input.dim() != 0)
+    return total / static_cast<double>(input.size(0));
+  return total;
+}
+
+Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& target,
+                                        const Tensor& weight, const std::string& reduction,
+                                        const Tensor& pos_weight) {
+  const char* op = "binary_cross_entropy_with_logits";
+  MG_CHECK(input.defined() && target.defined(), op, "got an undefined tensor");
+  Reduction red = parse_reduction(reduction, op);
+  MG_CHECK(input.is_floating_point() && target.is_floating_point(), op,
+           "input and target must be floating point, got ", dtype_name(input.dtype()), " and ",
+           dtype_name(target.dtype()));
+  MG_CHECK(target.shape() == input.shape(), op, "target has shape ", target.shape(),
+           " but input has shape ", input.shape(), "; they must match");
+  for (const Tensor* w : {&weight, &pos_weight}) {
+    if (!w->defined()) continue;
+    const char* name = w == &weight ? "weight" : "pos_weight";
+    MG_CHECK(w->is_floating_point(), op, name, " must be floating point, got ",
+             dtype_name(w->dtype()));
+    bool broadcasts = true;
+    try {
+      broadcasts = detail::broadcast_shapes(input.shape(), w->shape(), op) == input.shape();
+    } catch (const Error&) {
+      broadcasts = false;
+    }
+    MG_CHECK(broadcasts, op, name, " of shape ", w->shape(),
+             " does not broadcast to the input's shape ", input.shape());
+  }
+  // (1 - t) * x + lw * softplus(-x), lw = 1 + (pos_weight - 1) * t; softplus(-x) =
+  // max(-x, 0) + log(1 + exp(-|x|)) never overflows.
+  Tensor sp = softplus(-input);
+  Tensor loss = (1.0 - target) * input;
+  loss = pos_weight.defined() ? loss + (1.0 + (pos_weight - 1.0) * target) * sp : loss + sp;
+  if (weight.defined()) loss = loss * weight;
+  return reduce(loss, red);
+}
+
+}  // namespace minigrad::nn::functional

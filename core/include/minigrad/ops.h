@@ -5,6 +5,7 @@
 #include <initializer_list>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "minigrad/tensor.h"
@@ -16,7 +17,12 @@ namespace minigrad {
 /// A tensor of `shape` holding `values` (row-major), converted to dtype. numel must match.
 Tensor tensor(const std::vector<double>& values, const Shape& shape, Dtype dtype = kFloat32);
 /// A 1-D tensor: tensor({1.0, 2.0, 3.0}).
-Tensor tensor(std::initializer_list<double> values, Dtype dtype = kFloat32);
+/// (A template, so that a column such as tensor({{1.0}, {2.0}}) picks the 2-D overload below.)
+template <typename T, typename = std::enable_if_t<std::is_arithmetic_v<T>>>
+Tensor tensor(std::initializer_list<T> values, Dtype dtype = kFloat32) {
+  return tensor(std::vector<double>(values.begin(), values.end()),
+                Shape{static_cast<std::int64_t>(values.size())}, dtype);
+}
 /// A 2-D tensor from nested lists: tensor({{1.0, 2.0}, {3.0, 4.0}}). Rows must have equal length.
 Tensor tensor(std::initializer_list<std::initializer_list<double>> values, Dtype dtype = kFloat32);
 /// A 3-D tensor from nested lists.

@@ -1,3 +1,80 @@
 #pragma once
-// minigrad::nn (in progress).
+// nn::MultiheadAttention, as torch.nn.MultiheadAttention (PyTorch 1.13) with kdim = vdim =
+// embed_dim, no dropout, no bias_k/bias_v and no add_zero_attn.
+//
+//   mg::nn::MultiheadAttention mha(8, 2, /*bias=*/true, /*batch_first=*/true);
+//   auto [out, weights] = mha(x, x, x);  // x [N, L, 8] -> out [N, L, 8], weights [N, L, L]
+#include <utility>
+
+#include "minigrad/nn/linear.h"
 #include "minigrad/nn/module.h"
+
+namespace minigrad::nn {
+
+/// PyTorch's NonDynamicallyQuantizableLinear: a Linear (same parameters, initial values and
+/// forward) that prints under its own name. MultiheadAttention's out_proj is one.
+class NonDynamicallyQuantizableLinear : public Module {
+ public:
+  NonDynamicallyQuantizableLinear(std::int64_t in_features, std::int64_t out_features,
+                                  bool bias = true, Dtype dtype = kFloat32);
+
+  Tensor forward(const Tensor& x) const { return linear_.forward(x); }
+  Tensor operator()(const Tensor& x) const { return forward(x); }
+  /// Draws new initial values exactly as Linear::reset_parameters.
+  void reset_parameters() { linear_.reset_parameters(); }
+  std::string extra_repr() const override { return linear_.extra_repr(); }
+
+  std::int64_t in_features;
+  std::int64_t out_features;
+  Tensor weight;  // [out_features, in_features]
+  Tensor bias;    // [out_features]; undefined when bias = false
+
+ private:
+  // The Linear does the work; its weight and bias are registered as this module's own parameters
+  // (the same tensors), so the names are "weight" and "bias" and only the printed type differs.
+  Linear linear_;
+};
+
+class MultiheadAttention : public Module {
+ public:
+  /// Parameters, registered in PyTorch's order: in_proj_weight [3E, E] (q, k, v rows stacked),
+  /// in_proj_bias [3E] (if bias), then out_proj (a Linear(E, E, bias)). Initial values are
+  /// PyTorch's, draw for draw: out_proj's Linear initialisation, then
+  /// xavier_uniform_(in_proj_weight); both biases are zero.
+  /// Throws if embed_dim or num_heads is not positive or embed_dim % num_heads != 0.
+  MultiheadAttention(std::int64_t embed_dim, std::int64_t num_heads, bool bias = true,
+                     bool batch_first = false, Dtype dtype = kFloat32);
+
+  /// Attention of query over key/value: returns (output, weights).
+  /// query [L, N, E], key and value [S, N, E] ([N, L, E] / [N, S, E] with batch_first), or
+  /// unbatched [L, E] / [S, E]; output has query's shape.
+  /// key_padding_mask [N, S] ([S] unbatched): bool, true = ignore that key; or float, added.
+  /// attn_mask [L, S] or [N * num_heads, L, S] ([num_heads, L, S] unbatched): bool, true = may
+  /// NOT attend (the opposite of functional::scaled_dot_product_attention); or float, added.
+  /// weights (undefined unless need_weights): the softmax, averaged over heads [N, L, S] or per
+  /// head [N, num_heads, L, S] (without the N dim when unbatched).
+  std::pair<Tensor, Tensor> forward(const Tensor& query, const Tensor& key, const Tensor& value,
+                                    const Tensor& key_padding_mask = Tensor(),
+                                    bool need_weights = true, const Tensor& attn_mask = Tensor(),
+                                    bool average_attn_weights = true) const;
+  std::pair<Tensor, Tensor> operator()(const Tensor& query, const Tensor& key, const Tensor& value,
+                                       const Tensor& key_padding_mask = Tensor(),
+                                       bool need_weights = true, const Tensor& attn_mask = Tensor(),
+                                       bool average_attn_weights = true) const {
+    return forward(query, key, value, key_padding_mask, need_weights, attn_mask,
+                   average_attn_weights);
+  }
+  /// PyTorch's _reset_parameters: xavier_uniform_(in_proj_weight), zero in_proj_bias and
+  /// out_proj.bias. out_proj.weight keeps its values, as in PyTorch.
+  void reset_parameters();
+
+  std::int64_t embed_dim;
+  std::int64_t num_heads;
+  std::int64_t head_dim;
+  bool batch_first;
+  Tensor in_proj_weight;  // [3 * embed_dim, embed_dim]
+  Tensor in_proj_bias;    // [3 * embed_dim]; undefined when bias = false
+  NonDynamicallyQuantizableLinear out_proj;
+};
+
+}  // namespace minigrad::nn
