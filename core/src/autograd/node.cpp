@@ -71,8 +71,11 @@ AccumulateGrad::AccumulateGrad(std::shared_ptr<TensorImpl> leaf) : leaf_(std::mo
 std::vector<Tensor> AccumulateGrad::apply(const Tensor& grad) {
   Tensor& g = leaf_->grad;
   if (!g.defined()) {
-    // Keep a gradient of our own: the incoming one may alias another leaf's or the user's tensor.
-    g = is_grad_enabled() ? grad : grad.detach().clone();
+    // Take the incoming gradient when nothing else can see it (the engine's buffer was its only
+    // owner); otherwise copy it: it may alias another leaf's gradient or the user's tensor.
+    bool exclusive = grad.impl_ptr().use_count() == 1 && grad.impl()->storage.use_count() == 1 &&
+                     grad.is_contiguous() && !grad.requires_grad();
+    g = is_grad_enabled() ? grad : (exclusive ? grad : grad.detach().clone());
   } else {
     g = is_grad_enabled() ? g + grad : (g + grad).detach();
   }
