@@ -4,7 +4,7 @@
 // their attention evenly: the table the lesson built by hand with W_Q and W_K, found by training.
 //
 //   learn_projections [--seed 0] [--steps 1000] [--lr 2] [--optimizer sgd|adam]
-//                     [--picture attention.png]
+//                     [--picture attention.png] [--loss-log losses.txt]
 #include <cairo.h>
 #include <CLI/CLI.hpp>
 
@@ -141,12 +141,14 @@ int main(int argc, char** argv) {
   double lr = 0;  // 0: the optimizer's default below
   std::string optimizer = "sgd";
   std::string picture = "attention.png";
+  std::string loss_log;
   app.add_option("--seed", seed, "random seed for the initial projections");
   app.add_option("--steps", steps, "maximum number of training steps")->check(CLI::PositiveNumber);
   app.add_option("--lr", lr, "learning rate (default 2 for sgd, 0.1 for adam)")
       ->check(CLI::PositiveNumber);
   app.add_option("--optimizer", optimizer, "sgd or adam")->check(CLI::IsMember({"sgd", "adam"}));
   app.add_option("--picture", picture, "PNG file for the before/after attention ('' for none)");
+  app.add_option("--loss-log", loss_log, "write 'step loss' for every step to this file");
   CLI11_PARSE(app, argc, argv);
 
   if (lr == 0) lr = optimizer == "adam" ? 0.1 : 2.0;
@@ -184,6 +186,11 @@ int main(int argc, char** argv) {
     opt = std::make_unique<mg::optim::SGD>(model.parameters(), mg::optim::SGDOptions{.lr = lr});
   const double target_entropy = -(0.5 * std::log(0.5) * 2 + 3 * 4 * 0.25 * std::log(0.25)) / 4;
 
+  std::FILE* log = loss_log.empty() ? nullptr : std::fopen(loss_log.c_str(), "w");
+  if (!loss_log.empty() && !log) {
+    std::fprintf(stderr, "could not write %s\n", loss_log.c_str());
+    return 2;
+  }
   mg::Tensor table;
   int step = 0;  // updates made so far
   for (;; ++step) {
@@ -191,6 +198,7 @@ int main(int argc, char** argv) {
     mg::Tensor loss = -(target * logp).sum(-1).mean();
     table = logp.detach().exp();
     bool done = reached(table) || step == steps;
+    if (log) std::fprintf(log, "%d %.9g\n", step, loss.item<double>());
     if (step % 10 == 0 || done)
       std::printf("\rstep %4d  loss %.5f (KL to target %.5f)", step, loss.item<double>(),
                   loss.item<double>() - target_entropy);
@@ -199,6 +207,7 @@ int main(int argc, char** argv) {
     loss.backward();
     opt->step();
   }
+  if (log) std::fclose(log);
   std::printf("\n\n");
   print_table("attention after training:", table);
   std::printf("\n");
