@@ -906,6 +906,209 @@ void add_indexing(std::vector<OpInfo>& t) {
                     {e("triu", "1-D tensor", [] { triu(make({3}, 1)); })}));
 }
 
+// ---------------------------------------------------------------- nn::functional
+// F::relu, F::gelu, F::softmax and F::log_softmax are the core ops above under another name.
+
+void add_nn(std::vector<OpInfo>& t) {
+  namespace F = nn::functional;
+  auto weights = [](const Shape& shape, std::int64_t seed) { return abs(make(shape, seed)); };
+
+  t.push_back(entry("linear",
+                    [](const V& v) {
+                      return v.size() == 3 ? F::linear(v[0], v[1], v[2]) : F::linear(v[0], v[1]);
+                    },
+                    {s("bias", {arg({2, 3}, 1), arg({4, 3}, 2), arg({4}, 3)}),
+                     s("no bias", {arg({2, 3}, 1), arg({4, 3}, 2)}),
+                     s("3-D input", {arg({2, 2, 3}, 4), arg({4, 3}, 5), arg({4}, 6)}),
+                     s("1-D input", {arg({3}, 7), arg({2, 3}, 8)}),
+                     s("non-contiguous weight and input", {arg_t({3, 2}, 1), arg_t({3, 4}, 9)}),
+                     s("only weight requires grad", {make({2, 3}, 1), arg({4, 3}, 2)}),
+                     s("empty batch", {arg({0, 3}, 1), arg({4, 3}, 2), arg({4}, 3)})},
+                    {e("linear", "1-D weight",
+                       [] {
+                         F::linear(make({2, 3}, 1), make({3}, 2));
+                       }),
+                     e("linear", "in_features mismatch",
+                       [] {
+                         F::linear(make({2, 3}, 1), make({4, 5}, 2));
+                       }),
+                     e("linear", "bias of the wrong size", [] {
+                       F::linear(make({2, 3}, 1), make({4, 3}, 2), make({3}, 3));
+                     })}));
+
+  t.push_back(entry(
+      "mse_loss", [](const V& v) { return F::mse_loss(v[0], v[1]); },
+      {s("mean", {arg({2, 3}, 1), arg({2, 3}, 2)}),
+       s("sum", {arg({2, 3}, 1), arg({2, 3}, 2)},
+         [](const V& v) { return F::mse_loss(v[0], v[1], "sum"); }),
+       s("none", {arg({2, 3}, 1), arg({2, 3}, 2)},
+         [](const V& v) { return F::mse_loss(v[0], v[1], "none"); }),
+       s("0-dim", {arg({}, 3), arg({}, 4)}),
+       s("non-contiguous", {arg_t({3, 2}, 5), arg({2, 3}, 6)}),
+       s("target without grad", {arg({4}, 7), make({4}, 8)})},
+      {e("mse_loss", "shapes differ",
+         [] {
+           F::mse_loss(make({2, 3}, 1), make({3}, 2));
+         }),
+       e("mse_loss", "bad reduction", [] { F::mse_loss(make({2}, 1), make({2}, 2), "avg"); })}));
+
+  t.push_back(entry(
+      "scaled_dot_product_attention",
+      [](const V& v) { return F::scaled_dot_product_attention(v[0], v[1], v[2]); },
+      {s("3-D, S != L", {arg({2, 3, 4}, 1), arg({2, 5, 4}, 2), arg({2, 5, 2}, 3)}),
+       s("causal", {arg({1, 4, 3}, 4), arg({1, 4, 3}, 5), arg({1, 4, 2}, 6)},
+         [](const V& v) { return F::scaled_dot_product_attention(v[0], v[1], v[2], {}, true); }),
+       s("bool mask, broadcast over the batch",
+         {arg({2, 3, 4}, 7), arg({2, 3, 4}, 8), arg({2, 3, 2}, 9)},
+         [](const V& v) {
+           Tensor m = mask({1, 0, 1, 1, 1, 0, 0, 1, 1}, {3, 3});
+           return F::scaled_dot_product_attention(v[0], v[1], v[2], m);
+         }),
+       s("float mask, scale 0.5", {arg({3, 2}, 10), arg({4, 2}, 11), arg({4, 3}, 12)},
+         [](const V& v) {
+           return F::scaled_dot_product_attention(v[0], v[1], v[2], make({3, 4}, 13), false, 0.5);
+         }),
+       s("4-D heads, non-contiguous q", {make({1, 3, 2, 4}, 14).transpose(1, 2).requires_grad_(),
+                                         arg({1, 2, 3, 4}, 15), arg({1, 2, 3, 4}, 16)})},
+      {e("scaled_dot_product_attention", "q and k feature sizes differ",
+         [] {
+           F::scaled_dot_product_attention(make({2, 3}, 1), make({2, 4}, 2), make({2, 4}, 3));
+         }),
+       e("scaled_dot_product_attention", "attn_mask and is_causal together",
+         [] {
+           F::scaled_dot_product_attention(make({2, 3}, 1), make({2, 3}, 2), make({2, 3}, 3),
+                                           mask({1, 1, 1, 1}, {2, 2}), true);
+         }),
+       e("scaled_dot_product_attention", "k and v lengths differ", [] {
+         F::scaled_dot_product_attention(make({2, 3}, 1), make({4, 3}, 2), make({3, 3}, 3));
+       })}));
+
+  t.push_back(
+      entry("cross_entropy", [](const V& v) { return F::cross_entropy(v[0], v[1]); },
+            {s("class indices", {arg({3, 4}, 1), indices({0, 3, 1}, {3})}),
+             s("weight, sum", {arg({3, 4}, 2), indices({2, 2, 0}, {3})},
+               [weights](const V& v) {
+                 return F::cross_entropy(v[0], v[1], weights({4}, 3), -100, "sum");
+               }),
+             s("ignore_index", {arg({3, 4}, 4), indices({1, -100, 3}, {3})}),
+             s("label_smoothing 0.2, weight", {arg({3, 4}, 5), indices({3, 0, 1}, {3})},
+               [weights](const V& v) {
+                 return F::cross_entropy(v[0], v[1], weights({4}, 6), -100, "mean", 0.2);
+               }),
+             s("probability targets with grad", {arg({3, 4}, 7), arg({3, 4}, 8)}),
+             s("[N, C, d] input, none", {arg({2, 3, 2}, 9), indices({0, 2, 1, 1}, {2, 2})},
+               [](const V& v) { return F::cross_entropy(v[0], v[1], {}, -100, "none"); }),
+             s("[C] input, 0-dim target", {arg({5}, 10), indices({4}, {})}),
+             s("non-contiguous input", {arg_t({4, 3}, 11), indices({0, 1, 2}, {3})})},
+            {e("cross_entropy", "target out of bounds",
+               [] {
+                 F::cross_entropy(make({2, 5}, 1), indices({0, 7}, {2}));
+               }),
+             e("cross_entropy", "target of the wrong shape",
+               [] {
+                 F::cross_entropy(make({2, 5}, 1), indices({0, 1, 2}, {3}));
+               }),
+             e("cross_entropy", "label_smoothing 1.5",
+               [] {
+                 F::cross_entropy(make({2, 5}, 1), indices({0, 1}, {2}), {}, -100, "mean", 1.5);
+               }),
+             e("cross_entropy", "float target of the wrong shape", [] {
+               F::cross_entropy(make({2, 5}, 1), make({2, 4}, 2));
+             })}));
+
+  t.push_back(
+      entry("nll_loss", [](const V& v) { return F::nll_loss(v[0], v[1]); },
+            {s("mean", {arg({3, 4}, 1), indices({0, 3, 1}, {3})}),
+             s("weight, ignore_index", {arg({3, 4}, 2), indices({2, 1, 0}, {3})},
+               [weights](const V& v) { return F::nll_loss(v[0], v[1], weights({4}, 3), 1); }),
+             s("none", {arg({3, 4}, 4), indices({3, 3, 0}, {3})},
+               [](const V& v) { return F::nll_loss(v[0], v[1], {}, -100, "none"); }),
+             s("[N, C, d] input, sum", {arg({2, 3, 2}, 5), indices({0, 2, 1, 1}, {2, 2})},
+               [](const V& v) { return F::nll_loss(v[0], v[1], {}, -100, "sum"); })},
+            {e("nll_loss", "target out of bounds",
+               [] {
+                 F::nll_loss(make({2, 3}, 1), indices({0, -1}, {2}));
+               }),
+             e("nll_loss", "float target", [] {
+               F::nll_loss(make({2, 3}, 1), make({2}, 2));
+             })}));
+
+  t.push_back(
+      entry("kl_div", [](const V& v) { return F::kl_div(v[0], v[1]); },
+            {s("mean", {arg({2, 3}, 1), arg_pos({2, 3}, 2)}),
+             s("batchmean", {arg({2, 3}, 3), arg_pos({2, 3}, 4)},
+               [](const V& v) { return F::kl_div(v[0], v[1], "batchmean"); }),
+             s("log_target, sum", {arg({2, 3}, 5), arg({2, 3}, 6)},
+               [](const V& v) { return F::kl_div(v[0], v[1], "sum", true); }),
+             s("none, target without grad", {arg({4}, 7), abs(make({4}, 8))},
+               [](const V& v) { return F::kl_div(v[0], v[1], "none"); })},
+            {e("kl_div", "bad reduction", [] { F::kl_div(make({2}, 1), make({2}, 2), "avg"); })}));
+
+  t.push_back(entry(
+      "binary_cross_entropy_with_logits",
+      [](const V& v) { return F::binary_cross_entropy_with_logits(v[0], v[1]); },
+      {s("mean", {arg({2, 3}, 1), arg_pos({2, 3}, 2)}),
+       s("weight and pos_weight, sum",
+         {arg({2, 3}, 3), arg_pos({2, 3}, 4), arg_pos({3}, 5), arg_pos({3}, 6)},
+         [](const V& v) {
+           return F::binary_cross_entropy_with_logits(v[0], v[1], v[2], "sum", v[3]);
+         }),
+       s("none, non-contiguous", {arg_t({3, 2}, 7), make({2, 3}, 8)},
+         [](const V& v) { return F::binary_cross_entropy_with_logits(v[0], v[1], {}, "none"); })},
+      {e("binary_cross_entropy_with_logits", "target of another shape", [] {
+        F::binary_cross_entropy_with_logits(make({2, 3}, 1), make({3}, 2));
+      })}));
+
+  t.push_back(entry("layer_norm",
+                    [](const V& v) {
+                      return v.size() == 3 ? F::layer_norm(v[0], {v[0].size(-1)}, v[1], v[2])
+                                           : F::layer_norm(v[0], {v[0].size(-1)});
+                    },
+                    {s("weight and bias", {arg({2, 3}, 1), arg({3}, 2), arg({3}, 3)}),
+                     s("no affine", {arg({3, 4}, 4)}),
+                     s("two normalized dims", {arg({2, 2, 3}, 5), arg({2, 3}, 6), arg({2, 3}, 7)},
+                       [](const V& v) {
+                         return F::layer_norm(v[0], {2, 3}, v[1], v[2]);
+                       }),
+                     s("non-contiguous, eps 0.1", {arg_t({4, 2}, 8), arg({4}, 9), arg({4}, 10)},
+                       [](const V& v) { return F::layer_norm(v[0], {4}, v[1], v[2], 0.1); })},
+                    {e("layer_norm", "normalized_shape does not match",
+                       [] {
+                         F::layer_norm(make({2, 3}, 1), {4});
+                       }),
+                     e("layer_norm", "weight of the wrong shape", [] {
+                       F::layer_norm(make({2, 3}, 1), {3}, make({2}, 2));
+                     })}));
+
+  t.push_back(entry("embedding", [](const V& v) { return F::embedding(v[0], v[1]); },
+                    {s("repeated indices", {indices({1, 3, 1}, {3}), arg({4, 2}, 1)}),
+                     s("2-D indices", {indices({0, 2, 2, 1}, {2, 2}), arg({3, 3}, 2)}),
+                     s("0-dim index", {indices({2}, {}), arg({3, 2}, 3)}),
+                     s("non-contiguous weight", {indices({0, 1}, {2}), arg_t({2, 3}, 4)})},
+                    {e("embedding", "index out of range",
+                       [] {
+                         F::embedding(indices({0, 4}, {2}), make({4, 2}, 1));
+                       }),
+                     e("embedding", "float indices", [] {
+                       F::embedding(make({2}, 1), make({4, 2}, 2));
+                     })}));
+
+  // The mask comes from the default generator: each call reseeds it so that gradcheck's
+  // repeated evaluations see the same mask.
+  t.push_back(entry(
+      "dropout",
+      [](const V& v) {
+        manual_seed(0);
+        return F::dropout(v[0], 0.3);
+      },
+      {s("p 0.3", {arg({4, 5}, 1)}), s("non-contiguous", {arg_t({5, 4}, 2)}),
+       s("p 0 is the identity", {arg({2, 3}, 3)}, [](const V& v) { return F::dropout(v[0], 0.0); }),
+       s("p 1 zeroes everything", {arg({2, 3}, 4)},
+         [](const V& v) { return F::dropout(v[0], 1.0); }),
+       s("eval", {arg({2, 3}, 5)}, [](const V& v) { return F::dropout(v[0], 0.5, false); })},
+      {e("dropout", "p = 1.5", [] { F::dropout(make({2}, 1), 1.5); })}));
+}
+
 std::vector<OpInfo> build() {
   std::vector<OpInfo> t;
   add_elementwise(t);
@@ -913,6 +1116,7 @@ std::vector<OpInfo> build() {
   add_linalg(t);
   add_shape(t);
   add_indexing(t);
+  add_nn(t);
   return t;
 }
 

@@ -15,6 +15,7 @@ namespace minigrad::testing {
 namespace {
 
 using V = std::vector<Tensor>;
+namespace F = nn::functional;
 
 std::vector<const OpInfo*> entries(bool (*keep)(const OpInfo&)) {
   std::vector<const OpInfo*> r;
@@ -713,6 +714,56 @@ const std::vector<ForwardCase>& forward_cases() {
         0.21578062204124993, -1.5592970184591284, 0.0, -0.7094522994598851, 1.9154700600397367,
         0.5403924195393581, -1.23468522096102, 1.3902371385386014, -0.38484050196177355,
         -1.759918142462152, 0.8650042170374697, 0.0, 1.714848936036713, 0.33977129553633456}},
+      // ---- nn::functional (sdpa is PyTorch 2's; with 1.13 the reference is
+      // softmax(q @ k.transpose(-2, -1) * scale + mask) @ v, the bool mask applied with
+      // masked_fill(~mask, -inf) and is_causal as a tril mask)
+      // F.linear(make((2, 2, 3), 4), make((4, 3), 5), make((4,), 6))
+      {"linear", [] { return F::linear(make({2, 2, 3}, 4), make({4, 3}, 5), make({4}, 6)); }, {2, 2, 4}, {-3.5474948174340115, -1.3656379682534925, -3.17962018214185, 5.3645397850573495, -5.141599165333481, -1.9220402820666558, -2.488227293268253, 5.362796190613166, -2.520393103885788, -0.57415704113765, -3.80357370425748, 0.8832884417011647, -3.064528507985412, -0.08059041115096477, -2.062211871584031, 0.17151379105682585}},
+      // F.linear(make((3,), 7), make((2, 3), 8))
+      {"linear", [] { return F::linear(make({3}, 7), make({2, 3}, 8)); }, {2}, {-1.6653224384371763, -0.9891430989563001}},
+      // F.mse_loss(make((2, 3), 1), make((2, 3), 2), reduction='sum')
+      {"mse_loss", [] { return F::mse_loss(make({2, 3}, 1), make({2, 3}, 2), "sum"); }, {}, {24.188675706315017}},
+      // F.mse_loss(make((2, 3), 1), make((2, 3), 2))
+      {"mse_loss", [] { return F::mse_loss(make({2, 3}, 1), make({2, 3}, 2)); }, {}, {4.031445951052503}},
+      // sdpa(make((1, 4, 3), 4), make((1, 4, 3), 5), make((1, 4, 2), 6), causal=True)
+      {"scaled_dot_product_attention", [] { return F::scaled_dot_product_attention(make({1, 4, 3}, 4), make({1, 4, 3}, 5), make({1, 4, 2}, 6), {}, true); }, {1, 4, 2}, {-1.6280646932415248, 0.996857666258097, -1.1309096115874329, 1.494012747912189, -1.0247419607979742, 0.9475513072669198, -0.21918557265318167, 0.3458364887610842}},
+      // sdpa(make((2, 3, 4), 7), make((2, 3, 4), 8), make((2, 3, 2), 9), mask=torch.tensor([[1, 0, 1], [1, 1, 0], [0, 1, 1]], dtype=torch.bool))
+      {"scaled_dot_product_attention", [] { return F::scaled_dot_product_attention(make({2, 3, 4}, 7), make({2, 3, 4}, 8), make({2, 3, 2}, 9), mask({1, 0, 1, 1, 1, 0, 0, 1, 1}, {3, 3})); }, {2, 3, 2}, {0.49363002724834076, 0.5029140038539793, -0.7509093933552908, 1.8611675019951412, 0.5145323415928724, -1.2605452989075063, -0.8600454694112536, -0.21537110985261565, -1.4432444996236233, 1.1816778598759983, -0.9457550094442192, 1.6459895722709792}},
+      // sdpa(make((3, 2), 10), make((4, 2), 11), make((4, 3), 12), mask=make((3, 4), 13), scale=0.5)
+      {"scaled_dot_product_attention", [] { return F::scaled_dot_product_attention(make({3, 2}, 10), make({4, 2}, 11), make({4, 3}, 12), make({3, 4}, 13), false, 0.5); }, {3, 3}, {-1.223127669754949, 0.6225774386963038, -0.2766162344735049, -1.0459205810210064, 1.350229613542186, 0.04794930567168281, 0.4110092564352991, -1.145122257698024, 1.2675212926852393}},
+      // F.cross_entropy(make((3, 4), 5), idx([3, 0, 1], (3,)), weight=make((4,), 6).abs(), label_smoothing=0.2)
+      {"cross_entropy", [] { return F::cross_entropy(make({3, 4}, 5), indices({3, 0, 1}, {3}), abs(make({4}, 6)), -100, "mean", 0.2); }, {}, {2.397313418491433}},
+      // F.cross_entropy(make((3, 4), 7), make((3, 4), 8))
+      {"cross_entropy", [] { return F::cross_entropy(make({3, 4}, 7), make({3, 4}, 8)); }, {}, {2.132893385945918}},
+      // F.cross_entropy(make((3, 4), 4), idx([1, -100, 3], (3,)))
+      {"cross_entropy", [] { return F::cross_entropy(make({3, 4}, 4), indices({1, -100, 3}, {3})); }, {}, {1.8570794643563857}},
+      // F.cross_entropy(make((2, 3, 2), 9), idx([0, 2, 1, 1], (2, 2)), reduction='none')
+      {"cross_entropy", [] { return F::cross_entropy(make({2, 3, 2}, 9), indices({0, 2, 1, 1}, {2, 2}), {}, -100, "none"); }, {2, 2}, {2.5379287371898895, 2.4340309738392567, 1.592756004335366, 0.38548467525783014}},
+      // F.cross_entropy(make((3, 4), 2), idx([2, 2, 0], (3,)), weight=make((4,), 3).abs(), reduction='sum')
+      {"cross_entropy", [] { return F::cross_entropy(make({3, 4}, 2), indices({2, 2, 0}, {3}), abs(make({4}, 3)), -100, "sum"); }, {}, {9.461395036887641}},
+      // F.nll_loss(make((3, 4), 2), idx([2, 1, 0], (3,)), weight=make((4,), 3).abs(), ignore_index=1)
+      {"nll_loss", [] { return F::nll_loss(make({3, 4}, 2), indices({2, 1, 0}, {3}), abs(make({4}, 3)), 1); }, {}, {-0.16716418600874458}},
+      // F.nll_loss(make((2, 3, 2), 5), idx([0, 2, 1, 1], (2, 2)), reduction='sum')
+      {"nll_loss", [] { return F::nll_loss(make({2, 3, 2}, 5), indices({0, 2, 1, 1}, {2, 2}), {}, -100, "sum"); }, {}, {-1.67135783785301}},
+      // F.kl_div(make((2, 3), 3), make((2, 3), 4).abs(), reduction='batchmean')
+      {"kl_div", [] { return F::kl_div(make({2, 3}, 3), abs(make({2, 3}, 4)), "batchmean"); }, {}, {-0.8041451576186667}},
+      // F.kl_div(make((2, 3), 5), make((2, 3), 6), reduction='sum', log_target=True)
+      {"kl_div", [] { return F::kl_div(make({2, 3}, 5), make({2, 3}, 6), "sum", true); }, {}, {15.281725493371308}},
+      // F.kl_div(make((4,), 7), make((4,), 8).abs(), reduction='none')
+      {"kl_div", [] { return F::kl_div(make({4}, 7), abs(make({4}, 8)), "none"); }, {4}, {0.52444054854432, 0.2056261095954695, -1.0879815943858642, 1.0672519019449118}},
+      // F.binary_cross_entropy_with_logits(make((2, 3), 3), make((2, 3), 4).abs(), weight=make((3,), 5).abs(), reduction='sum', pos_weight=make((3,), 6).abs())
+      {"binary_cross_entropy_with_logits", [] { return F::binary_cross_entropy_with_logits(make({2, 3}, 3), abs(make({2, 3}, 4)), abs(make({3}, 5)), "sum", abs(make({3}, 6))); }, {}, {4.412552623337318}},
+      // F.binary_cross_entropy_with_logits(make((2, 3), 7), make((2, 3), 8), reduction='none')
+      {"binary_cross_entropy_with_logits", [] { return F::binary_cross_entropy_with_logits(make({2, 3}, 7), make({2, 3}, 8), {}, "none"); }, {2, 3}, {0.37177091368260873, 0.7725729400046826, 2.9506116342930513, 1.2296946326713272, 3.165989159349871, 2.1586439760672813}},
+      // F.layer_norm(make((2, 2, 3), 5), (2, 3), make((2, 3), 6), make((2, 3), 7))
+      {"layer_norm", [] { return F::layer_norm(make({2, 2, 3}, 5), {2, 3}, make({2, 3}, 6), make({2, 3}, 7)); }, {2, 2, 3}, {-0.5635038009490507, -2.579180559594265, 0.12977954188525112, -0.5869351184668978, 1.2376339312298337, -0.45028893003188886, 0.6874714796868341, -2.980373080725198, 0.4582335045320056, -1.998664820361473, 2.7129527698558142, 0.5544200462625458}},
+      // F.layer_norm(make((4, 2), 8).t(), (4,), make((4,), 9), make((4,), 10), eps=0.1)
+      {"layer_norm", [] { return F::layer_norm(make({4, 2}, 8).t(), {4}, make({4}, 9), make({4}, 10), 0.1); }, {2, 4}, {0.14782999610369355, -2.938136799115592, 1.716866558883743, 0.018285009294398087, 0.7044480507610072, 1.6880433871577667, 1.370377856186759, 1.3443599689214225}},
+      // F.embedding(idx([0, 2, 2, 1], (2, 2)), make((3, 3), 2))
+      {"embedding", [] { return F::embedding(indices({0, 2, 2, 1}, {2, 2}), make({3, 3}, 2)); }, {2, 2, 3}, {-0.3927399914140932, -1.7678176319144716, 0.85710472758515, -1.443205834416365, 1.1817165250832566, -0.5933611154171217, -1.443205834416365, 1.1817165250832566, -0.5933611154171217, -0.9179729129152283, 1.7069494465843933, 0.33187180608401334}},
+      // F.dropout(make((2, 3), 5), 0.5, training=False)
+      {"dropout", [] { return F::dropout(make({2, 3}, 5), 0.5, false); }, {2, 3}, {0.8807664822153334, -0.8943111582850449, 1.7306112012145767, 0.3555335607141983, -1.41954407978618, 1.2053782797134418}},
+
   };
   return cases;
 }
@@ -742,23 +793,101 @@ TEST(OpTable, ForwardMatchesPyTorch) {
 // ---------------------------------------------------------------- coverage
 
 TEST(OpTable, CoversEveryDifferentiableOp) {
-  const std::vector<std::string> required = {
-      "add",          "sub",        "mul",         "div",         "add_scalar", "sub_scalar",
-      "mul_scalar",   "div_scalar", "rsub_scalar", "rdiv_scalar", "neg",        "exp",
-      "log",          "sqrt",       "rsqrt",       "pow_scalar",  "pow_tensor", "pow_scalar_base",
-      "abs",          "sign",       "tanh",        "sigmoid",     "relu",       "erf",
-      "gelu",         "gelu_tanh",  "clamp",       "maximum",     "minimum",    "where",
-      "masked_fill",  "sum",        "mean",        "max",         "min",        "max_dim",
-      "min_dim",      "amax",       "amin",        "var",         "std",        "logsumexp",
-      "norm",         "matmul",     "mm",          "bmm",         "softmax",    "log_softmax",
-      "transpose",    "t",          "permute",     "expand",      "unsqueeze",  "squeeze",
-      "select",       "narrow",     "reshape",     "view",        "flatten",    "contiguous",
-      "clone",        "to",         "cat",         "stack",       "split",      "chunk",
-      "index_select", "gather",     "scatter_add", "index_add",   "tril",       "triu"};
+  const std::vector<std::string> required = {"add",
+                                             "sub",
+                                             "mul",
+                                             "div",
+                                             "add_scalar",
+                                             "sub_scalar",
+                                             "mul_scalar",
+                                             "div_scalar",
+                                             "rsub_scalar",
+                                             "rdiv_scalar",
+                                             "neg",
+                                             "exp",
+                                             "log",
+                                             "sqrt",
+                                             "rsqrt",
+                                             "pow_scalar",
+                                             "pow_tensor",
+                                             "pow_scalar_base",
+                                             "abs",
+                                             "sign",
+                                             "tanh",
+                                             "sigmoid",
+                                             "relu",
+                                             "erf",
+                                             "gelu",
+                                             "gelu_tanh",
+                                             "clamp",
+                                             "maximum",
+                                             "minimum",
+                                             "where",
+                                             "masked_fill",
+                                             "sum",
+                                             "mean",
+                                             "max",
+                                             "min",
+                                             "max_dim",
+                                             "min_dim",
+                                             "amax",
+                                             "amin",
+                                             "var",
+                                             "std",
+                                             "logsumexp",
+                                             "norm",
+                                             "matmul",
+                                             "mm",
+                                             "bmm",
+                                             "softmax",
+                                             "log_softmax",
+                                             "transpose",
+                                             "t",
+                                             "permute",
+                                             "expand",
+                                             "unsqueeze",
+                                             "squeeze",
+                                             "select",
+                                             "narrow",
+                                             "reshape",
+                                             "view",
+                                             "flatten",
+                                             "contiguous",
+                                             "clone",
+                                             "to",
+                                             "cat",
+                                             "stack",
+                                             "split",
+                                             "chunk",
+                                             "index_select",
+                                             "gather",
+                                             "scatter_add",
+                                             "index_add",
+                                             "tril",
+                                             "triu",
+                                             "linear",
+                                             "mse_loss",
+                                             "scaled_dot_product_attention",
+                                             "cross_entropy",
+                                             "nll_loss",
+                                             "kl_div",
+                                             "binary_cross_entropy_with_logits",
+                                             "layer_norm",
+                                             "embedding",
+                                             "dropout"};
   const std::vector<std::string> required_gradgrad = {
-      "matmul", "mm",   "bmm",        "softmax",    "log_softmax", "add",        "sub",
-      "mul",    "div",  "add_scalar", "sub_scalar", "mul_scalar",  "div_scalar", "exp",
-      "log",    "tanh", "sum",        "mean",       "transpose",   "reshape"};
+      "matmul",        "mm",
+      "bmm",           "softmax",
+      "log_softmax",   "add",
+      "sub",           "mul",
+      "div",           "add_scalar",
+      "sub_scalar",    "mul_scalar",
+      "div_scalar",    "exp",
+      "log",           "tanh",
+      "sum",           "mean",
+      "transpose",     "reshape",
+      "linear",        "scaled_dot_product_attention",
+      "cross_entropy", "layer_norm"};
 
   std::set<std::string> names, gradgrad;
   std::size_t samples = 0, gradgrad_samples = 0, errors = 0, non_contiguous = 0, empty = 0;
