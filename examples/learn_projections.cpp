@@ -5,6 +5,8 @@
 //
 //   learn_projections [--seed 0] [--steps 1000] [--lr 2] [--optimizer sgd|adam]
 //                     [--picture attention.png] [--loss-log losses.txt]
+//   learn_projections --emergent [--seed 0] [--steps 100] [--lr 0.05] [--dim 8]
+//                     [--picture emergent_attention.png]      (see emergent.cpp)
 #include <cairo.h>
 #include <CLI/CLI.hpp>
 
@@ -14,6 +16,8 @@
 #include <vector>
 
 #include <minigrad/minigrad.h>
+
+#include "emergent.h"
 
 namespace mg = minigrad;
 namespace nn = minigrad::nn;
@@ -149,7 +153,26 @@ int main(int argc, char** argv) {
   app.add_option("--optimizer", optimizer, "sgd or adam")->check(CLI::IsMember({"sgd", "adam"}));
   app.add_option("--picture", picture, "PNG file for the before/after attention ('' for none)");
   app.add_option("--loss-log", loss_log, "write 'step loss' for every step to this file");
+  bool emergent = false;
+  std::int64_t dim = 8;
+  app.add_flag("--emergent", emergent,
+               "no target table: W_q, W_k, W_v learn where adjectives look from a prediction task "
+               "over a generated corpus");
+  std::int64_t value_dim = 3;
+  app.add_option("--dim", dim, "--emergent only: d_k")->check(CLI::PositiveNumber);
+  app.add_option("--value-dim", value_dim, "--emergent only: d_v")->check(CLI::PositiveNumber);
   CLI11_PARSE(app, argc, argv);
+
+  if (emergent) {
+    EmergentOptions o;
+    o.seed = seed;
+    if (app.count("--steps")) o.steps = steps;
+    if (lr != 0) o.lr = lr;
+    o.dim = dim;
+    o.value_dim = value_dim;
+    o.picture = app.count("--picture") ? picture : "emergent_attention.png";
+    return run_emergent(o);
+  }
 
   if (lr == 0) lr = optimizer == "adam" ? 0.1 : 2.0;
   mg::manual_seed(seed);
