@@ -1,5 +1,6 @@
 // Tensor: storage, metadata, data access, conversions, autograd accessors and grad mode.
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <new>
 
@@ -13,13 +14,23 @@ namespace minigrad {
 
 // ---------------------------------------------------------------- storage
 
+namespace {
+std::atomic<std::int64_t> live_storages{0};
+}
+
+std::int64_t live_storage_count() { return live_storages.load(std::memory_order_relaxed); }
+
 Storage::Storage(std::size_t n) : nbytes(n) {
   // 64-byte alignment suits AVX-512 loads and OpenBLAS; round up as aligned_alloc requires.
   std::size_t rounded = (std::max<std::size_t>(n, 1) + 63) / 64 * 64;
   data = std::aligned_alloc(64, rounded);
   MG_CHECK(data != nullptr, "alloc", "out of memory: could not allocate ", n, " bytes");
+  live_storages.fetch_add(1, std::memory_order_relaxed);
 }
-Storage::~Storage() { std::free(data); }
+Storage::~Storage() {
+  std::free(data);
+  live_storages.fetch_sub(1, std::memory_order_relaxed);
+}
 
 namespace detail {
 

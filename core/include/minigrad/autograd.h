@@ -81,6 +81,9 @@ std::vector<Tensor> grad(const std::vector<Tensor>& outputs, const std::vector<T
                          std::optional<bool> retain_graph = std::nullopt, bool create_graph = false,
                          bool allow_unused = false);
 
+/// The number of graph nodes alive in the process: a test of "backward frees the graph".
+std::int64_t live_node_count();
+
 /// The function type gradcheck takes: inputs in, one tensor out.
 using Function = std::function<Tensor(const std::vector<Tensor>&)>;
 

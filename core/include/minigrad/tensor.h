@@ -195,6 +195,10 @@ struct PrintOptions {
 void set_printoptions(const PrintOptions& options);
 const PrintOptions& get_printoptions();
 
+/// The number of tensor buffers (storages, shared by a tensor and its views) alive in the
+/// process: a test of "nothing saved for backward outlives it".
+std::int64_t live_storage_count();
+
 // ---- grad mode ----
 
 /// While alive, operations on this thread record no autograd history (torch.no_grad()).

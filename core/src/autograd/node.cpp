@@ -10,7 +10,17 @@ namespace {
 std::atomic<std::uint64_t> next_sequence_nr{0};
 }
 
-Node::Node() : sequence_nr_(next_sequence_nr.fetch_add(1, std::memory_order_relaxed)) {}
+namespace {
+std::atomic<std::int64_t> live_nodes{0};
+}
+
+namespace autograd {
+std::int64_t live_node_count() { return live_nodes.load(std::memory_order_relaxed); }
+}  // namespace autograd
+
+Node::Node() : sequence_nr_(next_sequence_nr.fetch_add(1, std::memory_order_relaxed)) {
+  live_nodes.fetch_add(1, std::memory_order_relaxed);
+}
 
 // Note [Iterative graph destruction]
 // Dropping the last handle to a long graph (a 100,000-op chain) would destroy node after node
@@ -22,6 +32,7 @@ thread_local bool draining = false;
 }  // namespace
 
 Node::~Node() {
+  live_nodes.fetch_sub(1, std::memory_order_relaxed);
   for (auto& e : next_edges_)
     if (e.fn) pending_destruction.push_back(std::move(e.fn));
   if (draining) return;

@@ -1,10 +1,12 @@
 // softmax and log_softmax: fused, numerically stable kernels (the row max is subtracted before
 // exp, so logits of 1e4 give no inf or NaN), with backward formulas written in public ops.
+#include <array>
 #include <cmath>
 #include <limits>
 
 #include "autograd/function.h"
 #include "kernels/dispatch.h"
+#include "kernels/xt.h"
 #include "minigrad/ops.h"
 #include "tensor_impl.h"
 
@@ -16,6 +18,52 @@ using Grads = std::vector<Tensor>;
 
 namespace {
 
+/// Max of n contiguous values, ignoring NaN (NaN reaches the result through the sum of exps).
+/// Eight independent lanes break the dependency chain so the loop vectorises.
+template <typename T>
+T row_max(const T* x, std::int64_t n) {
+  constexpr int kLanes = 8;
+  T m[kLanes];
+  for (int l = 0; l < kLanes; ++l) m[l] = -std::numeric_limits<T>::infinity();
+  std::int64_t j = 0;
+  for (; j + kLanes <= n; j += kLanes)
+    for (int l = 0; l < kLanes; ++l) m[l] = x[j + l] > m[l] ? x[j + l] : m[l];
+  for (; j < n; ++j) m[0] = x[j] > m[0] ? x[j] : m[0];
+  T r = m[0];
+  for (int l = 1; l < kLanes; ++l) r = m[l] > r ? m[l] : r;
+  return r;
+}
+
+/// Sum of a[i] (or a[i] * b[i] when b is given) over n contiguous values, accumulated in double
+/// in independent lanes.
+template <typename T>
+double row_sum(const T* a, const T* b, std::int64_t n) {
+  constexpr int kLanes = 8;
+  double s[kLanes] = {};
+  std::int64_t j = 0;
+  if (b) {
+    for (; j + kLanes <= n; j += kLanes)
+      for (int l = 0; l < kLanes; ++l)
+        s[l] += static_cast<double>(a[j + l]) * static_cast<double>(b[j + l]);
+    for (; j < n; ++j) s[0] += static_cast<double>(a[j]) * static_cast<double>(b[j]);
+  } else {
+    for (; j + kLanes <= n; j += kLanes)
+      for (int l = 0; l < kLanes; ++l) s[l] += static_cast<double>(a[j + l]);
+    for (; j < n; ++j) s[0] += static_cast<double>(a[j]);
+  }
+  double r = 0;
+  for (int l = 0; l < kLanes; ++l) r += s[l];
+  return r;
+}
+
+/// (outer, n, inner) of a contiguous shape around dim d.
+std::array<std::int64_t, 3> split_dims(const Shape& shape, std::int64_t d) {
+  std::array<std::int64_t, 3> r{1, 1, 1};
+  for (std::int64_t i = 0; i < static_cast<std::int64_t>(shape.size()); ++i)
+    r[i < d ? 0 : (i == d ? 1 : 2)] *= shape[i];
+  return r;
+}
+
 /// Runs the softmax (or log_softmax) of x along dim into a new contiguous tensor.
 template <bool kLog>
 Tensor softmax_forward(const Tensor& x_in, std::int64_t dim, const char* op) {
@@ -24,18 +72,34 @@ Tensor softmax_forward(const Tensor& x_in, std::int64_t dim, const char* op) {
   std::int64_t d = detail::wrap_dim(dim, x.dim(), op);
   x = x.detach().contiguous();
   Tensor out = detail::make_tensor(x.shape(), x.dtype());
-  std::int64_t outer = 1, n = 1, inner = 1;
-  for (std::int64_t i = 0; i < x.dim(); ++i) {
-    if (i < d)
-      outer *= x.shape()[i];
-    else if (i == d)
-      n = x.shape()[i];
-    else
-      inner *= x.shape()[i];
-  }
+  auto [outer, n, inner] = split_dims(x.shape(), d);
   detail::dispatch_floating(x.dtype(), op, [&]<typename T>() {
     const T* px = x.impl()->data<T>();
     T* po = out.impl()->data<T>();
+    if (inner == 1 && n > 0) {
+      // Contiguous rows (softmax over the last dim, the common case): vectorised passes, exp
+      // through xsimd.
+      const auto un = static_cast<std::size_t>(n);
+      for (std::int64_t o = 0; o < outer; ++o) {
+        const T* row = px + o * n;
+        T* orow = po + o * n;
+        T m = std::isnan(row[0]) ? row[0] : row_max(row, n);
+        auto xo = detail::adapt_1d(orow, un);
+        auto xr = detail::adapt_1d(row, un);
+        xt::noalias(xo) = xt::exp(xr - m);
+        double s = row_sum<T>(orow, nullptr, n);
+        if constexpr (kLog) {
+          // (x - max) - log(sum), as PyTorch: folding max into one lse = max + log(sum) would
+          // round it to T's precision at |max| (1e-3 at 1e4 in float32) and shift every value.
+          T log_s = static_cast<T>(std::log(s));
+          xt::noalias(xo) = (xr - m) - log_s;
+        } else {
+          T inv = static_cast<T>(1.0 / s);
+          for (std::int64_t j = 0; j < n; ++j) orow[j] *= inv;
+        }
+      }
+      return;
+    }
     for (std::int64_t o = 0; o < outer; ++o) {
       for (std::int64_t i = 0; i < inner; ++i) {
         const T* row = px + o * n * inner + i;
@@ -50,8 +114,8 @@ Tensor softmax_forward(const Tensor& x_in, std::int64_t dim, const char* op) {
           s += e;
         }
         if constexpr (kLog) {
-          T lse = static_cast<T>(std::log(s)) + m;
-          for (std::int64_t j = 0; j < n; ++j) orow[j * inner] = row[j * inner] - lse;
+          T log_s = static_cast<T>(std::log(s));
+          for (std::int64_t j = 0; j < n; ++j) orow[j * inner] = (row[j * inner] - m) - log_s;
         } else {
           T inv = static_cast<T>(1.0 / s);
           for (std::int64_t j = 0; j < n; ++j) orow[j * inner] *= inv;
@@ -62,6 +126,65 @@ Tensor softmax_forward(const Tensor& x_in, std::int64_t dim, const char* op) {
   return out;
 }
 
+// Note [Fused softmax backward]
+// Without create_graph the engine runs backward in no-grad mode; softmax and log_softmax then
+// compute their input gradient in one fused pass per row instead of four ops (and four
+// allocations) of the composite formula. With create_graph (grad mode on) the composite formula in
+// public ops runs, so higher-order gradients still work.
+
+/// Whether the fused backward applies: no graph to build, gradient of the output's dtype.
+bool fused_backward_ok(const Tensor& g, const Tensor& y) {
+  return !is_grad_enabled() && g.defined() && g.dtype() == y.dtype() && g.shape() == y.shape() &&
+         y.is_contiguous();
+}
+
+/// softmax: grad_x = y * (g - sum(g * y, dim)); log_softmax: grad_x = g - exp(y) * sum(g, dim).
+template <bool kLog>
+Tensor softmax_backward_fused(const Tensor& g_in, const Tensor& y, std::int64_t d) {
+  Tensor g = g_in.contiguous();
+  Tensor gx = detail::make_tensor(y.shape(), y.dtype());
+  auto [outer, n, inner] = split_dims(y.shape(), d);
+  detail::dispatch_floating(y.dtype(), "softmax_backward", [&]<typename T>() {
+    const T* pg = g.impl()->data<T>();
+    const T* py = y.impl()->data<T>();
+    T* px = gx.impl()->data<T>();
+    if (inner == 1) {
+      for (std::int64_t o = 0; o < outer; ++o) {
+        const T* gr = pg + o * n;
+        const T* yr = py + o * n;
+        T* xr = px + o * n;
+        if constexpr (kLog) {
+          T s = static_cast<T>(row_sum<T>(gr, nullptr, n));
+          const auto un = static_cast<std::size_t>(n);
+          auto xo = detail::adapt_1d(xr, un);
+          xt::noalias(xo) = detail::adapt_1d(gr, un) - xt::exp(detail::adapt_1d(yr, un)) * s;
+        } else {
+          T s = static_cast<T>(row_sum<T>(gr, yr, n));
+          for (std::int64_t j = 0; j < n; ++j) xr[j] = yr[j] * (gr[j] - s);
+        }
+      }
+      return;
+    }
+    for (std::int64_t o = 0; o < outer; ++o) {
+      for (std::int64_t i = 0; i < inner; ++i) {
+        const std::int64_t base = o * n * inner + i;
+        double acc = 0;
+        for (std::int64_t j = 0; j < n; ++j) {
+          const std::int64_t k = base + j * inner;
+          acc += kLog ? static_cast<double>(pg[k])
+                      : static_cast<double>(pg[k]) * static_cast<double>(py[k]);
+        }
+        const T s = static_cast<T>(acc);
+        for (std::int64_t j = 0; j < n; ++j) {
+          const std::int64_t k = base + j * inner;
+          px[k] = kLog ? pg[k] - std::exp(py[k]) * s : py[k] * (pg[k] - s);
+        }
+      }
+    }
+  });
+  return gx;
+}
+
 }  // namespace
 
 Tensor softmax(const Tensor& x, std::int64_t dim) {
@@ -70,8 +193,10 @@ Tensor softmax(const Tensor& x, std::int64_t dim) {
   detail::record(
       "SoftmaxBackward0", out, {&x},
       [d](const Tensor& g, FunctionNode& n) {
-        // grad_x = y * (g - sum(g * y, dim))
+        // grad_x = y * (g - sum(g * y, dim)), fused without create_graph
+        // (Note [Fused softmax backward]).
         Tensor y = n.output();
+        if (fused_backward_ok(g, y)) return Grads{softmax_backward_fused<false>(g, y, d)};
         return Grads{y * (g - sum(g * y, {d}, /*keepdim=*/true))};
       },
       false, SaveOutput::kYes);
@@ -84,8 +209,11 @@ Tensor log_softmax(const Tensor& x, std::int64_t dim) {
   detail::record(
       "LogSoftmaxBackward0", out, {&x},
       [d](const Tensor& g, FunctionNode& n) {
-        // grad_x = g - exp(y) * sum(g, dim)
-        return Grads{g - exp(n.output()) * sum(g, {d}, /*keepdim=*/true)};
+        // grad_x = g - exp(y) * sum(g, dim), fused without create_graph
+        // (Note [Fused softmax backward]).
+        Tensor y = n.output();
+        if (fused_backward_ok(g, y)) return Grads{softmax_backward_fused<true>(g, y, d)};
+        return Grads{g - exp(y) * sum(g, {d}, /*keepdim=*/true)};
       },
       false, SaveOutput::kYes);
   return out;
