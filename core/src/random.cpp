@@ -293,7 +293,15 @@ void manual_seed(std::uint64_t seed) {
   g.seed(seed);
 }
 
+namespace {
+void check_shape(const Shape& shape, const char* op) {
+  for (auto s : shape)
+    MG_CHECK(s >= 0, op, "trying to create a tensor with negative dimension ", s, ": ", shape);
+}
+}  // namespace
+
 Tensor rand(const Shape& shape, Dtype dtype) {
+  check_shape(shape, "rand");
   MG_CHECK(is_floating_point(dtype), "rand", "dtype must be float32 or float64, got ",
            dtype_name(dtype));
   Tensor out = detail::make_tensor(shape, dtype);
@@ -305,6 +313,7 @@ Tensor rand(const Shape& shape, Dtype dtype) {
 }
 
 Tensor randn(const Shape& shape, Dtype dtype) {
+  check_shape(shape, "randn");
   MG_CHECK(is_floating_point(dtype), "randn", "dtype must be float32 or float64, got ",
            dtype_name(dtype));
   Tensor out = detail::make_tensor(shape, dtype);
@@ -316,6 +325,7 @@ Tensor randn(const Shape& shape, Dtype dtype) {
 }
 
 Tensor randint(std::int64_t low, std::int64_t high, const Shape& shape, Dtype dtype) {
+  check_shape(shape, "randint");
   MG_CHECK(high > low, "randint", "expected low < high, but got low = ", low, " and high = ", high);
   MG_CHECK(dtype == kInt64 || is_floating_point(dtype), "randint", "unsupported dtype ",
            dtype_name(dtype));

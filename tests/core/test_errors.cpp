@@ -1,0 +1,324 @@
+// The error audit: every row of docs/errors.md, with the exact message minigrad gives. Each call
+// must throw minigrad::Error with that message, and docs/errors.md must quote it verbatim, so the
+// document and the library cannot drift apart. (The op table adds 143 more error inputs, checked
+// for the "[op]" prefix: tests/core/op_table.cpp.)
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <functional>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "minigrad/minigrad.h"
+
+namespace mg = minigrad;
+
+namespace {
+
+struct BadInput {
+  const char* category;
+  const char* input;
+  std::function<void()> call;
+  const char* message;
+};
+
+const std::vector<BadInput>& bad_inputs() {
+  static const std::vector<BadInput> rows = {
+      {"shapes", "matmul of (2, 3) and (4, 5)",
+       [] {
+         mg::matmul(mg::zeros({2, 3}), mg::zeros({4, 5}));
+       },
+       "[matmul] a has shape (2, 3) and b has shape (4, 5): a.shape[-1] (3) must equal b.shape[-2] "
+       "(4)"},
+      {"shapes", "add of shapes that do not broadcast",
+       [] {
+         mg::zeros({2, 3}) + mg::zeros({4});
+       },
+       "[add] shapes (2, 3) and (4,) cannot be broadcast: size 3 and size 4 differ at dim 1 and "
+       "neither is 1"},
+      {"shapes", "bmm of 2-D tensors",
+       [] {
+         mg::bmm(mg::zeros({2, 3}), mg::zeros({3, 2}));
+       },
+       "[bmm] expected 3-D tensors, got shapes (2, 3) and (3, 2)"},
+      {"shapes", "cat of mismatched shapes",
+       [] {
+         mg::cat({mg::zeros({2, 3}), mg::zeros({2, 4})}, 0);
+       },
+       "[cat] sizes of tensors must match except in dim 0: tensor 0 has shape (2, 3) and tensor 1 "
+       "has shape (2, 4)"},
+      {"shapes", "reshape to a different number of elements",
+       [] {
+         mg::zeros({2, 3}).reshape({4, 2});
+       },
+       "[reshape] shape (4, 2) is invalid for input of size 6 (shape (2, 3))"},
+      {"shapes", "reshape with two -1",
+       [] {
+         mg::zeros({2, 3}).reshape({-1, -1});
+       },
+       "[reshape] only one dimension can be inferred (-1), got shape (-1, -1)"},
+      {"shapes", "view of a non-contiguous tensor",
+       [] {
+         mg::zeros({2, 3}).t().view({6});
+       },
+       "[view] view size is not compatible with the input's size and stride (shape (3, 2), strides "
+       "(1, 3)): at least one dimension spans two contiguous subspaces; use reshape() instead"},
+      {"shapes", "expand a size-2 dim to 3",
+       [] {
+         mg::zeros({2, 1}).expand({3, 4});
+       },
+       "[expand] the expanded size of the tensor (3) must match the existing size (2) at "
+       "non-singleton dim 0: target sizes (3, 4), tensor sizes (2, 1)"},
+      {"dims", "sum over dim 2 of a 2-D tensor",
+       [] {
+         mg::zeros({2, 3}).sum(2);
+       },
+       "[sum] dim 2 is out of range for a tensor with 2 dims (expected a dim in [-2, 1])"},
+      {"dims", "softmax over dim -3 of a 2-D tensor",
+       [] {
+         mg::softmax(mg::zeros({2, 3}), -3);
+       },
+       "[softmax] dim -3 is out of range for a tensor with 2 dims (expected a dim in [-2, 1])"},
+      {"dims", "transpose of dims 0 and 5",
+       [] {
+         mg::zeros({2, 3}).transpose(0, 5);
+       },
+       "[transpose] dim 5 is out of range for a tensor with 2 dims (expected a dim in [-2, 1])"},
+      {"dims", "permute with a repeated dim",
+       [] {
+         mg::zeros({2, 3}).permute({0, 0});
+       },
+       "[permute] dim 0 repeats in (0, 0)"},
+      {"dtypes", "bool - bool",
+       [] {
+         mg::tensor({1.0, 0.0}, mg::kBool) - mg::tensor({0.0, 1.0}, mg::kBool);
+       },
+       "[sub] subtraction of two bool tensors is not supported; use logical_xor or ~"},
+      {"dtypes", "requires_grad on an int64 tensor",
+       [] { mg::zeros({2}, mg::kInt64).requires_grad_(); },
+       "[requires_grad_] only floating-point tensors can require gradients, but this tensor is "
+       "int64"},
+      {"dtypes", "matmul of float32 and float64",
+       [] {
+         mg::matmul(mg::zeros({2, 2}), mg::zeros({2, 2}, mg::kFloat64));
+       },
+       "[matmul] expected both operands to have the same dtype, but a is float32 and b is float64"},
+      {"dtypes", "index_select with float indices",
+       [] {
+         mg::index_select(mg::zeros({3, 2}), 0, mg::zeros({2}));
+       },
+       "[index_select] index must be an int64 tensor, got float32"},
+      {"indices", "index_select index 3 of 3 rows",
+       [] {
+         mg::index_select(mg::zeros({3, 2}), 0, mg::tensor({0, 3}, mg::kInt64));
+       },
+       "[index_select] index 3 (at position 1) is out of range for a dim of size 3"},
+      {"indices", "select index 5 of size 3",
+       [] {
+         mg::zeros({3, 2}).select(0, 5);
+       },
+       "[select] index 5 is out of range for dim 0 of size 3"},
+      {"indices", "narrow past the end",
+       [] {
+         mg::zeros({3, 2}).narrow(0, 2, 2);
+       },
+       "[narrow] start (2) + length (2) exceeds the size of dim 0 (3)"},
+      {"indices", "gather index out of range",
+       [] {
+         mg::gather(mg::zeros({2, 3}), 1, mg::tensor({{0.0, 7.0}}, mg::kInt64));
+       },
+       "[gather] index 7 is out of bounds for dim 1 with size 3"},
+      {"empty", "max of an empty tensor",
+       [] {
+         mg::zeros({0, 3}).max();
+       },
+       "[max] cannot reduce over a zero-size dimension (input shape (0, 3)): the operation has no "
+       "identity"},
+      {"empty", "item of a 2-element tensor", [] { mg::zeros({2}).item<float>(); },
+       "[item] a Tensor with 2 elements (shape (2,)) cannot be converted to a scalar; only "
+       "one-element tensors can"},
+      {"empty", "item of an empty tensor", [] { mg::zeros({0}).item<float>(); },
+       "[item] a Tensor with 0 elements (shape (0,)) cannot be converted to a scalar; only "
+       "one-element tensors can"},
+      {"autograd", "backward of a non-scalar without gradient",
+       [] { (mg::ones({2}).requires_grad_() * 2.0).backward(); },
+       "[backward] grad can be implicitly created only for scalar outputs, but output 0 has shape "
+       "(2,); call backward(gradient) with a gradient of that shape"},
+      {"autograd", "backward of a tensor that does not require grad",
+       [] { mg::ones({1}).sum().backward(); },
+       "[backward] element 0 of tensors does not require grad and does not have a grad_fn: nothing "
+       "to differentiate (did you forget requires_grad_(), or run the forward under NoGradGuard?)"},
+      {"autograd", "backward twice through a freed graph",
+       [] {
+         auto x = mg::ones({2}).requires_grad_();
+         auto y = (x * x).sum();
+         y.backward();
+         y.backward();
+       },
+       "[backward] trying to backward through the graph a second time (or to use saved tensors "
+       "after they were freed) at MulBackward0: the saved tensors were freed by the first "
+       "backward; call backward(gradient, /*retain_graph=*/true) the first time if you need to "
+       "backward twice"},
+      {"autograd", "backward with a gradient of the wrong shape",
+       [] { (mg::ones({2}).requires_grad_() * 2.0).backward(mg::ones({3})); },
+       "[backward] gradient 0 has shape (3,) but the output has shape (2,)"},
+      {"autograd", "grad with an unused input",
+       [] {
+         auto x = mg::ones({2}).requires_grad_();
+         auto z = mg::ones({2}).requires_grad_();
+         mg::autograd::grad({(x * 2.0).sum()}, {z});
+       },
+       "[grad] input 0 was not used in the graph of the outputs; pass allow_unused=true to get an "
+       "undefined gradient for it"},
+      {"autograd", "in-place fill_ of a leaf that requires grad",
+       [] { mg::ones({2}).requires_grad_().fill_(0.0); },
+       "[fill_] a leaf tensor that requires grad cannot be modified in place; use it under "
+       "NoGradGuard"},
+      {"optim", "SGD without lr",
+       [] {
+         auto p = mg::ones({2}).requires_grad_();
+         mg::optim::SGD opt({p}, {});
+       },
+       "[SGD] lr is required (it has no default): SGD(params, {.lr = 0.01, ...})"},
+      {"optim", "SGD with a negative lr",
+       [] {
+         auto p = mg::ones({2}).requires_grad_();
+         mg::optim::SGD opt({p}, {.lr = -0.1});
+       },
+       "[SGD] invalid learning rate: -0.1 (must be >= 0)"},
+      {"optim", "SGD nesterov without momentum",
+       [] {
+         auto p = mg::ones({2}).requires_grad_();
+         mg::optim::SGD opt({p}, {.lr = 0.1, .nesterov = true});
+       },
+       "[SGD] nesterov momentum requires a momentum and zero dampening, got momentum = 0 and "
+       "dampening = 0"},
+      {"optim", "Adam with beta1 = 1",
+       [] {
+         auto p = mg::ones({2}).requires_grad_();
+         mg::optim::Adam opt({p}, {.betas = {1.0, 0.999}});
+       },
+       "[Adam] invalid beta parameter at index 0: 1 (must be in [0, 1))"},
+      {"optim", "Adam with a negative eps",
+       [] {
+         auto p = mg::ones({2}).requires_grad_();
+         mg::optim::Adam opt({p}, {.eps = -1e-8});
+       },
+       "[Adam] invalid epsilon value: -1e-08 (must be >= 0)"},
+      {"optim", "an optimizer with no parameters",
+       [] { mg::optim::Adam opt(std::vector<mg::Tensor>{}, {}); },
+       "[Adam] optimizer got an empty parameter list"},
+      {"optim", "an optimizer given a non-leaf",
+       [] {
+         auto p = mg::ones({2}).requires_grad_();
+         mg::optim::Adam opt({p * 2.0}, {});
+       },
+       "[Adam] can't optimize a non-leaf Tensor"},
+      {"modules", "Linear(3, 2) called on a (4, 5) input",
+       [] {
+         mg::nn::Linear l(3, 2);
+         l(mg::zeros({4, 5}));
+       },
+       "[Linear] input of shape (4, 5) does not end in in_features = 3 (weight has shape (2, 3))"},
+      {"modules", "Linear with in_features = -1", [] { mg::nn::Linear l(-1, 2); },
+       "[Linear] in_features (-1) and out_features (2) must be non-negative"},
+      {"modules", "MultiheadAttention called on a 4-D query",
+       [] {
+         mg::nn::MultiheadAttention m(4, 2);
+         auto q = mg::zeros({1, 2, 3, 4});
+         m(q, q, q);
+       },
+       "[MultiheadAttention] query must be 2-D (unbatched) or 3-D (batched), got shape (1, 2, 3, "
+       "4)"},
+      {"modules", "MultiheadAttention with embed_dim not divisible by num_heads",
+       [] { mg::nn::MultiheadAttention m(5, 2); },
+       "[MultiheadAttention] embed_dim 5 must be divisible by num_heads 2"},
+      {"modules", "LayerNorm(4) on a (2, 3) input",
+       [] {
+         mg::nn::LayerNorm ln({4});
+         ln(mg::zeros({2, 3}));
+       },
+       "[layer_norm] normalized_shape is (4,) but the input has shape (2, 3): its last 1 dims must "
+       "equal it"},
+      {"modules", "Embedding(4, 2) with index 4",
+       [] {
+         mg::nn::Embedding e(4, 2);
+         e(mg::tensor({4}, mg::kInt64));
+       },
+       "[Embedding] index 4 is out of range for 4 embeddings"},
+      {"modules", "ModuleList index out of range",
+       [] {
+         mg::nn::ModuleList l;
+         l[0];
+       },
+       "[ModuleList] index 0 is out of range for 0 modules"},
+      {"losses", "cross_entropy target 7 with 5 classes",
+       [] {
+         mg::nn::functional::cross_entropy(mg::zeros({2, 5}), mg::tensor({0, 7}, mg::kInt64));
+       },
+       "[cross_entropy] target 7 is out of bounds for 5 classes"},
+      {"losses", "cross_entropy with float32 class indices of the wrong shape",
+       [] {
+         mg::nn::functional::cross_entropy(mg::zeros({2, 5}), mg::zeros({3}));
+       },
+       "[cross_entropy] input has shape (2, 5): target must have shape (2,) (class indices) or (2, "
+       "5) (class probabilities), got (3,)"},
+      {"losses", "nll_loss target -1",
+       [] {
+         mg::nn::functional::nll_loss(mg::zeros({2, 3}), mg::tensor({0, -1}, mg::kInt64));
+       },
+       "[nll_loss] target -1 is out of bounds for 3 classes"},
+      {"losses", "mse_loss of different shapes",
+       [] {
+         mg::nn::functional::mse_loss(mg::zeros({2, 3}), mg::zeros({3}));
+       },
+       "[mse_loss] input has shape (2, 3) but target has shape (3,); they must match"},
+      {"losses", "a bad reduction name",
+       [] { mg::nn::functional::mse_loss(mg::zeros({2}), mg::zeros({2}), "avg"); },
+       "[mse_loss] reduction must be \"mean\", \"sum\" or \"none\", got \"avg\""},
+      {"creation", "randn with a negative size",
+       [] {
+         mg::randn({2, -1});
+       },
+       "[randn] trying to create a tensor with negative dimension -1: (2, -1)"},
+      {"creation", "arange with step 0", [] { mg::arange(0, 5, 0); },
+       "[arange] step must be nonzero"},
+      {"creation", "tensor with 5 values for shape (2, 3)",
+       [] {
+         mg::tensor({1, 2, 3, 4, 5}, {2, 3});
+       },
+       "[tensor] shape (2, 3) has 6 elements but 5 values were given"},
+  };
+  return rows;
+}
+
+std::string read_errors_md() {
+  std::ifstream in(MINIGRAD_SOURCE_DIR "/docs/errors.md");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+TEST(Errors, EveryBadInputGivesItsDocumentedMessage) {
+  const std::string doc = read_errors_md();
+  ASSERT_FALSE(doc.empty()) << "docs/errors.md is missing";
+  for (const BadInput& row : bad_inputs()) {
+    SCOPED_TRACE(std::string(row.category) + ": " + row.input);
+    std::string got;
+    try {
+      row.call();
+      ADD_FAILURE() << "no error was thrown";
+      continue;
+    } catch (const mg::Error& e) {
+      got = e.what();
+    }
+    EXPECT_EQ(got, row.message);
+    EXPECT_NE(doc.find(std::string("`") + row.message + "`"), std::string::npos)
+        << "docs/errors.md does not quote this message";
+  }
+  std::cout << bad_inputs().size() << " documented bad inputs checked\n";
+}
+
+}  // namespace
