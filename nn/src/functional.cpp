@@ -55,6 +55,12 @@ Tensor scaled_dot_product_attention(const Tensor& q, const Tensor& k, const Tens
   MG_CHECK(k.size(-2) == v.size(-2), op, "k has shape ", k.shape(), " and v has shape ", v.shape(),
            ": they must have the same number of keys (dim -2)");
   MG_CHECK(!(is_causal && attn_mask.defined()), op, "pass either attn_mask or is_causal, not both");
+  MG_CHECK(q.dtype() == k.dtype() && k.dtype() == v.dtype(), op,
+           "q, k and v must have the same dtype, got ", dtype_name(q.dtype()), ", ",
+           dtype_name(k.dtype()), " and ", dtype_name(v.dtype()));
+  MG_CHECK(!attn_mask.defined() || attn_mask.dtype() == kBool || attn_mask.dtype() == q.dtype(), op,
+           "attn_mask must be bool or have q's dtype (", dtype_name(q.dtype()), "), got ",
+           dtype_name(attn_mask.dtype()));
   double s = scale.value_or(1.0 / std::sqrt(static_cast<double>(q.size(-1))));
   Tensor scores = matmul(q, k.transpose(-2, -1)) * s;  // [..., L, S]
   std::int64_t L = q.size(-2), S = k.size(-2);

@@ -979,6 +979,11 @@ void add_nn(std::vector<OpInfo>& t) {
            F::scaled_dot_product_attention(make({2, 3}, 1), make({2, 3}, 2), make({2, 3}, 3),
                                            mask({1, 1, 1, 1}, {2, 2}), true);
          }),
+       e("scaled_dot_product_attention", "float64 mask with float32 q, k, v",
+         [] {
+           F::scaled_dot_product_attention(zeros({2, 3}), zeros({2, 3}), zeros({2, 3}),
+                                           make({2, 2}, 1));
+         }),
        e("scaled_dot_product_attention", "k and v lengths differ", [] {
          F::scaled_dot_product_attention(make({2, 3}, 1), make({4, 3}, 2), make({3, 3}, 3));
        })}));
