@@ -1,0 +1,214 @@
+#include "gpt.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <numbers>
+#include <string>
+
+namespace tiny_lm {
+
+Block::Block(const Config& c)
+    : nn::Module("Block"),
+      ln1(c.d_model),
+      ln2(c.d_model),
+      attn(c.d_model, c.heads, /*bias=*/true, /*batch_first=*/true),
+      fc(c.d_model, 4 * c.d_model),
+      proj(4 * c.d_model, c.d_model),
+      drop(c.dropout) {
+  register_module("ln1", ln1);
+  register_module("attn", attn);
+  register_module("ln2", ln2);
+  register_module("fc", fc);
+  register_module("proj", proj);
+  register_module("drop", drop);
+}
+
+mg::Tensor Block::forward(const mg::Tensor& x, const mg::Tensor& causal_mask,
+                          mg::Tensor* weights) const {
+  mg::Tensor h = ln1(x);
+  auto [a, w] = attn(h, h, h, /*key_padding_mask=*/{}, /*need_weights=*/weights != nullptr,
+                     causal_mask, /*average_attn_weights=*/false);
+  if (weights) *weights = w;
+  mg::Tensor y = x + drop(a);
+  return y + drop(proj(mg::gelu(fc(ln2(y)))));
+}
+
+GPT::GPT(const Config& c)
+    : nn::Module("GPT"),
+      config(c),
+      token_embedding(c.vocab_size, c.d_model),
+      position_embedding(c.block_size, c.d_model),
+      drop(c.dropout),
+      ln_f(c.d_model) {
+  // GPT-2's embedding scale (PyTorch's nn.Embedding default, N(0, 1), is too large for a tied
+  // head).
+  {
+    mg::NoGradGuard no_grad;
+    nn::init::normal_(token_embedding.weight, 0.0, 0.02);
+    nn::init::normal_(position_embedding.weight, 0.0, 0.02);
+  }
+  register_module("token_embedding", token_embedding);
+  register_module("position_embedding", position_embedding);
+  register_module("drop", drop);
+  for (std::int64_t i = 0; i < c.layers; ++i) blocks.push_back(std::make_shared<Block>(c));
+  register_module("blocks", blocks);
+  register_module("ln_f", ln_f);
+  if (!c.tie_weights)
+    head = register_module("head", std::make_shared<nn::Linear>(c.d_model, c.vocab_size, false));
+}
+
+mg::Tensor GPT::forward(const mg::Tensor& idx, std::vector<mg::Tensor>* attention) const {
+  const std::int64_t T = idx.size(1);
+  mg::Tensor positions = mg::arange(0, T, 1, mg::kInt64);
+  mg::Tensor x = drop(token_embedding(idx) + position_embedding(positions));
+  // true above the diagonal: token i may not look at tokens j > i.
+  mg::Tensor causal = mg::ones({T, T}, mg::kBool).triu(1);
+  if (attention) attention->clear();
+  for (std::int64_t i = 0; i < static_cast<std::int64_t>(blocks.size()); ++i) {
+    mg::Tensor w;
+    x = blocks.ptr<Block>(i)->forward(x, causal, attention ? &w : nullptr);
+    if (attention) attention->push_back(w);
+  }
+  x = ln_f(x);
+  return head ? (*head)(x) : nn::functional::linear(x, token_embedding.weight);
+}
+
+std::int64_t GPT::num_parameters() const {
+  std::int64_t n = 0;
+  for (const mg::Tensor& p : parameters()) n += p.numel();
+  return n;
+}
+
+Batch random_batch(const std::vector<std::int64_t>& stream, std::int64_t batch, std::int64_t block,
+                   std::mt19937_64& rng) {
+  std::uniform_int_distribution<std::size_t> start(
+      0, stream.size() - static_cast<std::size_t>(block) - 1);
+  std::vector<double> x, y;
+  x.reserve(static_cast<std::size_t>(batch * block));
+  y.reserve(static_cast<std::size_t>(batch * block));
+  for (std::int64_t b = 0; b < batch; ++b) {
+    std::size_t s = start(rng);
+    for (std::int64_t t = 0; t < block; ++t) {
+      x.push_back(static_cast<double>(stream[s + static_cast<std::size_t>(t)]));
+      y.push_back(static_cast<double>(stream[s + static_cast<std::size_t>(t) + 1]));
+    }
+  }
+  return {mg::tensor(x, {batch, block}, mg::kInt64), mg::tensor(y, {batch, block}, mg::kInt64)};
+}
+
+double evaluate(GPT& model, const std::vector<std::int64_t>& stream, std::int64_t windows) {
+  const std::int64_t T = model.config.block_size;
+  windows = std::min<std::int64_t>(windows, static_cast<std::int64_t>(stream.size() - 1) / T);
+  std::vector<double> x, y;
+  for (std::int64_t w = 0; w < windows; ++w)
+    for (std::int64_t t = 0; t < T; ++t) {
+      x.push_back(static_cast<double>(stream[static_cast<std::size_t>(w * T + t)]));
+      y.push_back(static_cast<double>(stream[static_cast<std::size_t>(w * T + t + 1)]));
+    }
+  mg::NoGradGuard no_grad;
+  bool was_training = model.is_training();
+  model.eval();
+  mg::Tensor logits = model.forward(mg::tensor(x, {windows, T}, mg::kInt64));
+  double loss = nn::functional::cross_entropy(logits.reshape({-1, model.config.vocab_size}),
+                                              mg::tensor(y, {windows * T}, mg::kInt64))
+                    .item<double>();
+  model.train(was_training);
+  return loss;
+}
+
+double learning_rate(const TrainOptions& o, int step) {
+  if (step < o.warmup) return o.lr * (step + 1) / o.warmup;
+  double progress = static_cast<double>(step - o.warmup) / std::max(1, o.steps - o.warmup);
+  return o.min_lr +
+         0.5 * (o.lr - o.min_lr) * (1 + std::cos(std::numbers::pi * std::min(1.0, progress)));
+}
+
+namespace {
+/// AdamW groups as nanoGPT: matrices decay, biases, LayerNorm weights and embeddings do not.
+std::vector<mg::optim::AdamW::Group> param_groups(const GPT& model, const TrainOptions& o) {
+  mg::optim::AdamW::Group decay, no_decay;
+  decay.options = {.lr = o.lr, .betas = {0.9, 0.95}, .weight_decay = o.weight_decay};
+  no_decay.options = {.lr = o.lr, .betas = {0.9, 0.95}, .weight_decay = 0.0};
+  for (const auto& [name, p] : model.named_parameters()) {
+    bool is_matrix = p.dim() == 2 && name.find("embedding") == std::string::npos;
+    (is_matrix ? decay : no_decay).params.push_back(p);
+  }
+  return {decay, no_decay};
+}
+}  // namespace
+
+Trainer::Trainer(GPT& m, const TrainOptions& o)
+    : model(m), optimizer(param_groups(m, o)), options(o), rng(o.data_seed) {}
+
+void Trainer::run(const std::vector<std::int64_t>& train,
+                  const std::vector<std::int64_t>& validation,
+                  const std::function<void(const Progress&)>& on_step) {
+  using clock = std::chrono::steady_clock;
+  const auto t0 = clock::now();
+  const int first = step;
+  const std::int64_t tokens_per_step = options.batch * model.config.block_size;
+  model.train();
+  while (step < options.steps) {
+    double lr = learning_rate(options, step);
+    for (std::size_t g = 0; g < optimizer.num_param_groups(); ++g) optimizer.set_lr(g, lr);
+    Batch b = random_batch(train, options.batch, model.config.block_size, rng);
+    mg::Tensor logits = model.forward(b.x);
+    mg::Tensor loss = nn::functional::cross_entropy(logits.reshape({-1, model.config.vocab_size}),
+                                                    b.y.reshape({-1}));
+    optimizer.zero_grad();
+    loss.backward();
+    nn::utils::clip_grad_norm_(model.parameters(), options.clip);
+    optimizer.step();
+    ++step;
+
+    Progress p;
+    p.step = step;
+    p.loss = loss.item<double>();
+    p.lr = lr;
+    p.seconds = std::chrono::duration<double>(clock::now() - t0).count();
+    p.tokens_per_second = static_cast<double>((step - first) * tokens_per_step) / p.seconds;
+    if (step % options.eval_every == 0 || step == options.steps)
+      p.val_loss = evaluate(model, validation, options.eval_windows);
+    on_step(p);
+  }
+}
+
+std::vector<std::int64_t> generate(GPT& model, std::vector<std::int64_t> tokens, int n,
+                                   double temperature, int top_k, std::mt19937_64& rng) {
+  mg::NoGradGuard no_grad;
+  bool was_training = model.is_training();
+  model.eval();
+  const std::int64_t V = model.config.vocab_size, T = model.config.block_size;
+  for (int i = 0; i < n; ++i) {
+    std::size_t start = tokens.size() > static_cast<std::size_t>(T) ? tokens.size() - T : 0;
+    std::vector<double> ctx(tokens.begin() + static_cast<std::ptrdiff_t>(start), tokens.end());
+    auto len = static_cast<std::int64_t>(ctx.size());
+    mg::Tensor logits = model.forward(mg::tensor(ctx, {1, len}, mg::kInt64)).select(1, len - 1);
+    std::vector<double> l = (logits.reshape({V}) / temperature).to_vector<double>();
+    if (top_k > 0 && top_k < V) {  // keep the k largest logits
+      std::vector<double> sorted = l;
+      std::nth_element(sorted.begin(), sorted.begin() + (top_k - 1), sorted.end(),
+                       std::greater<double>());
+      double kth = sorted[static_cast<std::size_t>(top_k - 1)];
+      for (double& v : l)
+        if (v < kth) v = -INFINITY;
+    }
+    double m = *std::max_element(l.begin(), l.end()), total = 0;
+    for (double& v : l) total += (v = std::exp(v - m));
+    double r = std::uniform_real_distribution<double>(0, total)(rng);
+    std::int64_t next = V - 1;
+    for (std::int64_t j = 0; j < V; ++j) {
+      r -= l[static_cast<std::size_t>(j)];
+      if (r < 0 && l[static_cast<std::size_t>(j)] > 0) {
+        next = j;
+        break;
+      }
+    }
+    tokens.push_back(next);
+  }
+  model.train(was_training);
+  return tokens;
+}
+
+}  // namespace tiny_lm
