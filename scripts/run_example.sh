@@ -9,5 +9,7 @@ example="${1:-learn_projections}"
 shift || true
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DMINIGRAD_BUILD_TESTS=OFF >/dev/null
 cmake --build build -j"$(nproc)" --target "$example"
-echo "== ./build/examples/$example"
-"./build/examples/$example" "$@"
+bin="./build/examples/$example"
+[ -f "$bin" ] || bin="./build/examples/$example/$example"  # examples in their own dir (tiny_lm)
+echo "== $bin"
+"$bin" "$@"
