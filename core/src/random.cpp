@@ -9,13 +9,19 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <mutex>
+#include <sstream>
 #include <type_traits>
 
 #include "kernels/dispatch.h"
+#include "minigrad/generator.h"
 #include "minigrad/ops.h"
 #include "random_engine.h"
+
+#include <cstring>
+#include <sstream>
 #include "tensor_impl.h"
 
 namespace minigrad {
@@ -213,6 +219,7 @@ void Generator::seed(std::uint64_t seed) {
   // seeds arrive here as their two's complement. Seeding also drops the cached normal.
   engine.seed(static_cast<std::uint32_t>(seed & 0xFFFFFFFFu));
   spare.reset();
+  initial_seed = seed;
 }
 
 std::uint32_t Generator::random() { return static_cast<std::uint32_t>(engine()); }
@@ -300,31 +307,32 @@ void check_shape(const Shape& shape, const char* op) {
 }
 }  // namespace
 
-Tensor rand(const Shape& shape, Dtype dtype) {
+namespace {
+
+Tensor rand_from(detail::Generator& g, const Shape& shape, Dtype dtype) {
   check_shape(shape, "rand");
   MG_CHECK(is_floating_point(dtype), "rand", "dtype must be float32 or float64, got ",
            dtype_name(dtype));
   Tensor out = detail::make_tensor(shape, dtype);
-  detail::Generator& g = detail::default_generator();
   std::lock_guard<std::mutex> lock(g.mutex);
   detail::dispatch_floating(
       dtype, "rand", [&]<typename T>() { g.uniform_(out.data_ptr<T>(), out.numel(), 0.0, 1.0); });
   return out;
 }
 
-Tensor randn(const Shape& shape, Dtype dtype) {
+Tensor randn_from(detail::Generator& g, const Shape& shape, Dtype dtype) {
   check_shape(shape, "randn");
   MG_CHECK(is_floating_point(dtype), "randn", "dtype must be float32 or float64, got ",
            dtype_name(dtype));
   Tensor out = detail::make_tensor(shape, dtype);
-  detail::Generator& g = detail::default_generator();
   std::lock_guard<std::mutex> lock(g.mutex);
   detail::dispatch_floating(
       dtype, "randn", [&]<typename T>() { g.normal_(out.data_ptr<T>(), out.numel(), 0.0, 1.0); });
   return out;
 }
 
-Tensor randint(std::int64_t low, std::int64_t high, const Shape& shape, Dtype dtype) {
+Tensor randint_from(detail::Generator& g, std::int64_t low, std::int64_t high, const Shape& shape,
+                    Dtype dtype) {
   check_shape(shape, "randint");
   MG_CHECK(high > low, "randint", "expected low < high, but got low = ", low, " and high = ", high);
   MG_CHECK(dtype == kInt64 || is_floating_point(dtype), "randint", "unsupported dtype ",
@@ -332,15 +340,151 @@ Tensor randint(std::int64_t low, std::int64_t high, const Shape& shape, Dtype dt
   // PyTorch draws the same integers for floating dtypes and converts them, so fill int64 first.
   Tensor out = detail::make_tensor(shape, kInt64);
   {
-    detail::Generator& g = detail::default_generator();
     std::lock_guard<std::mutex> lock(g.mutex);
     g.random_from_to_(out.data_ptr<std::int64_t>(), out.numel(), low, high);
   }
   return dtype == kInt64 ? out : out.to(dtype);
 }
 
+}  // namespace
+
+Tensor rand(const Shape& shape, Dtype dtype) {
+  return rand_from(detail::default_generator(), shape, dtype);
+}
+Tensor randn(const Shape& shape, Dtype dtype) {
+  return randn_from(detail::default_generator(), shape, dtype);
+}
+Tensor randint(std::int64_t low, std::int64_t high, const Shape& shape, Dtype dtype) {
+  return randint_from(detail::default_generator(), low, high, shape, dtype);
+}
 Tensor randint(std::int64_t high, const Shape& shape, Dtype dtype) {
   return randint(0, high, shape, dtype);
+}
+Tensor rand(const Shape& shape, Generator& generator, Dtype dtype) {
+  return rand_from(generator.impl(), shape, dtype);
+}
+Tensor randn(const Shape& shape, Generator& generator, Dtype dtype) {
+  return randn_from(generator.impl(), shape, dtype);
+}
+Tensor randint(std::int64_t low, std::int64_t high, const Shape& shape, Generator& generator,
+               Dtype dtype) {
+  return randint_from(generator.impl(), low, high, shape, dtype);
+}
+
+// ---------------------------------------------------------------- Generator
+
+// Note [Generator state layout]
+// get_state() writes PyTorch 1.13's CPUGeneratorImplState byte for byte (5056 bytes,
+// little-endian): u64 the_initial_seed @0, i32 left @8, i32 seeded @12, u64 next @16,
+// u64 state[624] @24 (MT19937 words), f64 normal_x @5016, f64 normal_y @5024 (the cached
+// Box-Muller value), f64 normal_rho @5032, i32 normal_is_valid @5040, f32
+// next_float_normal_sample @5048, bool is_next_float_normal_sample_valid @5052.
+// PyTorch's engine draws state[next++] after `if (--left == 0) twist();`; libstdc++'s
+// std::mt19937 draws _M_x[_M_p++] after `if (_M_p >= 624) twist();`, and its operator<< /
+// operator>> write and read "_M_x[0] ... _M_x[623] _M_p". So p = 625 - left, and next = p
+// except right after seeding, where PyTorch has next = 0 and p = 624 (the same behaviour).
+namespace {
+
+constexpr std::size_t kStateBytes = 5056;
+constexpr std::size_t kWords = 624;
+
+template <typename T>
+void put(std::vector<std::uint8_t>& b, std::size_t at, T v) {
+  std::memcpy(b.data() + at, &v, sizeof v);
+}
+template <typename T>
+T get(const std::vector<std::uint8_t>& b, std::size_t at) {
+  T v;
+  std::memcpy(&v, b.data() + at, sizeof v);
+  return v;
+}
+
+std::vector<std::uint8_t> state_of(detail::Generator& g) {
+  std::lock_guard<std::mutex> lock(g.mutex);
+  std::ostringstream os;
+  os << g.engine;
+  std::istringstream is(os.str());
+  std::vector<std::uint8_t> b(kStateBytes, 0);
+  for (std::size_t i = 0; i < kWords; ++i) {
+    std::uint64_t w = 0;
+    is >> w;
+    put<std::uint64_t>(b, 24 + 8 * i, w);
+  }
+  std::int64_t p = 0;
+  is >> p;
+  put<std::uint64_t>(b, 0, g.initial_seed);
+  put<std::int32_t>(b, 8, static_cast<std::int32_t>(625 - p));
+  put<std::int32_t>(b, 12, 1);
+  put<std::uint64_t>(b, 16, static_cast<std::uint64_t>(p == 624 ? 0 : p));
+  if (g.spare) {
+    put<double>(b, 5024, *g.spare);
+    put<std::int32_t>(b, 5040, 1);
+  }
+  return b;
+}
+
+void set_state_of(detail::Generator& g, const std::vector<std::uint8_t>& b) {
+  const char* op = "set_state";
+  MG_CHECK(b.size() == kStateBytes, op, "expected a state of ", kStateBytes,
+           " bytes (PyTorch's CPU generator state), got ", b.size());
+  auto left = get<std::int32_t>(b, 8);
+  auto next = get<std::uint64_t>(b, 16);
+  MG_CHECK(left >= 1 && left <= 624, op, "left is ", left, ", must be in [1, 624]");
+  std::int64_t p = 625 - left;
+  MG_CHECK(next == static_cast<std::uint64_t>(p) || (p == 624 && next == 0), op, "next is ", next,
+           " but left is ", left, ": next must be 625 - left (or 0 when left is 1)");
+  auto normal_valid = get<std::int32_t>(b, 5040);
+  MG_CHECK(normal_valid == 0 || normal_valid == 1, op, "normal_is_valid is ", normal_valid);
+  MG_CHECK(b[5052] == 0, op,
+           "the state holds a cached float32 normal sample, which minigrad's generator never "
+           "uses (PyTorch's CPU randn does not either)");
+  std::ostringstream os;
+  for (std::size_t i = 0; i < kWords; ++i) {
+    auto w = get<std::uint64_t>(b, 24 + 8 * i);
+    MG_CHECK(w <= 0xFFFFFFFFu, op, "state word ", i, " is ", w, ", more than 32 bits");
+    os << w << ' ';
+  }
+  os << p;
+  std::mt19937 engine;
+  std::istringstream is(os.str());
+  is >> engine;
+  MG_CHECK(!is.fail(), op, "could not restore the MT19937 state");
+  std::lock_guard<std::mutex> lock(g.mutex);
+  g.engine = engine;
+  g.initial_seed = get<std::uint64_t>(b, 0);
+  if (normal_valid)
+    g.spare = get<double>(b, 5024);
+  else
+    g.spare.reset();
+}
+
+}  // namespace
+
+Generator::Generator() : impl_(std::make_shared<detail::Generator>()) {}
+
+Generator& Generator::manual_seed(std::uint64_t seed) {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  impl_->seed(seed);
+  return *this;
+}
+
+std::uint64_t Generator::initial_seed() const {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  return impl_->initial_seed;
+}
+
+std::vector<std::uint8_t> Generator::get_state() const { return state_of(*impl_); }
+void Generator::set_state(const std::vector<std::uint8_t>& state) { set_state_of(*impl_, state); }
+
+Generator default_generator() {
+  // A non-owning handle: the default generator lives for the whole program.
+  return Generator(
+      std::shared_ptr<detail::Generator>(&detail::default_generator(), [](detail::Generator*) {}));
+}
+
+std::vector<std::uint8_t> get_rng_state() { return state_of(detail::default_generator()); }
+void set_rng_state(const std::vector<std::uint8_t>& state) {
+  set_state_of(detail::default_generator(), state);
 }
 
 }  // namespace minigrad

@@ -30,6 +30,8 @@ struct Generator {
   std::mt19937 engine{0xF19CD101u};
   /// Box-Muller's second (sin) value, cached by normal_sample and consumed by its next call.
   std::optional<double> spare;
+  /// The last seed given (torch's initial_seed()); a fresh generator's is 67280421310721.
+  std::uint64_t initial_seed = 67280421310721ULL;
 
   /// torch.manual_seed: the engine gets the low 32 bits only, and the spare is cleared.
   void seed(std::uint64_t seed);

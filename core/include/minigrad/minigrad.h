@@ -3,6 +3,7 @@
 #include "minigrad/autograd.h"
 #include "minigrad/dtype.h"
 #include "minigrad/error.h"
+#include "minigrad/generator.h"
 #include "minigrad/ops.h"
 #include "minigrad/tensor.h"
 
