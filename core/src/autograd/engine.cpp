@@ -119,7 +119,10 @@ void run_backward(const std::vector<Edge>& roots, std::vector<Tensor> root_grads
         }
         skip = is_accumulator;  // autograd::grad never writes .grad
       }
-      if (!skip) grads = n->apply(grad);
+      if (!skip) {
+        grads = n->apply(grad);
+        if (autograd::is_anomaly_enabled()) detail::check_backward_anomaly(*n, grad, grads);
+      }
       if (!keep_graph) n->release();
     }
     const auto& edges = n->next_edges();

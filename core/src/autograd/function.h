@@ -59,6 +59,10 @@ class AccumulateGrad final : public Node {
   std::shared_ptr<TensorImpl> leaf_;
 };
 
+/// Anomaly mode (Note [Anomaly mode], autograd.h): throws if node n returned a nan or inf
+/// gradient for a finite incoming gradient.
+void check_backward_anomaly(const Node& n, const Tensor& grad, const std::vector<Tensor>& grads);
+
 /// The edge a gradient for t flows along: its grad_fn, its leaf accumulator, or none.
 Edge gradient_edge(const Tensor& t);
 

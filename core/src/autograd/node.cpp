@@ -1,5 +1,16 @@
 // Graph nodes: FunctionNode (an op's backward), AccumulateGrad (a leaf's sink), and record().
+#include <dlfcn.h>
+#include <elf.h>
+#include <execinfo.h>
+#include <link.h>
+
+#include <algorithm>
 #include <atomic>
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <string>
 
 #include "autograd/function.h"
 #include "minigrad/ops.h"
@@ -44,6 +55,140 @@ Node::~Node() {
   }
   draining = false;
 }
+
+// ---------------------------------------------------------------- anomaly mode
+
+namespace {
+std::atomic<bool> anomaly_enabled{false};
+}  // namespace
+
+namespace autograd {
+void set_detect_anomaly(bool enabled) { anomaly_enabled.store(enabled, std::memory_order_relaxed); }
+bool is_anomaly_enabled() { return anomaly_enabled.load(std::memory_order_relaxed); }
+DetectAnomalyGuard::DetectAnomalyGuard(bool enabled) : previous_(is_anomaly_enabled()) {
+  set_detect_anomaly(enabled);
+}
+DetectAnomalyGuard::~DetectAnomalyGuard() { set_detect_anomaly(previous_); }
+}  // namespace autograd
+
+namespace detail {
+namespace {
+
+/// Whether t holds a nan or an inf (floating tensors only).
+void scan(const Tensor& t, bool& nan, bool& inf) {
+  if (!t.defined() || !t.is_floating_point() || t.numel() == 0) return;
+  for (double v : t.detach().to_vector<double>()) {
+    nan |= std::isnan(v);
+    inf |= std::isinf(v);
+  }
+}
+
+/// "ExpBackward0" -> "exp", "LogSoftmaxBackward0" -> "log_softmax".
+std::string op_of(const std::string& node_name) {
+  std::string base = node_name.substr(0, node_name.find("Backward"));
+  std::string out;
+  for (char c : base) {
+    if (std::isupper(static_cast<unsigned char>(c))) {
+      if (!out.empty()) out += '_';
+      out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    } else {
+      out += c;
+    }
+  }
+  return out.empty() ? node_name : out;
+}
+
+std::vector<void*> capture_trace() {
+  std::vector<void*> frames(48);
+  int n = ::backtrace(frames.data(), static_cast<int>(frames.size()));
+  frames.resize(static_cast<std::size_t>(std::max(n, 0)));
+  return frames;
+}
+
+bool is_library_frame(const std::string& function, const std::string& file) {
+  return function.rfind("minigrad::", 0) == 0 || function.rfind("std::", 0) == 0 ||
+         function.rfind("__", 0) == 0 || function == "??" ||
+         file.find("/include/minigrad/") != std::string::npos ||
+         file.find("/core/src/") != std::string::npos ||
+         file.find("/nn/src/") != std::string::npos ||
+         file.find("/optim/src/") != std::string::npos ||
+         file.find("/usr/include/") != std::string::npos;
+}
+
+/// "train.cpp:42, in main": the first frame outside minigrad (Note [Anomaly mode]).
+std::string creation_site(const std::vector<void*>& trace) {
+  if (trace.empty()) return "creation site not recorded: anomaly mode was off when the op ran";
+  std::string fallback;
+  for (void* address : trace) {
+    Dl_info info{};
+    if (!dladdr(address, &info) || !info.dli_fname) continue;
+    // A return address points after the call: step back into the call instruction. Position-
+    // independent objects are symbolised by their offset from the load address.
+    auto pc = reinterpret_cast<std::uintptr_t>(address) - 1;
+    auto base = reinterpret_cast<std::uintptr_t>(info.dli_fbase);
+    const auto* header = static_cast<const ElfW(Ehdr)*>(info.dli_fbase);
+    std::uintptr_t query = header && header->e_type == ET_DYN ? pc - base : pc;
+    std::string object = info.dli_fname[0] ? info.dli_fname : "/proc/self/exe";
+    char command[1024];
+    std::snprintf(command, sizeof command, "addr2line -C -f -e '%s' 0x%lx 2>/dev/null",
+                  object.c_str(), static_cast<unsigned long>(query));
+    std::FILE* pipe = popen(command, "r");
+    std::string function, file;
+    if (pipe) {
+      char line[2048];
+      if (std::fgets(line, sizeof line, pipe)) function = line;
+      if (std::fgets(line, sizeof line, pipe)) file = line;
+      pclose(pipe);
+    }
+    auto trim = [](std::string& x) {
+      while (!x.empty() && (x.back() == '\n' || x.back() == '\r')) x.pop_back();
+    };
+    trim(function);
+    trim(file);
+    if (function.empty() && info.dli_sname) function = info.dli_sname;
+    if (function.empty() || is_library_frame(function, file)) continue;
+    std::size_t discriminator = file.find(" (discriminator");
+    if (discriminator != std::string::npos) file.resize(discriminator);
+    if (!file.empty() && file.rfind("??", 0) != 0) {
+      std::size_t slash = file.rfind('/');
+      return file.substr(slash == std::string::npos ? 0 : slash + 1) + ", in " + function;
+    }
+    if (fallback.empty()) fallback = "in " + function + "; build with -g for the file and line";
+  }
+  return fallback.empty() ? "creation site unknown" : fallback;
+}
+
+const char* what_of(bool nan) { return nan ? "nan" : "inf"; }
+
+}  // namespace
+
+void check_backward_anomaly(const Node& n, const Tensor& grad, const std::vector<Tensor>& grads) {
+  bool in_nan = false, in_inf = false;
+  scan(grad, in_nan, in_inf);
+  if (in_nan || in_inf) return;  // reported where it first appeared
+  for (std::size_t i = 0; i < grads.size(); ++i) {
+    bool nan = false, inf = false;
+    scan(grads[i], nan, inf);
+    MG_CHECK(!nan && !inf, op_of(n.name()), "produced ", what_of(nan), " in backward: ", n.name(),
+             "'s gradient for input ", i, " (created at ", creation_site(n.creation_trace()), ")");
+  }
+}
+
+namespace {
+/// Anomaly mode's forward check of a freshly recorded op.
+void check_forward_anomaly(const char* name, const Tensor& out, bool in_nan, bool in_inf) {
+  out.impl()->grad_fn->set_creation_trace(capture_trace());
+  bool nan = false, inf = false;
+  scan(out, nan, inf);
+  // masked_fill's fill value is deliberate (-inf masks attention scores).
+  if (std::string(name) == "MaskedFillBackward0") inf = false;
+  bool bad_nan = nan && !in_nan, bad_inf = inf && !in_inf;
+  MG_CHECK(!bad_nan && !bad_inf, op_of(name), "produced ", what_of(bad_nan),
+           " in forward (created at ", creation_site(out.impl()->grad_fn->creation_trace()), ")");
+}
+}  // namespace
+
+}  // namespace detail
 
 namespace detail {
 
@@ -126,6 +271,11 @@ void record(const char* name, Tensor& out, std::initializer_list<const Tensor*> 
   edges.reserve(inputs.size());
   for (const Tensor* t : inputs) edges.push_back(gradient_edge(*t));
   finish_record(name, out, std::move(edges), std::move(backward), saves_tensors, save_output);
+  if (autograd::is_anomaly_enabled()) {
+    bool nan = false, inf = false;
+    for (const Tensor* t : inputs) scan(*t, nan, inf);
+    check_forward_anomaly(name, out, nan, inf);
+  }
 }
 
 void record(const char* name, Tensor& out, const std::vector<Tensor>& inputs, BackwardFn backward,
@@ -138,6 +288,11 @@ void record(const char* name, Tensor& out, const std::vector<Tensor>& inputs, Ba
   edges.reserve(inputs.size());
   for (const auto& t : inputs) edges.push_back(gradient_edge(t));
   finish_record(name, out, std::move(edges), std::move(backward), saves_tensors, SaveOutput::kNo);
+  if (autograd::is_anomaly_enabled()) {
+    bool nan = false, inf = false;
+    for (const auto& t : inputs) scan(t, nan, inf);
+    check_forward_anomaly(name, out, nan, inf);
+  }
 }
 
 }  // namespace detail
