@@ -1,7 +1,10 @@
 // nn::Module: registration, recursive traversal, modes, dtype conversion and printing.
 #include "minigrad/nn/module.h"
 
+#include <map>
 #include <ostream>
+#include <set>
+#include <sstream>
 
 #include "tensor_impl.h"
 
@@ -53,6 +56,86 @@ std::vector<std::pair<std::string, Tensor>> Module::named_parameters(bool recurs
   std::vector<std::pair<std::string, Tensor>> out;
   collect("", recurse, false, out);
   return out;
+}
+
+void Module::collect_state(const std::string& prefix, StateDict& out) const {
+  // torch.nn.Module._save_to_state_dict: own parameters, own buffers, then each child.
+  for (const auto& [n, p] : parameters_)
+    if (p.defined()) out.emplace_back(prefix + n, p);
+  for (const auto& [n, b] : buffers_)
+    if (b.defined()) out.emplace_back(prefix + n, b);
+  for (const auto& c : children_) c.module->collect_state(prefix + c.name + ".", out);
+}
+
+StateDict Module::state_dict() const {
+  StateDict out;
+  collect_state("", out);
+  for (auto& [n, t] : out) t = t.detach();
+  return out;
+}
+
+LoadStateDictResult Module::load_state_dict(const StateDict& dict, bool strict) {
+  StateDict own;
+  collect_state("", own);
+  std::map<std::string, const Tensor*> given;
+  std::vector<std::string> problems;
+  for (const auto& [name, t] : dict) {
+    if (!given.emplace(name, &t).second) problems.push_back("\"" + name + "\" appears twice");
+  }
+  LoadStateDictResult result;
+  std::set<std::string> known;
+  for (const auto& [name, p] : own) {
+    known.insert(name);
+    auto it = given.find(name);
+    if (it == given.end()) {
+      result.missing_keys.push_back(name);
+      continue;
+    }
+    const Tensor& t = *it->second;
+    std::ostringstream os;
+    if (!t.defined()) {
+      os << "\"" << name << "\" is an undefined tensor";
+    } else if (t.shape() != p.shape()) {
+      os << "size mismatch for " << name << ": the checkpoint has shape "
+         << detail::shape_str(t.shape()) << ", the module has " << detail::shape_str(p.shape());
+    } else if (t.dtype() != p.dtype()) {
+      os << "dtype mismatch for " << name << ": the checkpoint has " << dtype_name(t.dtype())
+         << ", the module has " << dtype_name(p.dtype()) << " (convert one with .to(dtype))";
+    }
+    if (!os.str().empty()) problems.push_back(os.str());
+  }
+  for (const auto& [name, t] : dict) {
+    if (!known.contains(name)) result.unexpected_keys.push_back(name);
+  }
+  auto quoted = [](const std::vector<std::string>& keys) {
+    std::string out;
+    for (const auto& k : keys) out += (out.empty() ? "\"" : ", \"") + k + "\"";
+    return out;
+  };
+  if (strict && !result.missing_keys.empty())
+    problems.push_back("missing key(s) " + quoted(result.missing_keys));
+  if (strict && !result.unexpected_keys.empty())
+    problems.push_back("unexpected key(s) " + quoted(result.unexpected_keys));
+  if (!problems.empty()) {
+    std::string all;
+    for (const auto& p : problems) all += (all.empty() ? "" : "; ") + p;
+    MG_ERROR("load_state_dict", type_name_, ": ", all, "; nothing was loaded");
+  }
+
+  // Everything matches: copy in place. A source that shares storage with one of the module's
+  // tensors (a dict from this module's own state_dict) is copied first, so no copy reads data an
+  // earlier copy overwrote.
+  std::set<const Storage*> storages;
+  for (const auto& [name, p] : own) storages.insert(p.impl()->storage.get());
+  NoGradGuard no_grad;
+  for (auto& [name, p] : own) {
+    auto it = given.find(name);
+    if (it == given.end()) continue;
+    const Tensor& src = *it->second;
+    Tensor dst = p;
+    dst.copy_(storages.contains(src.impl()->storage.get()) ? src.detach().clone() : src);
+  }
+  return result;
 }
 
 std::vector<Tensor> Module::parameters(bool recurse) const {
@@ -146,6 +229,19 @@ void Module::print(std::ostream& os, int indent) const {
 std::ostream& operator<<(std::ostream& os, const Module& m) {
   m.print(os);
   return os;
+}
+
+void save(const Module& module, const std::string& path, const Metadata& metadata) {
+  save_safetensors(path, module.state_dict(), metadata);
+}
+
+LoadStateDictResult load(Module& module, const std::string& path, bool strict) {
+  SafetensorsFile file = load_safetensors(path);
+  try {
+    return module.load_state_dict(file.tensors, strict);
+  } catch (const Error& e) {
+    throw Error(std::string(e.what()) + " (loading " + path + ")");
+  }
 }
 
 }  // namespace minigrad::nn

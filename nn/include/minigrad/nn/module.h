@@ -17,9 +17,20 @@
 #include <vector>
 
 #include "minigrad/autograd.h"
+#include "minigrad/io.h"
 #include "minigrad/ops.h"
 
 namespace minigrad::nn {
+
+/// A module's state: (name, tensor) pairs in PyTorch's order, as `module.state_dict()`.
+using StateDict = NamedTensors;
+
+/// What load_state_dict found besides the keys it loaded, as PyTorch's `_IncompatibleKeys`
+/// (both lists are empty after a strict load).
+struct LoadStateDictResult {
+  std::vector<std::string> missing_keys;     // the module's keys the dict lacks
+  std::vector<std::string> unexpected_keys;  // the dict's keys the module lacks
+};
 
 class Module {
  public:
@@ -71,6 +82,18 @@ class Module {
   /// Calls fn on every module of the tree, children first, then this one (as PyTorch).
   void apply(const std::function<void(Module&)>& fn);
 
+  /// Parameters and buffers with dotted names in PyTorch's order: each module's own parameters,
+  /// then its own buffers, then its children's, recursively ("scale", "fc1.weight", "fc1.bias").
+  /// The tensors are detached aliases of the module's: they share its storage, as in PyTorch.
+  StateDict state_dict() const;
+  /// Copies the dict's tensors into the parameters and buffers of the same names, in place, so
+  /// handles held as members stay valid. Everything is checked first, and nothing is changed if
+  /// anything is wrong: every tensor must be defined and match the shape and dtype of the module's
+  /// (always), and with strict no key may be missing or unexpected. The error lists each problem:
+  /// `[load_state_dict] Net: size mismatch for fc1.weight: the checkpoint has shape (3, 5), the
+  /// module has (3, 4)`. Returns the missing and unexpected keys (non-strict loads).
+  LoadStateDictResult load_state_dict(const StateDict& dict, bool strict = true);
+
   /// Writes the module tree as PyTorch prints it.
   void print(std::ostream& os, int indent = 0) const;
 
@@ -78,6 +101,8 @@ class Module {
   void add_child(const std::string& name, Module* child, std::shared_ptr<Module> owner);
   void collect(const std::string& prefix, bool recurse, bool buffers,
                std::vector<std::pair<std::string, Tensor>>& out) const;
+  /// The state_dict's (name, handle) pairs, not detached.
+  void collect_state(const std::string& prefix, StateDict& out) const;
 
   struct Child {
     std::string name;
@@ -93,5 +118,13 @@ class Module {
 
 /// Prints like PyTorch: `Linear(in_features=16, out_features=8, bias=False)`.
 std::ostream& operator<<(std::ostream& os, const Module& m);
+
+/// Saves module.state_dict() (and metadata) to a safetensors file, atomically; the file loads in
+/// PyTorch with the same key names (tests/io/torch_interop.py reads it without the safetensors
+/// package).
+void save(const Module& module, const std::string& path, const Metadata& metadata = {});
+/// Loads a safetensors file into module with load_state_dict(strict): a corrupt file or a
+/// mismatched checkpoint throws and leaves the module unchanged.
+LoadStateDictResult load(Module& module, const std::string& path, bool strict = true);
 
 }  // namespace minigrad::nn

@@ -18,6 +18,18 @@ struct AdamOptions {
   /// Normalise by the running maximum of the second moment (AMSGrad).
   bool amsgrad = false;
   bool maximize = false;
+
+  /// Calls f(name, field) for each option by PyTorch's name (Note [Optimizer options in a
+  /// state_dict], optimizer.h).
+  template <typename Self, typename F>
+  static void fields(Self& o, F&& f) {
+    f("lr", o.lr);
+    f("betas", o.betas);
+    f("eps", o.eps);
+    f("weight_decay", o.weight_decay);
+    f("amsgrad", o.amsgrad);
+    f("maximize", o.maximize);
+  }
 };
 
 /// AdamW's options: Adam's, with decoupled weight decay defaulting to 1e-2 as torch.optim.AdamW.
@@ -29,6 +41,18 @@ struct AdamWOptions {
   double weight_decay = 1e-2;
   bool amsgrad = false;
   bool maximize = false;
+
+  /// Calls f(name, field) for each option by PyTorch's name (Note [Optimizer options in a
+  /// state_dict], optimizer.h).
+  template <typename Self, typename F>
+  static void fields(Self& o, F&& f) {
+    f("lr", o.lr);
+    f("betas", o.betas);
+    f("eps", o.eps);
+    f("weight_decay", o.weight_decay);
+    f("amsgrad", o.amsgrad);
+    f("maximize", o.maximize);
+  }
 };
 
 /// Adam: m = b1 m + (1 - b1) g; v = b2 v + (1 - b2) g^2;
@@ -44,6 +68,9 @@ class Adam : public OptimizerWithOptions<AdamOptions> {
 
  protected:
   void check_options(const AdamOptions& options) const override;
+  StateKeys state_keys() const override {
+    return {{"step", "exp_avg", "exp_avg_sq"}, {"max_exp_avg_sq"}};
+  }
 };
 
 /// AdamW: Adam with the weight decay applied to the parameter (p *= 1 - lr * weight_decay)
@@ -59,6 +86,9 @@ class AdamW : public OptimizerWithOptions<AdamWOptions> {
 
  protected:
   void check_options(const AdamWOptions& options) const override;
+  StateKeys state_keys() const override {
+    return {{"step", "exp_avg", "exp_avg_sq"}, {"max_exp_avg_sq"}};
+  }
 };
 
 }  // namespace minigrad::optim

@@ -1,13 +1,18 @@
 #pragma once
-// The optimizer base classes: parameter groups, per-parameter state, zero_grad.
+// The optimizer base classes: parameter groups, per-parameter state, zero_grad, state_dict.
 // A C++ reading of torch/optim/optimizer.py (PyTorch 1.13).
+#include <array>
 #include <cstddef>
+#include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <utility>
+#include <variant>
 #include <vector>
 
+#include "minigrad/io.h"
 #include "minigrad/tensor.h"
 
 namespace minigrad::optim {
@@ -56,10 +61,39 @@ class Optimizer {
   /// state is created on first access, as the defaultdict `optimizer.state`.
   ParamState& state(const Tensor& p) { return state_[p.impl()]; }
 
+  /// The optimizer's state as PyTorch's `optimizer.state_dict()`: each parameter's state keyed by
+  /// its position (counted through the groups in order) and each group's options by PyTorch's
+  /// names with its parameters' positions. The state tensors are aliases, not copies.
+  virtual OptimizerStateDict state_dict() const = 0;
+  /// Restores a state_dict() of an optimizer of the same kind over parameters of the same shapes
+  /// (a resumed run then continues bit for bit). Checks everything first and changes nothing if
+  /// anything is wrong: the optimizer's name, the number and sizes of the groups, each option's
+  /// name, type and validity, each state tensor's name, shape and dtype. Options the dict leaves
+  /// out keep their current values; the state tensors are copied (converted to the parameter's
+  /// dtype, "step" excepted, as PyTorch).
+  virtual void load_state_dict(const OptimizerStateDict& dict) = 0;
+
  protected:
   explicit Optimizer(std::string name) : name_(std::move(name)) {}
   /// Throws unless every tensor is a defined leaf that appears in no group yet.
   void check_new_params(const std::vector<Tensor>& params) const;
+
+  /// The per-parameter state keys step() writes: a non-empty state has all of `required` and may
+  /// have `optional` ones (load_state_dict refuses any other).
+  struct StateKeys {
+    std::vector<std::string> required;
+    std::vector<std::string> optional;
+  };
+  virtual StateKeys state_keys() const = 0;
+  /// The state of p, or nullptr if it has none (unlike state(), creates nothing).
+  const ParamState* find_state(const Tensor& p) const {
+    auto it = state_.find(p.impl());
+    return it == state_.end() || it->second.empty() ? nullptr : &it->second;
+  }
+  /// Replaces the whole state (load_state_dict).
+  void replace_state(std::unordered_map<const TensorImpl*, ParamState> state) {
+    state_ = std::move(state);
+  }
 
  private:
   std::string name_;
@@ -95,6 +129,9 @@ class OptimizerWithOptions : public Optimizer {
     groups_[group_index(group)].options.lr = lr;
   }
 
+  OptimizerStateDict state_dict() const override;
+  void load_state_dict(const OptimizerStateDict& dict) override;
+
  protected:
   explicit OptimizerWithOptions(std::string name) : Optimizer(std::move(name)) {}
   /// Adds the groups; to be called from the derived constructor (it calls check_options).
@@ -125,6 +162,157 @@ template <typename Options>
 void OptimizerWithOptions<Options>::init(std::vector<Tensor> params, const Options& options) {
   MG_CHECK(!params.empty(), name().c_str(), "optimizer got an empty parameter list");
   add_param_group({std::move(params), options});
+}
+
+}  // namespace minigrad::optim
+
+namespace minigrad::detail {
+// Note [Optimizer options in a state_dict]
+// Each Options struct lists its fields once, by PyTorch's names, in a static
+// `fields(options, f)` that calls f(name, field) per field (sgd.h, adam.h). The field types are
+// double, bool and std::array<double, N>; these helpers turn them into checkpoint values and back.
+inline OptionValue to_option_value(double v) { return v; }
+inline OptionValue to_option_value(bool v) { return v; }
+template <std::size_t N>
+OptionValue to_option_value(const std::array<double, N>& v) {
+  return std::vector<double>(v.begin(), v.end());
+}
+// Assigns value to field; returns false when the value has the wrong type or length.
+inline bool from_option_value(const OptionValue& value, double& field) {
+  const double* v = std::get_if<double>(&value);
+  if (v) field = *v;
+  return v != nullptr;
+}
+inline bool from_option_value(const OptionValue& value, bool& field) {
+  const bool* v = std::get_if<bool>(&value);
+  if (v) field = *v;
+  return v != nullptr;
+}
+template <std::size_t N>
+bool from_option_value(const OptionValue& value, std::array<double, N>& field) {
+  const auto* v = std::get_if<std::vector<double>>(&value);
+  if (!v || v->size() != N) return false;
+  for (std::size_t i = 0; i < N; ++i) field[i] = (*v)[i];
+  return true;
+}
+inline const char* option_type_name(double) { return "a number"; }
+inline const char* option_type_name(bool) { return "true or false"; }
+template <std::size_t N>
+std::string option_type_name(const std::array<double, N>&) {
+  return "a list of " + std::to_string(N) + " numbers";
+}
+}  // namespace minigrad::detail
+
+namespace minigrad::optim {
+
+template <typename Options>
+OptimizerStateDict OptimizerWithOptions<Options>::state_dict() const {
+  OptimizerStateDict out;
+  out.optimizer = name();
+  std::int64_t position = 0;
+  for (const Group& g : groups_) {
+    ParamGroupState group;
+    Options::fields(g.options, [&](const char* field_name, const auto& field) {
+      group.options.emplace_back(field_name, detail::to_option_value(field));
+    });
+    for (const Tensor& p : g.params) {
+      if (const ParamState* s = find_state(p)) out.state[position] = *s;
+      group.params.push_back(position++);
+    }
+    out.param_groups.push_back(std::move(group));
+  }
+  return out;
+}
+
+template <typename Options>
+void OptimizerWithOptions<Options>::load_state_dict(const OptimizerStateDict& dict) {
+  const std::string op = "load_state_dict";
+  const std::string& me = name();
+  MG_CHECK(dict.optimizer.empty() || dict.optimizer == me, op, me, ": the state_dict is ",
+           dict.optimizer, "'s, not ", me, "'s");
+  MG_CHECK(dict.param_groups.size() == groups_.size(), op, me, ": the state_dict has ",
+           dict.param_groups.size(), " parameter groups, the optimizer has ", groups_.size());
+  // Options: start from the current ones, apply the dict's, check the result.
+  std::vector<Options> options;
+  std::map<std::int64_t, const Tensor*> by_position;  // the dict's positions -> our parameters
+  for (std::size_t i = 0; i < groups_.size(); ++i) {
+    const ParamGroupState& loaded = dict.param_groups[i];
+    MG_CHECK(loaded.params.size() == groups_[i].params.size(), op, me, ": parameter group ", i,
+             " of the state_dict has ", loaded.params.size(), " parameters, the optimizer's has ",
+             groups_[i].params.size());
+    for (std::size_t j = 0; j < loaded.params.size(); ++j) {
+      MG_CHECK(by_position.emplace(loaded.params[j], &groups_[i].params[j]).second, op, me,
+               ": parameter position ", loaded.params[j], " appears twice in param_groups");
+    }
+    Options o = groups_[i].options;
+    for (const auto& option : loaded.options) {
+      // Not a structured binding: clang before 16 cannot capture one in the lambda below.
+      const auto& key = option.first;
+      const auto& value = option.second;
+      bool known = false;
+      Options::fields(o, [&](const char* field_name, auto& field) {
+        if (key != field_name) return;
+        known = true;
+        MG_CHECK(detail::from_option_value(value, field), op, me, ": option \"", key,
+                 "\" of parameter group ", i, " must be ", detail::option_type_name(field));
+      });
+      MG_CHECK(known, op, me, ": unknown option \"", key, "\" in parameter group ", i);
+    }
+    check_options(o);
+    options.push_back(o);
+  }
+  // State: names, shapes and dtypes against the parameters.
+  const StateKeys keys = state_keys();
+  std::set<std::string> allowed(keys.required.begin(), keys.required.end());
+  allowed.insert(keys.optional.begin(), keys.optional.end());
+  std::unordered_map<const TensorImpl*, ParamState> state;
+  for (const auto& [position, param_state] : dict.state) {
+    auto it = by_position.find(position);
+    MG_CHECK(it != by_position.end(), op, me, ": the state_dict has state for parameter position ",
+             position, ", which no parameter group lists");
+    const Tensor& p = *it->second;
+    if (param_state.empty()) continue;
+    for (const std::string& k : keys.required) {
+      MG_CHECK(param_state.contains(k), op, me, ": the state of parameter ", position, " has no \"",
+               k, "\"");
+    }
+    ParamState converted;
+    for (const auto& [k, t] : param_state) {
+      MG_CHECK(allowed.contains(k), op, me, ": unknown state \"", k, "\" for parameter ", position);
+      MG_CHECK(t.defined(), op, me, ": state \"", k, "\" of parameter ", position, " is undefined");
+      if (k == "step") {
+        MG_CHECK(t.numel() == 1 && t.dtype() != kBool, op, me, ": state \"step\" of parameter ",
+                 position, " must be a single number, got shape ", t.shape(), " ",
+                 dtype_name(t.dtype()));
+        converted[k] = t.detach().clone();
+        continue;
+      }
+      MG_CHECK(t.shape() == p.shape() && t.is_floating_point(), op, me, ": state \"", k,
+               "\" of parameter ", position, " has shape ", t.shape(), " ", dtype_name(t.dtype()),
+               ", the parameter has ", p.shape(), " ", dtype_name(p.dtype()));
+      converted[k] = t.detach().to(p.dtype()).clone();
+    }
+    state[p.impl()] = std::move(converted);
+  }
+  // Everything checked: apply.
+  for (std::size_t i = 0; i < groups_.size(); ++i) groups_[i].options = options[i];
+  replace_state(std::move(state));
+}
+
+/// Saves optimizer.state_dict() to a safetensors file, atomically (layout in docs/api.md:
+/// tensors "state.<position>.<name>", the groups as JSON in the metadata).
+inline void save(const Optimizer& optimizer, const std::string& path) {
+  save_optimizer_state(path, optimizer.state_dict());
+}
+/// Loads a file written by save() into optimizer with load_state_dict; a corrupt or mismatched
+/// file throws and leaves the optimizer unchanged.
+inline void load(Optimizer& optimizer, const std::string& path) {
+  OptimizerStateDict dict = load_optimizer_state(path);
+  try {
+    optimizer.load_state_dict(dict);
+  } catch (const Error& e) {
+    throw Error(std::string(e.what()) + " (loading " + path + ")");
+  }
 }
 
 }  // namespace minigrad::optim

@@ -20,6 +20,18 @@ struct SGDOptions {
   double weight_decay = 0;
   bool nesterov = false;
   bool maximize = false;
+
+  /// Calls f(name, field) for each option by PyTorch's name (Note [Optimizer options in a
+  /// state_dict], optimizer.h).
+  template <typename Self, typename F>
+  static void fields(Self& o, F&& f) {
+    f("lr", o.lr);
+    f("momentum", o.momentum);
+    f("dampening", o.dampening);
+    f("weight_decay", o.weight_decay);
+    f("nesterov", o.nesterov);
+    f("maximize", o.maximize);
+  }
 };
 
 /// Stochastic gradient descent, optionally with (Nesterov) momentum and L2 weight decay:
@@ -36,6 +48,7 @@ class SGD : public OptimizerWithOptions<SGDOptions> {
 
  protected:
   void check_options(const SGDOptions& options) const override;
+  StateKeys state_keys() const override { return {{"momentum_buffer"}, {}}; }
 };
 
 }  // namespace minigrad::optim

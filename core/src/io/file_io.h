@@ -1,0 +1,61 @@
+#pragma once
+// Private: the file plumbing shared by the safetensors and .npy readers and writers.
+#include <cstdint>
+#include <string>
+
+#include "minigrad/tensor.h"
+
+namespace minigrad::detail {
+
+/// A file opened for reading whose size is known up front, so every length read from it can be
+/// checked against that size before anything is allocated. Errors name `op` and the path.
+class InputFile {
+ public:
+  InputFile(const std::string& path, const char* op);
+  ~InputFile();
+  InputFile(const InputFile&) = delete;
+  InputFile& operator=(const InputFile&) = delete;
+
+  std::uint64_t size() const { return size_; }
+  /// Reads exactly n bytes at offset; throws "... file is truncated" if the file is shorter.
+  void read(std::uint64_t offset, void* out, std::uint64_t n) const;
+
+ private:
+  std::string path_;
+  const char* op_;
+  int fd_ = -1;
+  std::uint64_t size_ = 0;
+};
+
+/// A file written atomically: the bytes go to `path.tmp.<pid>`, commit() flushes them with fsync
+/// and renames the file over path. Destroyed without commit() (an error), it removes the
+/// temporary file and leaves path untouched.
+class AtomicOutputFile {
+ public:
+  AtomicOutputFile(const std::string& path, const char* op);
+  ~AtomicOutputFile();
+  AtomicOutputFile(const AtomicOutputFile&) = delete;
+  AtomicOutputFile& operator=(const AtomicOutputFile&) = delete;
+
+  void write(const void* data, std::uint64_t n);
+  void commit();
+
+ private:
+  [[noreturn]] void fail(const std::string& what);
+  std::string path_;
+  std::string tmp_path_;
+  const char* op_;
+  int fd_ = -1;
+};
+
+/// Writes the elements of t (any strides) in C order as raw little-endian bytes.
+void write_tensor_data(AtomicOutputFile& file, const Tensor& t);
+/// A new contiguous tensor of shape and dtype filled with n bytes read at offset; bool bytes must
+/// be 0 or 1 (`what` names the tensor in that error).
+Tensor read_tensor_data(const InputFile& file, std::uint64_t offset, const Shape& shape,
+                        Dtype dtype, const std::string& what, const std::string& path,
+                        const char* op);
+/// numel(shape) * element_size(dtype) in bytes, or false on overflow (the shape is from a file).
+bool checked_nbytes(const Shape& shape, Dtype dtype, std::uint64_t& nbytes);
+
+}  // namespace minigrad::detail

@@ -1,0 +1,136 @@
+#!/usr/bin/env python3
+"""PyTorch side of tests/io/test_io.cpp (TorchInterop.*): minigrad checkpoints into torch and back.
+
+Debian has no `safetensors` Python package, so this reads and writes the format with json and
+numpy: an 8-byte little-endian header length N, N bytes of JSON
+{name: {"dtype", "shape", "data_offsets": [begin, end]}, "__metadata__": {...}}, then the data.
+
+    torch_interop.py model DIR   reads DIR/minigrad_model.safetensors and DIR/input.npy (written by
+                                 minigrad), loads them into the equivalent torch module, and writes
+                                 DIR/torch_output.npy (forward on the input), DIR/torch_same.safetensors
+                                 (torch's state_dict, unchanged), DIR/torch_doubled.safetensors
+                                 (every tensor times 2) and DIR/torch_doubled_output.npy
+    torch_interop.py dtypes DIR  reads DIR/minigrad_dtypes.safetensors, checks its values, writes
+                                 DIR/torch_dtypes.safetensors (numbers + 1, bools negated)
+
+Exits 0 and prints "ok" when every check passes; otherwise raises with the reason.
+"""
+import io
+import json
+import struct
+import sys
+
+import numpy as np
+import torch
+
+DTYPES = {"F32": np.float32, "F64": np.float64, "I64": np.int64, "BOOL": np.bool_}
+NAMES = {np.dtype(v): k for k, v in DTYPES.items()}
+
+
+def read_safetensors(path):
+    with open(path, "rb") as f:
+        data = f.read()
+    (n,) = struct.unpack("<Q", data[:8])
+    assert 8 + n <= len(data), f"{path}: header length {n} exceeds file size {len(data)}"
+    header = json.loads(data[8:8 + n].decode("utf-8"))
+    metadata = header.pop("__metadata__", {})
+    body = data[8 + n:]
+    tensors, end = {}, 0
+    for name, info in header.items():
+        begin, stop = info["data_offsets"]
+        dtype = np.dtype(DTYPES[info["dtype"]])
+        count = int(np.prod(info["shape"], dtype=np.int64))
+        assert stop - begin == count * dtype.itemsize, f"{name}: offsets {begin, stop} vs shape"
+        arr = np.frombuffer(body[begin:stop], dtype=dtype).reshape(info["shape"])
+        tensors[name] = arr.copy()
+        end = max(end, stop)
+    assert end == len(body), f"{path}: data section has {len(body)} bytes, tensors cover {end}"
+    return tensors, metadata
+
+
+def write_safetensors(path, tensors, metadata=None):
+    # The reference writer's order: larger dtypes first, then by name (not the state_dict order).
+    items = sorted(tensors.items(), key=lambda kv: (-kv[1].dtype.itemsize, kv[0]))
+    header, chunks, offset = {}, [], 0
+    if metadata:
+        header["__metadata__"] = metadata
+    for name, arr in items:
+        raw = np.ascontiguousarray(arr).astype(arr.dtype.newbyteorder("<")).tobytes()
+        header[name] = {"dtype": NAMES[arr.dtype], "shape": list(arr.shape),
+                        "data_offsets": [offset, offset + len(raw)]}
+        chunks.append(raw)
+        offset += len(raw)
+    text = json.dumps(header, separators=(",", ":")).encode("utf-8")
+    text += b" " * (-len(text) % 8)
+    with open(path, "wb") as f:
+        f.write(struct.pack("<Q", len(text)) + text + b"".join(chunks))
+
+
+class Net(torch.nn.Module):
+    """The module tests/io/test_io.cpp builds as `Net` (same registration order)."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc1 = torch.nn.Linear(4, 3)
+        self.register_buffer("scale", torch.zeros(3))
+        self.fc2 = torch.nn.Linear(3, 2)
+        self.alpha = torch.nn.Parameter(torch.zeros(()))
+
+    def forward(self, x):
+        return self.fc2(torch.tanh(self.fc1(x) * self.scale)) * self.alpha
+
+
+def check_npy_bytes(path):
+    """minigrad's .npy writer must produce numpy's bytes exactly."""
+    with open(path, "rb") as f:
+        ours = f.read()
+    buf = io.BytesIO()
+    np.save(buf, np.load(path))
+    assert buf.getvalue() == ours, f"{path}: minigrad's .npy bytes differ from np.save's"
+
+
+def model(d):
+    tensors, metadata = read_safetensors(f"{d}/minigrad_model.safetensors")
+    assert metadata == {"written_by": "minigrad"}, metadata
+    net = Net()
+    expected = list(net.state_dict().keys())
+    assert list(tensors.keys()) == expected, f"key order {list(tensors)} != torch's {expected}"
+    net.load_state_dict({k: torch.from_numpy(v) for k, v in tensors.items()}, strict=True)
+    check_npy_bytes(f"{d}/input.npy")
+    x = torch.from_numpy(np.load(f"{d}/input.npy"))
+    with torch.no_grad():
+        np.save(f"{d}/torch_output.npy", net(x).numpy())
+        write_safetensors(f"{d}/torch_same.safetensors",
+                          {k: v.numpy() for k, v in net.state_dict().items()},
+                          {"written_by": "torch " + torch.__version__})
+        for t in net.state_dict().values():
+            t.mul_(2)
+        write_safetensors(f"{d}/torch_doubled.safetensors",
+                          {k: v.numpy() for k, v in net.state_dict().items()})
+        np.save(f"{d}/torch_doubled_output.npy", net(x).numpy())
+
+
+def dtypes(d):
+    tensors, _ = read_safetensors(f"{d}/minigrad_dtypes.safetensors")
+    want = {
+        "f32": np.arange(6, dtype=np.float32).reshape(2, 3) / 4,
+        "f64": np.array([0.1, -2.5, 1e300], dtype=np.float64),
+        "i64": np.array([[-(2**62), 7]], dtype=np.int64),
+        "bool": np.array([True, False, True]),
+        "scalar": np.array(3.5, dtype=np.float32),
+        "empty": np.zeros((0, 4), dtype=np.float64),
+        "transposed": (np.arange(6, dtype=np.float32).reshape(2, 3).T).copy(),
+    }
+    assert list(tensors) == list(want), f"keys {list(tensors)}"
+    for k, v in want.items():
+        got = tensors[k]
+        assert got.dtype == v.dtype and got.shape == v.shape, f"{k}: {got.dtype} {got.shape}"
+        assert np.array_equal(got, v), f"{k}: {got} != {v}"
+    # (astype: numpy 1.24 promotes a 0-dim float32 plus 1 to float64)
+    out = {k: (~v if v.dtype == np.bool_ else (v + 1).astype(v.dtype)) for k, v in tensors.items()}
+    write_safetensors(f"{d}/torch_dtypes.safetensors", out)
+
+
+if __name__ == "__main__":
+    {"model": model, "dtypes": dtypes}[sys.argv[1]](sys.argv[2])
+    print("ok")
