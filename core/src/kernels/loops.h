@@ -19,15 +19,31 @@ void for_each_row(const Shape& shape_in, const std::array<const Shape*, K>& stri
   std::int64_t numel = 1;
   for (auto s : shape_in) numel *= s;
   if (numel == 0) return;
-  // Drop size-1 dims, then merge dims that are contiguous for every operand.
-  Shape shape;
-  std::array<Shape, K> st;
-  for (std::size_t d = 0; d < shape_in.size(); ++d) {
-    if (shape_in[d] == 1) continue;
-    shape.push_back(shape_in[d]);
-    for (std::size_t k = 0; k < K; ++k) st[k].push_back((*strides_in[k])[d]);
+  // The merged shape, K stride lists and the index live in one buffer, on the stack for up to
+  // kStackDims dims: this loop runs for every elementwise op, and on a 2x2 add heap allocations
+  // here cost more than the arithmetic.
+  constexpr std::size_t kStackDims = 8;
+  const std::size_t max_nd = shape_in.size();
+  std::array<std::int64_t, (K + 2) * kStackDims> stack_buf;
+  std::vector<std::int64_t> heap_buf;
+  std::int64_t* buf = stack_buf.data();
+  if (max_nd > kStackDims) {
+    heap_buf.resize((K + 2) * max_nd);
+    buf = heap_buf.data();
   }
-  std::size_t nd = shape.size();
+  const std::size_t cap = max_nd > kStackDims ? max_nd : kStackDims;
+  std::int64_t* shape = buf;
+  std::array<std::int64_t*, K> st;
+  for (std::size_t k = 0; k < K; ++k) st[k] = buf + (k + 1) * cap;
+  std::int64_t* idx = buf + (K + 1) * cap;
+  // Drop size-1 dims, then merge dims that are contiguous for every operand.
+  std::size_t nd = 0;
+  for (std::size_t d = 0; d < max_nd; ++d) {
+    if (shape_in[d] == 1) continue;
+    shape[nd] = shape_in[d];
+    for (std::size_t k = 0; k < K; ++k) st[k][nd] = (*strides_in[k])[d];
+    ++nd;
+  }
   if (nd > 1) {
     std::size_t w = 0;
     for (std::size_t d = 1; d < nd; ++d) {
@@ -52,7 +68,7 @@ void for_each_row(const Shape& shape_in, const std::array<const Shape*, K>& stri
   }
   const std::int64_t n = shape[nd - 1];
   for (std::size_t k = 0; k < K; ++k) inner_st[k] = st[k][nd - 1];
-  std::vector<std::int64_t> idx(nd, 0);
+  for (std::size_t d = 0; d < nd; ++d) idx[d] = 0;
   const std::int64_t rows = numel / n;
   for (std::int64_t r = 0; r < rows; ++r) {
     inner(off, n, inner_st);

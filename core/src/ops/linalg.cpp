@@ -44,27 +44,42 @@ bool matrices_blas_ready(const Tensor& t) {
   return blas_layout(t.shape()[n - 2], t.shape()[n - 1], t.strides()[n - 2], t.strides()[n - 1]).ok;
 }
 
+/// c = a b with a plain loop: integer matmul (BLAS has no integer GEMM) and tiny float products.
+template <typename T>
+void gemm_loop(bool ta, bool tb, std::int64_t m, std::int64_t n, std::int64_t k, const T* a,
+               std::int64_t lda, const T* b, std::int64_t ldb, T* c, std::int64_t ldc) {
+  for (std::int64_t i = 0; i < m; ++i)
+    for (std::int64_t j = 0; j < n; ++j) {
+      T acc = 0;
+      for (std::int64_t p = 0; p < k; ++p)
+        acc += a[ta ? p * lda + i : i * lda + p] * b[tb ? j * ldb + p : p * ldb + j];
+      c[i * ldc + j] = acc;
+    }
+}
+
+// NOTE: OpenBLAS spends ~180 ns per call before any arithmetic (argument checks, buffer and
+// thread set-up); a 4x4 product takes ~15 ns in a loop. Products of at most kSmallGemm
+// multiply-adds (8x8x8) run in the loop: the lesson's 4-word attention is all such products.
+constexpr std::int64_t kSmallGemm = 512;
+
 template <typename T>
 void gemm(bool ta, bool tb, std::int64_t m, std::int64_t n, std::int64_t k, const T* a,
           std::int64_t lda, const T* b, std::int64_t ldb, T* c, std::int64_t ldc) {
   auto tA = ta ? CblasTrans : CblasNoTrans;
   auto tB = tb ? CblasTrans : CblasNoTrans;
   auto M = static_cast<blasint>(m), N = static_cast<blasint>(n), K = static_cast<blasint>(k);
-  if constexpr (std::is_same_v<T, float>) {
-    cblas_sgemm(CblasRowMajor, tA, tB, M, N, K, 1.0f, a, static_cast<blasint>(lda), b,
-                static_cast<blasint>(ldb), 0.0f, c, static_cast<blasint>(ldc));
-  } else if constexpr (std::is_same_v<T, double>) {
-    cblas_dgemm(CblasRowMajor, tA, tB, M, N, K, 1.0, a, static_cast<blasint>(lda), b,
-                static_cast<blasint>(ldb), 0.0, c, static_cast<blasint>(ldc));
+  if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+    if (m * n * k <= kSmallGemm) {
+      gemm_loop<T>(ta, tb, m, n, k, a, lda, b, ldb, c, ldc);
+    } else if constexpr (std::is_same_v<T, float>) {
+      cblas_sgemm(CblasRowMajor, tA, tB, M, N, K, 1.0f, a, static_cast<blasint>(lda), b,
+                  static_cast<blasint>(ldb), 0.0f, c, static_cast<blasint>(ldc));
+    } else {
+      cblas_dgemm(CblasRowMajor, tA, tB, M, N, K, 1.0, a, static_cast<blasint>(lda), b,
+                  static_cast<blasint>(ldb), 0.0, c, static_cast<blasint>(ldc));
+    }
   } else {
-    // Integer matmul: a plain triple loop (BLAS has no integer GEMM).
-    for (std::int64_t i = 0; i < m; ++i)
-      for (std::int64_t j = 0; j < n; ++j) {
-        T acc = 0;
-        for (std::int64_t p = 0; p < k; ++p)
-          acc += a[ta ? p * lda + i : i * lda + p] * b[tb ? j * ldb + p : p * ldb + j];
-        c[i * ldc + j] = acc;
-      }
+    gemm_loop<T>(ta, tb, m, n, k, a, lda, b, ldb, c, ldc);
   }
 }
 
@@ -77,7 +92,9 @@ Tensor matmul_nd(const Tensor& a_in, const Tensor& b_in, const char* node) {
   Shape batch_a(a.shape().begin(), a.shape().end() - 2);
   Shape batch_b(b.shape().begin(), b.shape().end() - 2);
   Shape batch = detail::broadcast_shapes(batch_a, batch_b, "matmul");
-  Shape out_shape = batch;
+  Shape out_shape;
+  out_shape.reserve(batch.size() + 2);
+  out_shape.assign(batch.begin(), batch.end());
   out_shape.push_back(M);
   out_shape.push_back(N);
   Tensor out = detail::make_tensor(out_shape, a.dtype());
@@ -157,6 +174,16 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
   if (a.dim() == 1) return matmul_nd(a.unsqueeze(0), b, "MmBackward0").squeeze(-2);
   if (b.dim() == 1) return matmul_nd(a, b.unsqueeze(1), "MvBackward0").squeeze(-1);
   if (a.dim() == 2 && b.dim() == 2) return matmul_nd(a, b, "MmBackward0");
+  // Note [Folded matmul]
+  // A contiguous a [..., M, K] times a matrix b [K, N] runs as one GEMM [B*M, K] x [K, N], as
+  // torch.matmul does: one BLAS call instead of one per batch, and in backward b's gradient is one
+  // GEMM a^T g over all B*M rows instead of B products that the engine then sums (the Linear
+  // weight's case). a's reshape is a view, so nothing is copied.
+  if (b.dim() == 2 && a.dim() > 2 && a.is_contiguous() && a.numel() > 0) {
+    Shape out_shape = a.shape();
+    out_shape.back() = b.shape()[1];
+    return matmul_nd(a.reshape({-1, a.shape().back()}), b, "MmBackward0").reshape(out_shape);
+  }
   // Broadcast batch dims must agree; matmul_nd reports a mismatch.
   Shape ba(a.shape().begin(), a.shape().end() - 2), bb(b.shape().begin(), b.shape().end() - 2);
   if (!ba.empty() && !bb.empty()) {

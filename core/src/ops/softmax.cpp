@@ -72,7 +72,9 @@ Tensor softmax_forward(const Tensor& x_in, std::int64_t dim, const char* op) {
   std::int64_t d = detail::wrap_dim(dim, x.dim(), op);
   x = x.detach().contiguous();
   Tensor out = detail::make_tensor(x.shape(), x.dtype());
-  auto [outer, n, inner] = split_dims(x.shape(), d);
+  // Plain variables, not a structured binding: clang 14 cannot capture those in a lambda.
+  const auto dims = split_dims(x.shape(), d);
+  const std::int64_t outer = dims[0], n = dims[1], inner = dims[2];
   detail::dispatch_floating(x.dtype(), op, [&]<typename T>() {
     const T* px = x.impl()->data<T>();
     T* po = out.impl()->data<T>();
@@ -143,7 +145,8 @@ template <bool kLog>
 Tensor softmax_backward_fused(const Tensor& g_in, const Tensor& y, std::int64_t d) {
   Tensor g = g_in.contiguous();
   Tensor gx = detail::make_tensor(y.shape(), y.dtype());
-  auto [outer, n, inner] = split_dims(y.shape(), d);
+  const auto dims = split_dims(y.shape(), d);
+  const std::int64_t outer = dims[0], n = dims[1], inner = dims[2];
   detail::dispatch_floating(y.dtype(), "softmax_backward", [&]<typename T>() {
     const T* pg = g.impl()->data<T>();
     const T* py = y.impl()->data<T>();

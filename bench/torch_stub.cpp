@@ -1,0 +1,15 @@
+// The libtorch side when libtorch is not installed: no workloads.
+#include "workloads.h"
+
+namespace bench::torch_side {
+
+bool available() { return false; }
+const char* version() { return ""; }
+void set_num_threads(int) {}
+Run attention_step(AttentionSize) { return {}; }
+Run add_2x2(bool) { return {}; }
+Run matmul_4x4(bool) { return {}; }
+Run softmax_fwd_bwd() { return {}; }
+Run bmm_fwd_bwd() { return {}; }
+
+}  // namespace bench::torch_side

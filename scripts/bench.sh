@@ -1,0 +1,135 @@
+#!/usr/bin/env bash
+# Builds the benchmarks (Release, build-bench/) and prints the full table of issue 4: every
+# workload in minigrad and libtorch in one process (bench/minigrad_bench), then whole-process
+# figures for learn_projections and a training script against the same programs in libtorch: peak
+# resident memory, wall time, binary and library size, compile time.
+#
+#   scripts/bench.sh [--quick] [--filter TEXT] [--budget SECONDS]   (flags go to minigrad_bench)
+#
+# Threads: every minigrad_bench row sets its own count (openblas_set_num_threads and
+# torch::set_num_threads); the whole-process runs use OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1.
+# OPENBLAS_CORETYPE is left as the environment sets it, for both frameworks alike, and printed.
+# MINIGRAD_BENCH_TORCH=OFF skips libtorch (minigrad only, no libtorch-dev needed).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/deps.sh
+torch="${MINIGRAD_BENCH_TORCH:-ON}"
+extra=(time)
+[ "$torch" = ON ] && extra+=(libtorch-dev)
+ensure_packages "${MINIGRAD_BUILD_PACKAGES[@]}" "${extra[@]}"
+
+quick=0
+for arg in "$@"; do [ "$arg" = --quick ] || [ "$arg" = --smoke ] && quick=1; done
+
+build="build-bench"
+cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DMINIGRAD_BUILD_BENCH=ON \
+  -DMINIGRAD_BENCH_TORCH="$torch" >/dev/null
+targets=(minigrad_bench learn_projections train_script_minigrad)
+have_torch=0
+if [ "$torch" = ON ] && grep -q '^Torch_DIR:PATH=/' "$build/CMakeCache.txt"; then
+  have_torch=1
+  targets+=(learn_projections_torch train_script_torch)
+fi
+cmake --build "$build" -j"$(nproc)" --target "${targets[@]}"
+
+echo
+echo "== machine"
+echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $(nproc) cores;" \
+  "$(uname -sr); $(g++ --version | head -1)"
+echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE:-(unset)}"
+
+echo
+echo "== per-workload times (medians per iteration; ratio = minigrad / reference, lower is better)"
+"$build/bench/minigrad_bench" "$@"
+
+# ---- whole-process figures ----
+export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1
+reps=5
+[ "$quick" = 1 ] && reps=1
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+
+# median of the numbers on stdin
+median() { sort -g | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
+
+# run_stats CMD...: runs CMD $reps times; prints "median-max-RSS-KiB median-wall-seconds".
+run_stats() {
+  local i
+  : >"$tmp/rss"
+  : >"$tmp/wall"
+  for ((i = 0; i < reps; ++i)); do
+    /usr/bin/time -f '%M %e' -o "$tmp/time" "$@" >/dev/null
+    read -r rss wall <"$tmp/time"
+    echo "$rss" >>"$tmp/rss"
+    echo "$wall" >>"$tmp/wall"
+  done
+  echo "$(median <"$tmp/rss") $(median <"$tmp/wall")"
+}
+
+# lib_bytes BINARY: total size of the shared libraries the binary loads (ldd, symlinks resolved).
+lib_bytes() {
+  ldd "$1" | awk '/=> \// {print $3}' | xargs -r readlink -f | sort -u | xargs -r stat -L -c %s |
+    awk '{s += $1} END {print s + 0}'
+}
+
+row() {  # row NAME MINIGRAD LIBTORCH UNIT TARGET(or -)
+  awk -v n="$1" -v a="$2" -v b="$3" -v u="$4" -v t="$5" 'BEGIN {
+    r = (b > 0) ? sprintf("%.3f", a / b) : "-";
+    v = (t == "-" || b <= 0) ? "-" : sprintf("<=%.2f %s", t, (a / b <= t) ? "met" : "MISS");
+    printf "%-48s %12s %12s %7s  %s\n", n, a " " u, (b > 0 ? b " " u : "-"), r, v }'
+}
+
+echo
+echo "== whole process (OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1; medians of $reps runs)"
+printf "%-48s %12s %12s %7s  %s\n" "figure" "minigrad" "libtorch" "ratio" "target"
+read -r mg_rss mg_wall < <(run_stats "$build/examples/learn_projections" --picture '')
+tr_rss=0 tr_wall=0
+if [ "$have_torch" = 1 ]; then
+  read -r tr_rss tr_wall < <(run_stats "$build/bench/learn_projections_torch")
+fi
+row "learn_projections peak RSS" "$mg_rss" "$tr_rss" KiB 0.2
+row "learn_projections wall time (start-up incl.)" "$mg_wall" "$tr_wall" s -
+
+size_of() { [ -e "$1" ] && stat -c %s "$1" || echo 0; }
+for prog in learn_projections train_script; do
+  if [ "$prog" = learn_projections ]; then
+    mg_bin="$build/examples/learn_projections" tr_bin="$build/bench/learn_projections_torch"
+  else
+    mg_bin="$build/bench/train_script_minigrad" tr_bin="$build/bench/train_script_torch"
+  fi
+  tr_size=0 tr_libs=0
+  if [ "$have_torch" = 1 ]; then tr_size=$(size_of "$tr_bin") tr_libs=$(lib_bytes "$tr_bin"); fi
+  mg_size=$(size_of "$mg_bin") mg_libs=$(lib_bytes "$mg_bin")
+  row "$prog binary" "$((mg_size / 1024))" "$((tr_size / 1024))" KiB -
+  row "$prog shared libraries loaded (ldd)" "$((mg_libs / 1024))" "$((tr_libs / 1024))" KiB -
+  row "$prog binary + libraries" "$(((mg_size + mg_libs) / 1024))" \
+    "$(((tr_size + tr_libs) / 1024))" KiB -
+done
+
+# Compile (and link) the ~60-line training script with g++ -O2, as a user would from the
+# command line; the minigrad side links the static libraries build-bench just built.
+mg_compile=(g++ -O2 -std=c++20 -Icore/include -Inn/include -Ioptim/include
+  bench/train_script_minigrad.cpp -o "$tmp/train_mg"
+  "$build/optim/libminigrad_optim.a" "$build/nn/libminigrad_nn.a" "$build/core/libminigrad_core.a"
+  -lopenblas -lpthread)
+tr_compile=(g++ -O2 -std=c++20 -I/usr/include/torch/csrc/api/include -D_GLIBCXX_USE_CXX11_ABI=1
+  bench/train_script_torch.cpp -o "$tmp/train_torch" -ltorch -ltorch_cpu -lc10)
+creps=2
+[ "$quick" = 1 ] && creps=1
+: >"$tmp/cmg"
+: >"$tmp/ctr"
+for ((i = 0; i < creps; ++i)); do  # alternate, keep the fastest of each
+  /usr/bin/time -f '%e %M' -o "$tmp/time" "${mg_compile[@]}" && cat "$tmp/time" >>"$tmp/cmg"
+  if [ "$have_torch" = 1 ]; then
+    /usr/bin/time -f '%e %M' -o "$tmp/time" "${tr_compile[@]}" && cat "$tmp/time" >>"$tmp/ctr"
+  fi
+done
+read -r mg_ct mg_cm < <(sort -g "$tmp/cmg" | head -1)
+tr_ct=0 tr_cm=0
+[ -s "$tmp/ctr" ] && read -r tr_ct tr_cm < <(sort -g "$tmp/ctr" | head -1)
+row "compile+link train script, g++ -O2 (best of $creps)" "$mg_ct" "$tr_ct" s 0.15
+row "compiler peak memory for it" "$((mg_cm / 1024))" "$((tr_cm / 1024))" MiB -
+"$tmp/train_mg" | tail -1 | sed 's/^/minigrad train script: /'
+[ "$have_torch" = 1 ] && "$tmp/train_torch" | tail -1 | sed 's/^/libtorch train script: /'
+echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
