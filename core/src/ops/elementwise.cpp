@@ -333,10 +333,25 @@ Tensor clamp(const Tensor& x, std::optional<double> lo, std::optional<double> hi
   check_defined("clamp", {&x});
   MG_CHECK(lo.has_value() || hi.has_value(), "clamp", "at least one of min and max must be given");
   MG_CHECK(x.dtype() != kBool, "clamp", "not supported for bool tensors");
+  // As torch.clamp, an int64 tensor's bounds must convert to int64 (not NaN, inf or beyond).
+  auto fits_int64 = [](std::optional<double> b) {
+    return !b || (*b >= -9223372036854775808.0 && *b < 9223372036854775808.0);
+  };
+  MG_CHECK(x.is_floating_point() || fits_int64(lo), "clamp", "min ", *lo,
+           " cannot be converted to int64 (the dtype of x) without overflow");
+  MG_CHECK(x.is_floating_point() || fits_int64(hi), "clamp", "max ", *hi,
+           " cannot be converted to int64 (the dtype of x) without overflow");
   double l = lo.value_or(-INFINITY), h = hi.value_or(INFINITY);
   // NOTE: as torch.clamp, min wins when min > max, and NaN stays NaN.
-  Tensor out = same_dtype_unary("clamp", x, [l, h](auto v) {
+  Tensor out = same_dtype_unary("clamp", x, [l, h, lo, hi](auto v) {
     using T = decltype(v);
+    if constexpr (std::is_integral_v<T>) {
+      // In int64, with the bounds truncated to int64 as PyTorch does (no round trip through
+      // double, which would turn INT64_MAX into 2^63).
+      if (lo && v < static_cast<T>(*lo)) v = static_cast<T>(*lo);
+      if (hi && v > static_cast<T>(*hi)) v = static_cast<T>(*hi);
+      return v;
+    }
     if (v != v) return v;
     double d = static_cast<double>(v);
     d = d < l ? l : d;

@@ -1,0 +1,50 @@
+# clang < 16 cannot capture structured bindings in lambdas (C++20 P1091R3/P1381R1; clang 16
+# implements them), so core/src/ops/softmax.cpp (`auto [outer, n, inner] = split_dims(...)` used
+# inside a [&] lambda) fails with "reference to local binding 'n' declared in enclosing function".
+# For the fuzz build only, minigrad_core compiles a copy of each listed file in which every
+# `auto [a, b, ...] = expr;` becomes `auto tmp = expr; auto& a = std::get<0>(tmp); ...`, which means the same.
+# The copy is regenerated whenever the original changes (it is a configure dependency).
+function(minigrad_fuzz_rewrite_bindings target)
+  get_target_property(_target_dir ${target} SOURCE_DIR)
+  get_target_property(_sources ${target} SOURCES)
+  foreach(_rel ${ARGN})
+    list(FIND _sources ${_rel} _pos)
+    if(_pos EQUAL -1)
+      continue()
+    endif()
+    set(_in ${_target_dir}/${_rel})
+    set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${_in})
+    file(READ ${_in} _text)
+    set(_count 0)
+    string(REGEX MATCHALL "auto \\[[a-z_, ]+\\] = [^;]+" _decls "${_text}")  # without the ;
+    foreach(_decl IN LISTS _decls)
+      string(REGEX REPLACE "auto \\[([a-z_, ]+)\\] = ([^;]+)" "\\1" _names "${_decl}")
+      string(REGEX REPLACE "auto \\[([a-z_, ]+)\\] = ([^;]+)" "\\2" _expr "${_decl}")
+      string(REPLACE ", " ";" _names "${_names}")
+      set(_tmp "mg_fuzz_binding_${_count}_")
+      math(EXPR _count "${_count} + 1")
+      set(_new "auto ${_tmp} = ${_expr}")
+      set(_i 0)
+      foreach(_name IN LISTS _names)
+        string(APPEND _new "; auto& ${_name} = std::get<${_i}>(${_tmp})")
+        math(EXPR _i "${_i} + 1")
+      endforeach()
+      string(REPLACE "${_decl}" "${_new}" _text "${_text}")
+    endforeach()
+    get_filename_component(_name_we ${_rel} NAME)
+    set(_out ${CMAKE_CURRENT_BINARY_DIR}/clang14_compat/${_name_we})
+    set(_text "#line 1 \"${_in}\"\n${_text}")
+    set(_old "")
+    if(EXISTS ${_out})
+      file(READ ${_out} _old)
+    endif()
+    if(NOT _old STREQUAL _text)  # rewrite only on change, so an unchanged copy is not rebuilt
+      file(WRITE ${_out} "${_text}")
+    endif()
+    list(REMOVE_AT _sources ${_pos})
+    list(INSERT _sources ${_pos} ${_out})
+    message(STATUS "fuzz build: ${_rel} compiled from ${_out} (${_count} structured bindings "
+                   "rewritten for clang ${CMAKE_CXX_COMPILER_VERSION})")
+  endforeach()
+  set_property(TARGET ${target} PROPERTY SOURCES ${_sources})
+endfunction()
