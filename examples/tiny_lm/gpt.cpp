@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <numbers>
+#include <sstream>
 #include <string>
 
 namespace tiny_lm {
@@ -143,13 +144,14 @@ Trainer::Trainer(GPT& m, const TrainOptions& o)
 
 void Trainer::run(const std::vector<std::int64_t>& train,
                   const std::vector<std::int64_t>& validation,
-                  const std::function<void(const Progress&)>& on_step) {
+                  const std::function<void(const Progress&)>& on_step, int until) {
+  const int last = until >= 0 ? std::min(until, options.steps) : options.steps;
   using clock = std::chrono::steady_clock;
   const auto t0 = clock::now();
   const int first = step;
   const std::int64_t tokens_per_step = options.batch * model.config.block_size;
   model.train();
-  while (step < options.steps) {
+  while (step < last) {
     double lr = learning_rate(options, step);
     for (std::size_t g = 0; g < optimizer.num_param_groups(); ++g) optimizer.set_lr(g, lr);
     Batch b = random_batch(train, options.batch, model.config.block_size, rng);
@@ -172,6 +174,70 @@ void Trainer::run(const std::vector<std::int64_t>& train,
       p.val_loss = evaluate(model, validation, options.eval_windows);
     on_step(p);
   }
+}
+
+namespace {
+std::string config_text(const Config& c) {
+  return "vocab_size=" + std::to_string(c.vocab_size) +
+         " block_size=" + std::to_string(c.block_size) + " d_model=" + std::to_string(c.d_model) +
+         " heads=" + std::to_string(c.heads) + " layers=" + std::to_string(c.layers) +
+         " tie_weights=" + std::to_string(c.tie_weights);
+}
+std::string hex(const std::vector<std::uint8_t>& bytes) {
+  static const char* digits = "0123456789abcdef";
+  std::string s;
+  for (std::uint8_t b : bytes) {
+    s += digits[b >> 4];
+    s += digits[b & 15];
+  }
+  return s;
+}
+std::vector<std::uint8_t> unhex(const std::string& s, const std::string& path) {
+  auto nibble = [&](char c) -> int {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    throw mg::Error("[load_checkpoint] " + path + ": rng_state is not hexadecimal");
+  };
+  if (s.size() % 2) throw mg::Error("[load_checkpoint] " + path + ": rng_state has odd length");
+  std::vector<std::uint8_t> b;
+  for (std::size_t i = 0; i < s.size(); i += 2)
+    b.push_back(static_cast<std::uint8_t>(nibble(s[i]) * 16 + nibble(s[i + 1])));
+  return b;
+}
+}  // namespace
+
+void save_checkpoint(const Trainer& t, const std::string& path) {
+  std::ostringstream data_rng;
+  data_rng << t.rng;
+  mg::Metadata meta = {{"step", std::to_string(t.step)},
+                       {"config", config_text(t.model.config)},
+                       {"data_rng", data_rng.str()},
+                       {"rng_state", hex(mg::get_rng_state())}};
+  mg::optim::save(t.optimizer, path + ".optim");
+  nn::save(t.model, path, meta);
+}
+
+void load_checkpoint(Trainer& t, const std::string& path) {
+  mg::Metadata meta = mg::load_safetensors(path).metadata;
+  for (const char* key : {"step", "config", "data_rng", "rng_state"})
+    if (!meta.count(key))
+      throw mg::Error(std::string("[load_checkpoint] ") + path + ": no \"" + key +
+                      "\" in the metadata: not a tiny_lm checkpoint");
+  if (meta["config"] != config_text(t.model.config))
+    throw mg::Error("[load_checkpoint] " + path + ": made for the model " + meta["config"] +
+                    ", but this model is " + config_text(t.model.config));
+  std::mt19937_64 rng;
+  std::istringstream is(meta["data_rng"]);
+  is >> rng;
+  if (is.fail()) throw mg::Error("[load_checkpoint] " + path + ": bad data_rng");
+  std::vector<std::uint8_t> rng_state = unhex(meta["rng_state"], path);
+  int step = std::stoi(meta["step"]);
+  // Everything read: now change the trainer (the loads validate before they change anything).
+  nn::load(t.model, path);
+  mg::optim::load(t.optimizer, path + ".optim");
+  mg::set_rng_state(rng_state);
+  t.rng = rng;
+  t.step = step;
 }
 
 std::vector<std::int64_t> generate(GPT& model, std::vector<std::int64_t> tokens, int n,

@@ -11,6 +11,7 @@
 #include <functional>
 #include <memory>
 #include <random>
+#include <string>
 #include <vector>
 
 #include <minigrad/minigrad.h>
@@ -97,10 +98,19 @@ struct Trainer {
   std::mt19937_64 rng;
   int step = 0;  // updates done
   Trainer(GPT& m, const TrainOptions& o);
-  /// Runs until options.steps; calls on_step after every update.
+  /// Runs until options.steps (or `until`, if smaller: the schedule still spans options.steps);
+  /// calls on_step after every update.
   void run(const std::vector<std::int64_t>& train, const std::vector<std::int64_t>& validation,
-           const std::function<void(const Progress&)>& on_step);
+           const std::function<void(const Progress&)>& on_step, int until = -1);
 };
+
+/// Saves everything a run needs to continue exactly: the model (`path`, safetensors with PyTorch's
+/// key names; the step, the config, the data order's RNG and the default generator's state in its
+/// metadata) and the optimizer (`path` + ".optim"). Both files are written atomically.
+void save_checkpoint(const Trainer& trainer, const std::string& path);
+/// Restores a checkpoint into a trainer built with the same config; throws minigrad::Error (naming
+/// the file) when the file is corrupt or made for another model.
+void load_checkpoint(Trainer& trainer, const std::string& path);
 
 /// Continues `prompt` by `n` tokens, sampling with temperature and top-k (0: all) from rng.
 std::vector<std::int64_t> generate(GPT& model, std::vector<std::int64_t> prompt, int n,

@@ -4,6 +4,7 @@
 //   tiny_lm [--steps 1000] [--layers 2] [--heads 4] [--dim 64] [--block 24] [--batch 32]
 //           [--lr 3e-3] [--dropout 0.1] [--seed 0] [--sample "the"] [--temperature 0.8]
 //           [--top-k 5] [--curve loss_curve.png] [--attention attention.png]
+//           [--save tiny_lm.safetensors] [--save-every 200] [--resume tiny_lm.safetensors]
 #include <cairo.h>
 #include <CLI/CLI.hpp>
 
@@ -185,6 +186,13 @@ int main(int argc, char** argv) {
   app.add_option("--curve", curve_path, "PNG of the loss curves ('' for none)");
   app.add_option("--attention", attention_path, "PNG of one head's attention ('' for none)");
   app.add_option("--probe", probe, "the phrase whose attention is drawn");
+  std::string save_path, resume_path;
+  int save_every = 0;
+  app.add_option("--save", save_path,
+                 "checkpoint file (safetensors; the optimizer goes to FILE.optim), written at "
+                 "the end and every --save-every steps");
+  app.add_option("--save-every", save_every, "steps between checkpoints (0: only at the end)");
+  app.add_option("--resume", resume_path, "continue from this checkpoint");
   CLI11_PARSE(app, argc, argv);
   opt.min_lr = opt.lr / 10;
   if (config.d_model % config.heads != 0) {
@@ -218,9 +226,18 @@ int main(int argc, char** argv) {
               config.tie_weights ? " (head tied to the token embedding)" : "");
 
   Trainer trainer(model, opt);
+  if (!resume_path.empty()) {
+    try {
+      load_checkpoint(trainer, resume_path);
+    } catch (const mg::Error& e) {
+      std::fprintf(stderr, "%s\n", e.what());
+      return 2;
+    }
+    std::printf("resumed from %s at step %d\n", resume_path.c_str(), trainer.step);
+  }
   std::vector<std::pair<int, double>> train_curve, val_curve;
   double last_val = -1, tokens_per_second = 0;
-  val_curve.emplace_back(0, evaluate(model, validation, opt.eval_windows));
+  val_curve.emplace_back(trainer.step, evaluate(model, validation, opt.eval_windows));
   trainer.run(train, validation, [&](const Progress& p) {
     train_curve.emplace_back(p.step, p.loss);
     if (p.val_loss >= 0) {
@@ -228,6 +245,8 @@ int main(int argc, char** argv) {
       val_curve.emplace_back(p.step, p.val_loss);
     }
     tokens_per_second = p.tokens_per_second;
+    if (!save_path.empty() && save_every > 0 && p.step % save_every == 0 && p.step < opt.steps)
+      save_checkpoint(trainer, save_path);
     if (p.step % 10 == 0 || p.val_loss >= 0 || p.step == opt.steps)
       progress_bar(p, opt.steps, last_val);
   });
@@ -235,6 +254,12 @@ int main(int argc, char** argv) {
       "\n\nvalidation loss %.3f (uniform guess %.3f, bigram %.3f); %.0f tokens/s on %u "
       "hardware threads\n",
       last_val, uniform, bigram, tokens_per_second, std::thread::hardware_concurrency());
+
+  if (!save_path.empty()) {
+    save_checkpoint(trainer, save_path);
+    std::printf("checkpoint: %s (+ %s.optim) at step %d\n", save_path.c_str(), save_path.c_str(),
+                trainer.step);
+  }
 
   // Samples, and how often the generated adjectives agree with their nouns.
   std::mt19937_64 rng(seed + 17);
