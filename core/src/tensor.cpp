@@ -56,7 +56,9 @@ Shape contiguous_strides(const Shape& shape) {
 
 std::int64_t shape_numel(const Shape& shape) {
   std::int64_t n = 1;
-  for (auto s : shape) n *= s;
+  for (auto s : shape)
+    MG_CHECK(!__builtin_mul_overflow(n, s, &n), "shape", "shape ", shape,
+             " has more elements than int64 can count");
   return n;
 }
 
@@ -76,6 +78,11 @@ Tensor make_tensor(const Shape& shape, Dtype dtype) {
                  numel <= (std::int64_t{1} << 62) / static_cast<std::int64_t>(element_size(dtype)),
              "empty", "shape ", shape, " has too many elements to allocate");
   }
+  // The strides multiply the sizes as if empty dims had size 1: check that product too.
+  std::int64_t span = 1;
+  for (auto s : shape)
+    MG_CHECK(!__builtin_mul_overflow(span, std::max<std::int64_t>(s, 1), &span), "empty", "shape ",
+             shape, " is too large: its strides overflow int64");
   auto impl = std::make_shared<TensorImpl>();
   impl->shape = shape;
   impl->strides = contiguous_strides(shape);

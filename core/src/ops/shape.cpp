@@ -61,7 +61,9 @@ Shape infer_shape(const Shape& shape, std::int64_t numel, const Shape& from, con
       infer = i;
     } else {
       MG_CHECK(out[i] >= 0, op, "invalid shape dimension ", out[i], " in ", shape);
-      known *= out[i];
+      // A product past int64 cannot equal the input's element count.
+      MG_CHECK(!__builtin_mul_overflow(known, out[i], &known), op, "shape ", shape,
+               " is invalid for input of size ", numel, " (shape ", from, ")");
     }
   }
   if (infer) {
