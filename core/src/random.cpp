@@ -19,9 +19,6 @@
 #include "minigrad/generator.h"
 #include "minigrad/ops.h"
 #include "random_engine.h"
-
-#include <cstring>
-#include <sstream>
 #include "tensor_impl.h"
 
 namespace minigrad {
@@ -370,6 +367,165 @@ Tensor randint(std::int64_t low, std::int64_t high, const Shape& shape, Generato
                Dtype dtype) {
   return randint_from(generator.impl(), low, high, shape, dtype);
 }
+
+// ---------------------------------------------------------------- in-place fills
+// Tensor::uniform_/normal_/random_. PyTorch fills any tensor through a TensorIterator, which
+// visits the elements in memory order (dims sorted by stride), and normal_ picks its algorithm by
+// layout: the 16-wide fill only for contiguous tensors with >= 16 elements, the per-element
+// Box-Muller path for everything else, including large non-contiguous views
+// (torch-rng-parity §5.0 and pitfall 11). Here a non-contiguous tensor is filled through a
+// contiguous buffer in memory order, then copied into the view.
+
+namespace {
+
+void check_fillable(const Tensor& t, const char* op) {
+  MG_CHECK(t.defined(), op, "called on an undefined tensor");
+  MG_CHECK(!(t.requires_grad() && is_grad_enabled()), op,
+           "a tensor that requires grad cannot be filled in place (autograd would not record "
+           "it); fill it under NoGradGuard");
+  for (std::int64_t d = 0; d < t.dim(); ++d)
+    MG_CHECK(t.stride(d) != 0 || t.size(d) <= 1, op,
+             "more than one element of the written-to tensor refers to a single memory location "
+             "(dim ",
+             d, " of shape ", t.shape(), " has stride 0); clone() the tensor first");
+}
+
+/// Calls fill(T* data, n, contiguous) on t's elements in memory order, holding g's lock.
+template <typename T, typename Fill>
+void fill_in_memory_order(Tensor& t, detail::Generator& g, Fill fill) {
+  const std::int64_t n = t.numel();
+  if (n == 0) return;
+  if (t.is_contiguous()) {
+    std::lock_guard<std::mutex> lock(g.mutex);
+    fill(t.data_ptr<T>(), n, true);
+    return;
+  }
+  // The outermost dim in memory first: strides descending, ties in dim order.
+  std::vector<std::int64_t> order(static_cast<std::size_t>(t.dim()));
+  for (std::size_t d = 0; d < order.size(); ++d) order[d] = static_cast<std::int64_t>(d);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::int64_t a, std::int64_t b) { return t.stride(a) > t.stride(b); });
+  NoGradGuard no_grad;
+  Tensor view = t.detach().permute(order);
+  Tensor buf = detail::make_tensor(view.shape(), t.dtype());
+  {
+    std::lock_guard<std::mutex> lock(g.mutex);
+    fill(buf.data_ptr<T>(), n, false);
+  }
+  view.copy_(buf);
+}
+
+Tensor& uniform_impl(Tensor& t, double from, double to, detail::Generator& g) {
+  check_fillable(t, "uniform_");
+  MG_CHECK(t.is_floating_point(), "uniform_", "expected a floating-point tensor, got ",
+           dtype_name(t.dtype()));
+  MG_CHECK(from <= to, "uniform_", "expects to return a [from, to) range, but found from=", from,
+           " > to=", to);
+  detail::dispatch_floating(t.dtype(), "uniform_", [&]<typename T>() {
+    const double lim = std::numeric_limits<T>::max();
+    MG_CHECK(std::isfinite(from) && std::isfinite(to) && from >= -lim && to <= lim, "uniform_",
+             "from=", from, " and to=", to, " must be finite and within ", dtype_name(t.dtype()),
+             "'s range");
+    MG_CHECK(static_cast<T>(to) - static_cast<T>(from) <= std::numeric_limits<T>::max(), "uniform_",
+             "expects to - from <= the largest ", dtype_name(t.dtype()), ", but found to=", to,
+             " and from=", from);
+    fill_in_memory_order<T>(t, g, [&](T* p, std::int64_t n, bool) { g.uniform_(p, n, from, to); });
+  });
+  return t;
+}
+
+Tensor& normal_impl(Tensor& t, double mean, double std, detail::Generator& g) {
+  check_fillable(t, "normal_");
+  MG_CHECK(t.is_floating_point(), "normal_", "expected a floating-point tensor, got ",
+           dtype_name(t.dtype()));
+  MG_CHECK(std >= 0.0, "normal_", "expects std >= 0.0, but found std ", std);
+  MG_CHECK(std::isfinite(mean) && std::isfinite(std), "normal_", "mean=", mean, " and std=", std,
+           " must be finite");
+  detail::dispatch_floating(t.dtype(), "normal_", [&]<typename T>() {
+    fill_in_memory_order<T>(t, g, [&](T* p, std::int64_t n, bool contiguous) {
+      if (contiguous) {
+        g.normal_(p, n, mean, std);
+      } else {  // PyTorch's per-element path, whatever the size
+        for (std::int64_t i = 0; i < n; ++i) p[i] = static_cast<T>(g.normal_sample(mean, std));
+      }
+    });
+  });
+  return t;
+}
+
+/// random_(from, to): (v % (to - from)) + from in wrapping 64-bit arithmetic, with v one 32-bit
+/// draw, or a random64 when the range is >= 2^32 (as randint).
+Tensor& random_from_to_impl(Tensor& t, std::int64_t from, std::int64_t to, detail::Generator& g) {
+  check_fillable(t, "random_");
+  MG_CHECK(from < to, "random_", "expects 'from' to be less than 'to', but got from=", from,
+           " >= to=", to);
+  std::int64_t lo = std::numeric_limits<std::int64_t>::min(), hi = lo;  // hi: largest to - 1
+  if (t.dtype() == kFloat32) lo = -(std::int64_t{1} << 24), hi = std::int64_t{1} << 24;
+  if (t.dtype() == kFloat64) lo = -(std::int64_t{1} << 53), hi = std::int64_t{1} << 53;
+  if (t.dtype() == kBool) lo = 0, hi = 1;
+  if (t.dtype() != kInt64)
+    MG_CHECK(from >= lo && to - 1 <= hi, "random_", "from=", from, " and to - 1=", to - 1,
+             " must lie in [", lo, ", ", hi, "] for ", dtype_name(t.dtype()),
+             ": beyond it the integers are not all representable");
+  const std::uint64_t range = static_cast<std::uint64_t>(to) - static_cast<std::uint64_t>(from);
+  detail::dispatch(t.dtype(), [&]<typename T>() {
+    fill_in_memory_order<T>(t, g, [&](T* p, std::int64_t n, bool) {
+      for (std::int64_t i = 0; i < n; ++i) {
+        const std::uint64_t v = range >= (std::uint64_t{1} << 32) ? g.random64() : g.random();
+        p[i] =
+            static_cast<T>(static_cast<std::int64_t>(v % range + static_cast<std::uint64_t>(from)));
+      }
+    });
+  });
+  return t;
+}
+
+/// random_(): v % (2^digits + 1) for floating types (v: 32 bits for float32, 64 for float64),
+/// v % 2^63 for int64 (64 bits), v & 1 for bool (32 bits).
+Tensor& random_full_impl(Tensor& t, detail::Generator& g) {
+  check_fillable(t, "random_");
+  detail::dispatch(t.dtype(), [&]<typename T>() {
+    fill_in_memory_order<T>(t, g, [&](T* p, std::int64_t n, bool) {
+      for (std::int64_t i = 0; i < n; ++i) {
+        if constexpr (std::is_same_v<T, bool>) {
+          p[i] = (g.random() & 1u) != 0;
+        } else if constexpr (std::is_same_v<T, std::int64_t>) {
+          p[i] = static_cast<std::int64_t>(g.random64() % (std::uint64_t{1} << 63));
+        } else if constexpr (std::is_same_v<T, float>) {
+          p[i] = static_cast<float>(g.random() % ((std::uint64_t{1} << 24) + 1));
+        } else {
+          p[i] = static_cast<double>(g.random64() % ((std::uint64_t{1} << 53) + 1));
+        }
+      }
+    });
+  });
+  return t;
+}
+
+}  // namespace
+
+Tensor& Tensor::uniform_(double from, double to) {
+  return uniform_impl(*this, from, to, detail::default_generator());
+}
+Tensor& Tensor::uniform_(double from, double to, Generator& generator) {
+  return uniform_impl(*this, from, to, generator.impl());
+}
+Tensor& Tensor::normal_(double mean, double std) {
+  return normal_impl(*this, mean, std, detail::default_generator());
+}
+Tensor& Tensor::normal_(double mean, double std, Generator& generator) {
+  return normal_impl(*this, mean, std, generator.impl());
+}
+Tensor& Tensor::random_(std::int64_t from, std::int64_t to) {
+  return random_from_to_impl(*this, from, to, detail::default_generator());
+}
+Tensor& Tensor::random_(std::int64_t from, std::int64_t to, Generator& generator) {
+  return random_from_to_impl(*this, from, to, generator.impl());
+}
+Tensor& Tensor::random_(std::int64_t to) { return random_(0, to); }
+Tensor& Tensor::random_(std::int64_t to, Generator& generator) { return random_(0, to, generator); }
+Tensor& Tensor::random_() { return random_full_impl(*this, detail::default_generator()); }
+Tensor& Tensor::random_(Generator& generator) { return random_full_impl(*this, generator.impl()); }
 
 // ---------------------------------------------------------------- Generator
 

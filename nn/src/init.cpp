@@ -2,10 +2,6 @@
 #include "minigrad/nn/init.h"
 
 #include <cmath>
-#include <mutex>
-
-#include "random_engine.h"
-#include "tensor_impl.h"
 
 namespace minigrad::nn::init {
 
@@ -15,23 +11,6 @@ void check_float(const Tensor& t, const char* op) {
   MG_CHECK(t.defined(), op, "got an undefined tensor");
   MG_CHECK(t.is_floating_point(), op, "expected a floating-point tensor, got ",
            dtype_name(t.dtype()));
-}
-
-/// Fills t (any layout) through a contiguous buffer that `fill` writes in memory order.
-template <typename Fill>
-Tensor fill_with(Tensor t, Fill fill) {
-  NoGradGuard no_grad;
-  Tensor buf = t.is_contiguous() ? t : empty(t.shape(), t.dtype());
-  auto& g = detail::default_generator();
-  {
-    std::lock_guard<std::mutex> lock(g.mutex);
-    if (buf.dtype() == kFloat32)
-      fill(g, buf.data_ptr<float>(), buf.numel());
-    else
-      fill(g, buf.data_ptr<double>(), buf.numel());
-  }
-  if (!buf.is_same(t)) t.detach().copy_(buf);
-  return t;
 }
 
 std::int64_t fan(const Tensor& t, const std::string& mode, const char* op) {
@@ -67,17 +46,16 @@ double calculate_gain(const std::string& nonlinearity, std::optional<double> par
 
 Tensor uniform_(Tensor t, double a, double b) {
   check_float(t, "uniform_");
-  MG_CHECK(a <= b, "uniform_", "expects a <= b, but got a = ", a, " and b = ", b);
-  return fill_with(
-      t, [a, b](detail::Generator& g, auto* p, std::int64_t n) { g.uniform_(p, n, a, b); });
+  NoGradGuard no_grad;
+  t.uniform_(a, b);
+  return t;
 }
 
 Tensor normal_(Tensor t, double mean, double std) {
   check_float(t, "normal_");
-  MG_CHECK(std >= 0, "normal_", "expects std >= 0.0, but found std ", std);
-  return fill_with(t, [mean, std](detail::Generator& g, auto* p, std::int64_t n) {
-    g.normal_(p, n, mean, std);
-  });
+  NoGradGuard no_grad;
+  t.normal_(mean, std);
+  return t;
 }
 
 Tensor constant_(Tensor t, double value) {

@@ -290,6 +290,22 @@ const std::vector<BadInput>& bad_inputs() {
          mg::tensor({1, 2, 3, 4, 5}, {2, 3});
        },
        "[tensor] shape (2, 3) has 6 elements but 5 values were given"},
+      {"creation", "uniform_ with from > to", [] { mg::zeros({3}).uniform_(2, 1); },
+       "[uniform_] expects to return a [from, to) range, but found from=2 > to=1"},
+      {"creation", "normal_ with a negative std", [] { mg::zeros({3}).normal_(0, -1); },
+       "[normal_] expects std >= 0.0, but found std -1"},
+      {"creation", "random_ of a float32 tensor beyond 2^24",
+       [] { mg::zeros({3}).random_(0, (1 << 24) + 2); },
+       "[random_] from=0 and to - 1=16777217 must lie in [-16777216, 16777216] for float32: beyond "
+       "it the integers are not all representable"},
+      {"creation", "a random fill of an expanded tensor",
+       [] { mg::zeros({1}).expand({3}).uniform_(); },
+       "[uniform_] more than one element of the written-to tensor refers to a single memory "
+       "location (dim 0 of shape (3,) has stride 0); clone() the tensor first"},
+      {"creation", "a random fill of a parameter outside NoGradGuard",
+       [] { mg::zeros({3}).requires_grad_().normal_(); },
+       "[normal_] a tensor that requires grad cannot be filled in place (autograd would not "
+       "record it); fill it under NoGradGuard"},
   };
   return rows;
 }

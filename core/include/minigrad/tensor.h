@@ -23,6 +23,7 @@ using Shape = std::vector<std::int64_t>;
 struct TensorImpl;
 class Node;
 class Tensor;
+class Generator;
 
 /// A gradient hook: receives the gradient flowing into a tensor and may return a replacement
 /// (or an undefined Tensor to keep it unchanged).
@@ -100,6 +101,27 @@ class Tensor {
   Tensor& zero_() { return fill_(0.0); }
   /// Copies src (broadcast to this shape, converted to this dtype) into this tensor's elements.
   Tensor& copy_(const Tensor& src);
+  /// Random fills with PyTorch's streams: after the same manual_seed (or Generator), the same
+  /// calls give PyTorch's values bit for bit. Elements are drawn in memory order, as PyTorch does
+  /// (a transposed view gets its storage's order). The Generator& overloads draw from that
+  /// generator instead of the default one. Throws if this tensor requires grad and grad mode is on.
+  /// uniform_: U[from, to); floating-point tensors only.
+  Tensor& uniform_(double from = 0.0, double to = 1.0);
+  Tensor& uniform_(double from, double to, Generator& generator);
+  /// normal_: N(mean, std^2); floating-point tensors only.
+  Tensor& normal_(double mean = 0.0, double std = 1.0);
+  Tensor& normal_(double mean, double std, Generator& generator);
+  /// random_(from, to): integers in [from, to), stored in this tensor's dtype (floating-point
+  /// bounds must lie within +-2^24 for float32, +-2^53 for float64; bool within [0, 2]).
+  Tensor& random_(std::int64_t from, std::int64_t to);
+  Tensor& random_(std::int64_t from, std::int64_t to, Generator& generator);
+  /// random_(to): integers in [0, to).
+  Tensor& random_(std::int64_t to);
+  Tensor& random_(std::int64_t to, Generator& generator);
+  /// random_(): integers in [0, 2^24] for float32, [0, 2^53] for float64, [0, 2^63 - 1] for int64,
+  /// false/true for bool.
+  Tensor& random_();
+  Tensor& random_(Generator& generator);
 
   // ---- views: share storage, copy nothing ----
   Tensor transpose(std::int64_t dim0, std::int64_t dim1) const;
