@@ -61,6 +61,20 @@ T scalar_as(Scalar value, const char* op) {
 
 }  // namespace
 
+Tensor detail::tensor_from_int64(const std::vector<std::int64_t>& values, Dtype dtype) {
+  Tensor out = detail::make_tensor({static_cast<std::int64_t>(values.size())}, dtype);
+  detail::dispatch(dtype, [&]<typename T>() {
+    T* p = out.impl()->data<T>();
+    for (std::size_t i = 0; i < values.size(); ++i) {
+      if constexpr (std::is_same_v<T, bool>)
+        p[i] = values[i] != 0;
+      else
+        p[i] = static_cast<T>(values[i]);
+    }
+  });
+  return out;
+}
+
 Tensor tensor(const std::vector<double>& values, const Shape& shape, Dtype dtype) {
   return from_values(values, shape, dtype, "tensor");
 }

@@ -287,6 +287,38 @@ TEST(Numerics, GradientsAtZero) {
   expect_same(values(u.grad()), {NAN});
 }
 
+TEST(Numerics, Int64ArithmeticWrapsAroundAsPyTorch) {
+  // Fuzz finding F1: int64 overflow was signed overflow (undefined behaviour); PyTorch wraps.
+  // Expected values from PyTorch 1.13: a = torch.tensor([2**63 - 1, -2**63, 3]); a + 1, a - 2,
+  // a * 2, -a, a.abs(), a.sum(), torch.tensor([3, -7]) ** 40, torch.tensor([1, -1]) ** 2**62,
+  // torch.tensor([[M, M]]) @ torch.tensor([[2], [3]]), zeros(2).scatter_add(0, [0, 0], [M, 5]).
+  constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
+  constexpr std::int64_t kMin = std::numeric_limits<std::int64_t>::min();
+  mg::Tensor a = mg::tensor({kMax, kMin, std::int64_t{3}}, mg::kInt64);
+  auto v = [](const mg::Tensor& t) { return t.to_vector<std::int64_t>(); };
+  using V = std::vector<std::int64_t>;
+  EXPECT_EQ(v(a), (V{kMax, kMin, 3}));  // tensor() keeps int64 values exact
+  EXPECT_EQ(v(a + 1), (V{kMin, -9223372036854775807, 4}));
+  EXPECT_EQ(v(a - 2), (V{9223372036854775805, 9223372036854775806, 1}));
+  EXPECT_EQ(v(a * 2), (V{-2, 0, 6}));
+  EXPECT_EQ(v(-a), (V{-9223372036854775807, kMin, -3}));
+  EXPECT_EQ(v(mg::abs(a)), (V{kMax, kMin, 3}));
+  EXPECT_EQ(a.sum().item<std::int64_t>(), 2);
+  EXPECT_EQ(v(mg::pow(mg::tensor({std::int64_t{3}, std::int64_t{-7}}, mg::kInt64), 40)),
+            (V{-6289078614652622815, -6212923193149656639}));
+  // A huge exponent takes log2(exponent) steps (it used to loop 2^62 times).
+  EXPECT_EQ(v(mg::pow(mg::tensor({std::int64_t{1}, std::int64_t{-1}}, mg::kInt64),
+                      mg::Scalar(std::int64_t{1} << 62))),
+            (V{1, 1}));
+  mg::Tensor m = mg::tensor({kMax, kMax}, mg::kInt64).reshape({1, 2});
+  mg::Tensor c = mg::tensor({std::int64_t{2}, std::int64_t{3}}, mg::kInt64).reshape({2, 1});
+  EXPECT_EQ(v(mg::matmul(m, c)), (V{9223372036854775803}));
+  mg::Tensor sa = mg::scatter_add(mg::zeros({2}, mg::kInt64), 0,
+                                  mg::tensor({std::int64_t{0}, std::int64_t{0}}, mg::kInt64),
+                                  mg::tensor({kMax, std::int64_t{5}}, mg::kInt64));
+  EXPECT_EQ(v(sa), (V{-9223372036854775804, 0}));
+}
+
 // ---------------------------------------------------------------- threads
 
 TEST(Threads, GradModeIsPerThread) {

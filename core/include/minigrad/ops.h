@@ -14,14 +14,24 @@ namespace minigrad {
 
 // ---------------------------------------------------------------- creation
 
+namespace detail {
+/// A 1-D tensor of the values converted to dtype (exact for int64); used by tensor() below.
+Tensor tensor_from_int64(const std::vector<std::int64_t>& values, Dtype dtype);
+}  // namespace detail
+
 /// A tensor of `shape` holding `values` (row-major), converted to dtype. numel must match.
 Tensor tensor(const std::vector<double>& values, const Shape& shape, Dtype dtype = kFloat32);
 /// A 1-D tensor: tensor({1.0, 2.0, 3.0}).
 /// (A template, so that a column such as tensor({{1.0}, {2.0}}) picks the 2-D overload below.)
+/// Signed integer values are kept exact for int64 (tensor({INT64_MAX}, kInt64)).
 template <typename T, typename = std::enable_if_t<std::is_arithmetic_v<T>>>
 Tensor tensor(std::initializer_list<T> values, Dtype dtype = kFloat32) {
-  return tensor(std::vector<double>(values.begin(), values.end()),
-                Shape{static_cast<std::int64_t>(values.size())}, dtype);
+  if constexpr (std::is_integral_v<T> && std::is_signed_v<T>)
+    return detail::tensor_from_int64(std::vector<std::int64_t>(values.begin(), values.end()),
+                                     dtype);
+  else
+    return tensor(std::vector<double>(values.begin(), values.end()),
+                  Shape{static_cast<std::int64_t>(values.size())}, dtype);
 }
 /// A 2-D tensor from nested lists: tensor({{1.0, 2.0}, {3.0, 4.0}}). Rows must have equal length.
 Tensor tensor(std::initializer_list<std::initializer_list<double>> values, Dtype dtype = kFloat32);

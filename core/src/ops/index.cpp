@@ -5,6 +5,7 @@
 #include "autograd/function.h"
 #include "kernels/dispatch.h"
 #include "kernels/loops.h"
+#include "kernels/wrapping.h"
 #include "minigrad/ops.h"
 #include "tensor_impl.h"
 
@@ -287,7 +288,7 @@ Tensor scatter_add(const Tensor& self, std::int64_t dim, const Tensor& index, co
     const T* ps = static_cast<const T*>(s.impl()->storage->data);
     T* po = static_cast<T*>(out.impl()->storage->data);
     for_each_gather(out, index, d, s, "scatter_add", [&](std::int64_t si, std::int64_t oi) {
-      po[oi] = static_cast<T>(po[oi] + ps[si]);
+      po[oi] = detail::wrapping_add(po[oi], ps[si]);
     });
   });
   Shape src_shape = src.shape();

@@ -11,6 +11,7 @@
 
 #include "autograd/function.h"
 #include "kernels/dispatch.h"
+#include "kernels/wrapping.h"
 #include "minigrad/ops.h"
 #include "tensor_impl.h"
 
@@ -52,7 +53,8 @@ void gemm_loop(bool ta, bool tb, std::int64_t m, std::int64_t n, std::int64_t k,
     for (std::int64_t j = 0; j < n; ++j) {
       T acc = 0;
       for (std::int64_t p = 0; p < k; ++p)
-        acc += a[ta ? p * lda + i : i * lda + p] * b[tb ? j * ldb + p : p * ldb + j];
+        acc = detail::wrapping_add(acc, detail::wrapping_mul(a[ta ? p * lda + i : i * lda + p],
+                                                             b[tb ? j * ldb + p : p * ldb + j]));
       c[i * ldc + j] = acc;
     }
 }

@@ -6,6 +6,7 @@
 
 #include "autograd/function.h"
 #include "kernels/dispatch.h"
+#include "kernels/wrapping.h"
 #include "minigrad/ops.h"
 #include "tensor_impl.h"
 
@@ -128,7 +129,9 @@ Tensor sum(const Tensor& x, const Shape& dims, bool keepdim) {
       auto* po = out.impl()->data<std::int64_t>();
       reduce_rows<T>(x, r, [&](std::int64_t o, auto&& visit) {
         std::int64_t acc = 0;
-        visit([&](T v, std::int64_t) { acc += static_cast<std::int64_t>(v); });
+        visit([&](T v, std::int64_t) {
+          acc = detail::wrapping_add(acc, static_cast<std::int64_t>(v));
+        });
         po[o] = acc;
       });
     }
