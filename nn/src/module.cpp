@@ -1,10 +1,13 @@
 // nn::Module: registration, recursive traversal, modes, dtype conversion and printing.
 #include "minigrad/nn/module.h"
 
+#include <algorithm>
 #include <map>
+#include <mutex>
 #include <ostream>
 #include <set>
 #include <sstream>
+#include <unordered_map>
 
 #include "tensor_impl.h"
 
@@ -15,7 +18,57 @@ void check_name(const std::string& name, const std::string& type, const char* wh
   MG_CHECK(!name.empty() && name.find('.') == std::string::npos, "register_" + std::string(what),
            type, ": ", what, " name \"", name, "\" must be non-empty and contain no '.'");
 }
+
+// Note [Parameter names for optimizers]
+// parameters() returns plain tensors, so `SGD opt(model.parameters(), ...)` cannot hand the
+// names to the optimizer. Instead every parameters()/named_parameters() call records each
+// parameter's dotted name here, keyed by its TensorImpl, and the optimizer copies the names when
+// it is given the parameters. A record holds a weak pointer, so it never keeps a tensor alive, and
+// a dead tensor's record is never returned for a new tensor at the same address. Records of dead
+// tensors are dropped whenever the table has doubled since the last sweep.
+struct NameRecord {
+  std::weak_ptr<TensorImpl> impl;
+  std::string name;
+};
+struct NameTable {
+  std::mutex mutex;
+  std::unordered_map<const TensorImpl*, NameRecord> records;
+  std::size_t sweep_at = 1024;
+};
+NameTable& name_table() {
+  static NameTable table;
+  return table;
+}
+
+void record_names(const std::vector<std::pair<std::string, Tensor>>& params) {
+  NameTable& table = name_table();
+  std::lock_guard<std::mutex> lock(table.mutex);
+  for (const auto& [name, t] : params) {
+    NameRecord& rec = table.records[t.impl()];
+    // A call on a submodule ("weight") keeps the fuller name a call on its parent recorded
+    // ("W_k.weight"); any other name replaces the record.
+    if (rec.impl.lock().get() == t.impl() && rec.name.size() > name.size() &&
+        rec.name.ends_with("." + name))
+      continue;
+    rec.impl = t.impl_ptr();
+    rec.name = name;
+  }
+  if (table.records.size() >= table.sweep_at) {
+    std::erase_if(table.records, [](const auto& kv) { return kv.second.impl.expired(); });
+    table.sweep_at = std::max<std::size_t>(1024, 2 * table.records.size());
+  }
+}
+
 }  // namespace
+
+std::string parameter_name(const Tensor& p) {
+  if (!p.defined()) return "";
+  NameTable& table = name_table();
+  std::lock_guard<std::mutex> lock(table.mutex);
+  auto it = table.records.find(p.impl());
+  if (it == table.records.end() || it->second.impl.lock().get() != p.impl()) return "";
+  return it->second.name;
+}
 
 Tensor Module::register_parameter(const std::string& name, Tensor param, bool requires_grad) {
   check_name(name, type_name_, "parameter");
@@ -55,6 +108,7 @@ void Module::collect(const std::string& prefix, bool recurse, bool buffers,
 std::vector<std::pair<std::string, Tensor>> Module::named_parameters(bool recurse) const {
   std::vector<std::pair<std::string, Tensor>> out;
   collect("", recurse, false, out);
+  record_names(out);
   return out;
 }
 

@@ -72,6 +72,7 @@ void Adam::check_options(const AdamOptions& o) const { check_adam_options("Adam"
 
 // torch/optim/adam.py, _single_tensor_adam.
 void Adam::step() {
+  check_gradients();
   NoGradGuard no_grad;
   for (Group& group : param_groups()) {
     const AdamOptions& o = group.options;
@@ -97,6 +98,7 @@ void AdamW::check_options(const AdamWOptions& o) const { check_adam_options("Ada
 
 // torch/optim/adamw.py, _single_tensor_adamw.
 void AdamW::step() {
+  check_gradients();
   NoGradGuard no_grad;
   for (Group& group : param_groups()) {
     const AdamWOptions& o = group.options;

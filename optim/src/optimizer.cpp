@@ -1,8 +1,100 @@
 #include "minigrad/optim/optimizer.h"
 
+#include <atomic>
+#include <cstdint>
+#include <iostream>
+#include <sstream>
 #include <unordered_set>
 
+#include "minigrad/nn/module.h"
+
 namespace minigrad::optim {
+
+namespace {
+std::atomic<bool> g_warn_no_gradient{true};
+std::atomic<bool> g_strict_gradients{false};
+
+// One write, so lines from two threads do not interleave.
+void warn(const std::string& message) { std::cerr << ("minigrad warning: " + message + "\n"); }
+}  // namespace
+
+void set_warn_no_gradient(bool enabled) { g_warn_no_gradient.store(enabled); }
+bool warn_no_gradient() { return g_warn_no_gradient.load(); }
+void set_strict_gradients(bool strict) { g_strict_gradients.store(strict); }
+bool strict_gradients() { return g_strict_gradients.load(); }
+
+void Optimizer::remember_names(const std::vector<Tensor>& new_params) {
+  for (const Tensor& p : new_params) {
+    std::string name = nn::parameter_name(p);
+    if (!name.empty()) names_[p.impl()] = std::move(name);
+  }
+}
+
+// Note [Parameters without a gradient] (optimizer.h).
+void Optimizer::check_gradients() {
+  const bool strict = strict_gradients();
+  if (!strict && !warn_no_gradient()) return;
+  const std::string op = name_ + ".step";
+  struct Missing {
+    std::int64_t position;
+    const Tensor* param;
+  };
+  std::vector<Missing> missing;
+  std::int64_t position = 0, trainable = 0, with_grad = 0;
+  for (std::size_t i = 0; i < num_param_groups(); ++i) {
+    for (const Tensor& p : params(i)) {
+      if (p.requires_grad()) {
+        ++trainable;
+        if (p.grad().defined()) {
+          ++with_grad;
+          had_grad_.insert(p.impl());
+        } else {
+          missing.push_back({position, &p});
+        }
+      }
+      ++position;
+    }
+  }
+  if (trainable == 0) return;  // everything frozen: nothing is meant to train
+  if (with_grad == 0) {
+    if (!strict && reported_no_grads_) return;
+    const std::string message =
+        trainable == 1
+            ? detail::error_message(
+                  op, "the optimizer's one trainable parameter has no gradient, so step() ",
+                  "changes nothing: call loss.backward() between zero_grad() and step(); if ",
+                  "backward() did run, the loss does not depend on this parameter (was the ",
+                  "optimizer given another model's parameters()?)")
+            : detail::error_message(
+                  op, "none of the ", trainable, " trainable parameters has a gradient, so ",
+                  "step() changes nothing: call loss.backward() between zero_grad() and step(); ",
+                  "if backward() did run, the loss does not depend on any of these parameters ",
+                  "(was the optimizer given another model's parameters()?)");
+    if (strict) throw Error(message);
+    reported_no_grads_ = true;
+    warn(message);
+    return;
+  }
+  for (const Missing& m : missing) {
+    const TensorImpl* impl = m.param->impl();
+    if (had_grad_.contains(impl) || (!strict && reported_.contains(impl))) continue;
+    const std::string name = param_name(*m.param);
+    std::ostringstream who;
+    if (name.empty()) {
+      who << "parameter at position " << m.position;
+    } else {
+      who << "parameter " << name;
+    }
+    const std::string message = detail::error_message(
+        op, who.str(), " (shape ", m.param->shape(), ") received no gradient in backward while ",
+        with_grad, " of the ", trainable, " trainable parameters did, so step() does not train ",
+        "it: it did not take part in the loss, or the graph was cut on its way there (detach(), ",
+        "NoGradGuard, item()); use it in the loss, or freeze it with requires_grad_(false)");
+    if (strict) throw Error(message);
+    reported_.insert(impl);
+    warn(message);
+  }
+}
 
 void Optimizer::zero_grad(bool set_to_none) {
   for (std::size_t i = 0; i < num_param_groups(); ++i) {

@@ -26,6 +26,7 @@ void SGD::check_options(const SGDOptions& o) const {
 
 // torch/optim/sgd.py, _single_tensor_sgd.
 void SGD::step() {
+  check_gradients();
   NoGradGuard no_grad;
   for (Group& group : param_groups()) {
     const SGDOptions& o = group.options;

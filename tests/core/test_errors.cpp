@@ -4,6 +4,11 @@
 // for the "[op]" prefix: tests/core/op_table.cpp.)
 #include <gtest/gtest.h>
 
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <iostream>
@@ -16,6 +21,54 @@
 namespace mg = minigrad;
 
 namespace {
+
+// The file rows run inside a fresh temporary directory (made current for the call), so the
+// messages name short relative paths ("model.safetensors") that this page can quote, and two test
+// runs never share a file.
+class InTempDir {
+ public:
+  InTempDir() : old_(std::filesystem::current_path()) {
+    std::string tmpl = (std::filesystem::temp_directory_path() / "minigrad_errors_XXXXXX").string();
+    if (::mkdtemp(tmpl.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
+    dir_ = tmpl;
+    std::filesystem::current_path(dir_);
+  }
+  ~InTempDir() {
+    std::error_code ec;
+    std::filesystem::current_path(old_, ec);
+    std::filesystem::remove_all(dir_, ec);
+  }
+  InTempDir(const InTempDir&) = delete;
+  InTempDir& operator=(const InTempDir&) = delete;
+
+ private:
+  std::filesystem::path old_, dir_;
+};
+
+void write_bytes(const std::string& path, const std::string& bytes) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+}
+
+// 8 bytes, little-endian: a safetensors header length.
+std::string u64le(std::uint64_t n) {
+  std::string out;
+  for (int i = 0; i < 8; ++i) out += static_cast<char>((n >> (8 * i)) & 0xff);
+  return out;
+}
+
+// A safetensors file by hand: the header length, the header, the data.
+std::string safetensors_bytes(const std::string& header, const std::string& data) {
+  return u64le(header.size()) + header + data;
+}
+
+// Restores the default gradient checks (warn, not strict) when a row ends.
+struct StrictGradients {
+  StrictGradients() { mg::optim::set_strict_gradients(true); }
+  ~StrictGradients() { mg::optim::set_strict_gradients(false); }
+  StrictGradients(const StrictGradients&) = delete;
+  StrictGradients& operator=(const StrictGradients&) = delete;
+};
 
 struct BadInput {
   const char* category;
@@ -216,6 +269,30 @@ const std::vector<BadInput>& bad_inputs() {
          mg::optim::Adam opt({p * 2.0}, {});
        },
        "[Adam] can't optimize a non-leaf Tensor"},
+      {"optim", "step() in strict mode with a parameter that received no gradient",
+       [] {
+         StrictGradients strict;
+         mg::nn::Linear l(3, 2);
+         mg::optim::SGD opt(l.parameters(), {.lr = 0.1});
+         mg::matmul(mg::ones({4, 3}), l.weight.t()).sum().backward();  // the bias is left out
+         opt.step();
+       },
+       "[SGD.step] parameter bias (shape (2,)) received no gradient in backward while 1 of the 2 "
+       "trainable parameters did, so step() does not train it: it did not take part in the loss, "
+       "or the graph was cut on its way there (detach(), NoGradGuard, item()); use it in the loss, "
+       "or freeze it with requires_grad_(false)"},
+      {"optim", "step() in strict mode before any backward()",
+       [] {
+         StrictGradients strict;
+         mg::nn::Linear l(3, 2);
+         mg::optim::Adam opt(l.parameters(), {});
+         opt.zero_grad();
+         opt.step();
+       },
+       "[Adam.step] none of the 2 trainable parameters has a gradient, so step() changes nothing: "
+       "call loss.backward() between zero_grad() and step(); if backward() did run, the loss does "
+       "not depend on any of these parameters (was the optimizer given another model's "
+       "parameters()?)"},
       {"modules", "Linear(3, 2) called on a (4, 5) input",
        [] {
          mg::nn::Linear l(3, 2);
@@ -306,6 +383,141 @@ const std::vector<BadInput>& bad_inputs() {
        [] { mg::zeros({3}).requires_grad_().normal_(); },
        "[normal_] a tensor that requires grad cannot be filled in place (autograd would not "
        "record it); fill it under NoGradGuard"},
+      {"files", "load_safetensors of a file that does not exist",
+       [] {
+         InTempDir tmp;
+         mg::load_safetensors("missing.safetensors");
+       },
+       "[load_safetensors] missing.safetensors: cannot open for reading: No such file or "
+       "directory"},
+      {"files", "load_safetensors of a 5-byte file",
+       [] {
+         InTempDir tmp;
+         write_bytes("model.safetensors", "abcde");
+         mg::load_safetensors("model.safetensors");
+       },
+       "[load_safetensors] model.safetensors: file has 5 bytes, too short for the 8-byte header "
+       "length"},
+      {"files", "safetensors header length larger than the file",
+       [] {
+         InTempDir tmp;
+         write_bytes("model.safetensors", u64le(1000) + "{}");
+         mg::load_safetensors("model.safetensors");
+       },
+       "[load_safetensors] model.safetensors: header length 1000 exceeds file size 10"},
+      {"files", "safetensors file cut short in its data (a truncated copy)",
+       [] {
+         InTempDir tmp;
+         mg::save_safetensors("model.safetensors", {{"w", mg::zeros({2, 3})}});
+         std::filesystem::resize_file("model.safetensors",
+                                      std::filesystem::file_size("model.safetensors") - 8);
+         mg::load_safetensors("model.safetensors");
+       },
+       "[load_safetensors] model.safetensors: tensor \"w\": data_offsets [0, 24] lie outside the "
+       "data section (16 bytes)"},
+      {"files", "corrupt safetensors header (not a JSON object)",
+       [] {
+         InTempDir tmp;
+         write_bytes("model.safetensors", safetensors_bytes("garbage!", ""));
+         mg::load_safetensors("model.safetensors");
+       },
+       "[load_safetensors] model.safetensors: the header does not start with '{'"},
+      {"files", "safetensors header entry without data_offsets",
+       [] {
+         InTempDir tmp;
+         write_bytes("model.safetensors", safetensors_bytes(R"({"w":{"dtype":"F32","shape":[2]}})",
+                                                            std::string(8, '\0')));
+         mg::load_safetensors("model.safetensors");
+       },
+       "[load_safetensors] model.safetensors: tensor \"w\" has no \"data_offsets\""},
+      {"files", "safetensors tensor of dtype F16",
+       [] {
+         InTempDir tmp;
+         write_bytes("model.safetensors",
+                     safetensors_bytes(R"({"w":{"dtype":"F16","shape":[2],"data_offsets":[0,4]}})",
+                                       std::string(4, '\0')));
+         mg::load_safetensors("model.safetensors");
+       },
+       "[load_safetensors] model.safetensors: tensor \"w\": unsupported dtype \"F16\" (minigrad "
+       "reads F32, F64, I64 and BOOL)"},
+      {"files", "load_npy of a file that is not .npy (wrong magic)",
+       [] {
+         InTempDir tmp;
+         write_bytes("x.npy", "hello, world");
+         mg::load_npy("x.npy");
+       },
+       "[load_npy] x.npy: not a .npy file (the magic string \\x93NUMPY is missing)"},
+      {"files", ".npy file cut short in its data",
+       [] {
+         InTempDir tmp;
+         mg::save_npy("x.npy", mg::zeros({2, 3}));
+         std::filesystem::resize_file("x.npy", std::filesystem::file_size("x.npy") - 16);
+         mg::load_npy("x.npy");
+       },
+       "[load_npy] x.npy: shape (2, 3) '<f4' needs 24 bytes of data but the file has 8"},
+      {"files", "nn::load of a checkpoint with another shape",
+       [] {
+         InTempDir tmp;
+         mg::nn::save(mg::nn::Linear(4, 3), "model.safetensors");
+         mg::nn::Linear l(5, 3);
+         mg::nn::load(l, "model.safetensors");
+       },
+       "[load_state_dict] Linear: size mismatch for weight: the checkpoint has shape (3, 4), the "
+       "module has (3, 5); nothing was loaded (loading model.safetensors)"},
+      {"files", "nn::load of a checkpoint missing a key",
+       [] {
+         InTempDir tmp;
+         mg::save_safetensors("model.safetensors", {{"weight", mg::zeros({2, 2})}});
+         mg::nn::Linear l(2, 2);
+         mg::nn::load(l, "model.safetensors");
+       },
+       "[load_state_dict] Linear: missing key(s) \"bias\"; nothing was loaded (loading "
+       "model.safetensors)"},
+      {"files", "nn::load of a float32 checkpoint into a float64 module",
+       [] {
+         InTempDir tmp;
+         mg::nn::save(mg::nn::Linear(2, 2, false), "model.safetensors");
+         mg::nn::Linear l(2, 2, false);
+         l.to(mg::kFloat64);
+         mg::nn::load(l, "model.safetensors");
+       },
+       "[load_state_dict] Linear: dtype mismatch for weight: the checkpoint has float32, the "
+       "module "
+       "has float64 (convert one with .to(dtype)); nothing was loaded (loading model.safetensors)"},
+      {"files", "optim::load of a model checkpoint",
+       [] {
+         InTempDir tmp;
+         mg::nn::Linear l(2, 2);
+         mg::nn::save(l, "model.safetensors");
+         mg::optim::SGD opt(l.parameters(), {.lr = 0.1});
+         mg::optim::load(opt, "model.safetensors");
+       },
+       "[load_optimizer_state] model.safetensors: metadata \"format\" is missing (not an optimizer "
+       "checkpoint?)"},
+      {"files", "optim::load of another optimizer's state",
+       [] {
+         InTempDir tmp;
+         auto w = mg::ones({3}).requires_grad_();
+         mg::optim::SGD sgd({w}, {.lr = 0.1});
+         mg::optim::save(sgd, "optim.safetensors");
+         mg::optim::Adam adam({w}, {});
+         mg::optim::load(adam, "optim.safetensors");
+       },
+       "[load_state_dict] Adam: the state_dict is SGD's, not Adam's (loading optim.safetensors)"},
+      {"files", "optim::load of a state for parameters of another shape",
+       [] {
+         InTempDir tmp;
+         auto w3 = mg::ones({3}).requires_grad_();
+         mg::optim::Adam saved({w3}, {});
+         (w3 * w3).sum().backward();
+         saved.step();
+         mg::optim::save(saved, "optim.safetensors");
+         auto w4 = mg::ones({4}).requires_grad_();
+         mg::optim::Adam adam({w4}, {});
+         mg::optim::load(adam, "optim.safetensors");
+       },
+       "[load_state_dict] Adam: state \"exp_avg\" of parameter 0 has shape (3,) float32, the "
+       "parameter has (4,) float32 (loading optim.safetensors)"},
   };
   return rows;
 }

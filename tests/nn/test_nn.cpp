@@ -5,11 +5,13 @@
 #include <minigrad/testing.h>
 
 #include <cmath>
+#include <memory>
 #include <sstream>
 
 namespace mg = minigrad;
 namespace nn = minigrad::nn;
 namespace F = minigrad::nn::functional;
+namespace optim = minigrad::optim;
 
 namespace {
 
@@ -121,6 +123,127 @@ TEST(NnModule, ZeroGradTrainEvalToAndApply) {
   a.apply([&](nn::Module&) { ++visited; });
   EXPECT_EQ(visited, 3);
   expect_error([&] { a.register_parameter("W_q.weight", mg::ones({1})); }, "register_parameter");
+}
+
+TEST(NnModule, ParameterNamesAreRecordedWithoutKeepingTensorsAlive) {
+  const std::int64_t storages0 = mg::live_storage_count();
+  {
+    Attention a;
+    EXPECT_EQ(nn::parameter_name(a.W_q.weight), "") << "not listed by any module yet";
+    a.parameters();
+    EXPECT_EQ(nn::parameter_name(a.W_q.weight), "W_q.weight");
+    EXPECT_EQ(nn::parameter_name(a.W_k.weight), "W_k.weight");
+    // Listing a child's parameters keeps the fuller name its parent gave.
+    a.W_k.named_parameters();
+    EXPECT_EQ(nn::parameter_name(a.W_k.weight), "W_k.weight");
+    nn::Linear alone(2, 2);
+    alone.named_parameters();
+    EXPECT_EQ(nn::parameter_name(alone.weight), "weight");
+    EXPECT_EQ(nn::parameter_name(alone.bias), "bias");
+    EXPECT_EQ(nn::parameter_name(mg::ones({2})), "");
+    EXPECT_EQ(nn::parameter_name(mg::Tensor()), "");
+  }
+  // The record holds no tensor: every storage is gone with the modules.
+  EXPECT_EQ(mg::live_storage_count(), storages0);
+  // A new tensor that reuses a dead parameter's memory is not given the dead one's name.
+  for (int i = 0; i < 50; ++i) {
+    {
+      nn::Linear l(2, 2);
+      l.parameters();
+    }
+    EXPECT_EQ(nn::parameter_name(mg::ones({2, 2}).requires_grad_()), "") << i;
+  }
+}
+
+// A tree with every kind of child: members, a Sequential and a ModuleList owning theirs through
+// shared_ptr, and an attention layer.
+struct HookedBlock : nn::Module {
+  nn::MultiheadAttention attn{4, 2, /*bias=*/true, /*batch_first=*/true};
+  nn::LayerNorm norm{4};
+  std::shared_ptr<nn::Sequential> mlp;
+  std::shared_ptr<nn::ModuleList> heads;
+  HookedBlock() : nn::Module("HookedBlock") {
+    register_module("attn", attn);
+    register_module("norm", norm);
+    mlp =
+        register_module("mlp", std::make_shared<nn::Sequential>(
+                                   std::make_shared<nn::Linear>(4, 8), std::make_shared<nn::GELU>(),
+                                   std::make_shared<nn::Linear>(8, 4)));
+    heads = register_module("heads", std::make_shared<nn::ModuleList>());
+    heads->push_back(std::make_shared<nn::Linear>(4, 1));
+    heads->push_back(std::make_shared<nn::Linear>(4, 1));
+  }
+};
+
+TEST(NnMemory, ModuleTreeWithHooksHasNoReferenceCycles) {
+  const std::int64_t nodes0 = mg::autograd::live_node_count();
+  const std::int64_t storages0 = mg::live_storage_count();
+  int param_hook_calls = 0, activation_hook_calls = 0;
+  std::size_t num_params = 0;
+  {
+    auto block = std::make_shared<HookedBlock>();
+    const std::vector<mg::Tensor> params = block->parameters();
+    num_params = params.size();
+    ASSERT_EQ(num_params, 14u);  // attn 4, norm 2, mlp 2 x 2, heads 2 x 2
+    // Parameter hooks that hold a tensor by value and the module by reference (a hook holding its
+    // own module or tensor by value would be a cycle of the user's making, as in libtorch).
+    const mg::Tensor half = mg::full({1}, 0.5);
+    for (const mg::Tensor& p : params) {
+      p.register_hook([&param_hook_calls, half, &self = *block](const mg::Tensor& g) {
+        ++param_hook_calls;
+        EXPECT_EQ(self.heads->size(), 2u);
+        return g * half * 2.0;  // an equal gradient, through ops recorded in no graph
+      });
+    }
+    optim::AdamW opt(params, {.lr = 1e-2});
+    for (int step = 0; step < 2; ++step) {
+      {
+        mg::manual_seed(step);
+        const mg::Tensor x = mg::randn({2, 3, 4}).requires_grad_();
+        const auto attended = block->attn(x, x, x);
+        const mg::Tensor a = attended.first;
+        const mg::Tensor weights = attended.second;
+        // Hooks on intermediates: one holds the input leaf, one the attention weights (an
+        // intermediate with its own graph), and a retained gradient.
+        a.register_hook([&activation_hook_calls, x](const mg::Tensor& g) {
+          ++activation_hook_calls;
+          EXPECT_EQ(g.shape(), x.shape());
+          return mg::Tensor();
+        });
+        a.retain_grad();
+        const mg::Tensor h = block->norm(x + a);
+        h.register_hook([&activation_hook_calls, weights](const mg::Tensor& g) {
+          ++activation_hook_calls;
+          EXPECT_EQ(weights.shape(), (mg::Shape{2, 3, 3}));
+          return g;
+        });
+        const mg::Tensor y = block->mlp->forward(h) + h;
+        const mg::Tensor loss = block->heads->ptr<nn::Linear>(0)->forward(y).pow(2).mean() +
+                                block->heads->ptr<nn::Linear>(1)->forward(y).mean();
+        opt.zero_grad();
+        loss.backward();
+        opt.step();
+        EXPECT_TRUE(a.grad().defined());
+        EXPECT_TRUE(x.grad().defined());
+      }
+      // Between steps only the model and the optimizer's state are alive: no graph node.
+      EXPECT_EQ(mg::autograd::live_node_count(), nodes0) << "after step " << step;
+    }
+    // A backward with retain_graph keeps its graph until the last handle is dropped.
+    {
+      const mg::Tensor x = mg::randn({2, 3, 4});
+      const mg::Tensor out = block->mlp->forward(block->attn(x, x, x).first).sum();
+      out.backward(mg::Tensor(), /*retain_graph=*/true);
+      EXPECT_GT(mg::autograd::live_node_count(), nodes0);
+    }
+    EXPECT_EQ(mg::autograd::live_node_count(), nodes0);
+  }
+  // Two training steps reach all 14 parameters; the retained backward reaches attn's 4 and mlp's 4.
+  EXPECT_EQ(param_hook_calls, 2 * 14 + 8);
+  EXPECT_EQ(activation_hook_calls, 4);
+  // Everything is destroyed: no node and no storage outlives the module tree.
+  EXPECT_EQ(mg::autograd::live_node_count(), nodes0);
+  EXPECT_EQ(mg::live_storage_count(), storages0);
 }
 
 TEST(NnFunctional, MseLoss) {

@@ -16,6 +16,8 @@
 #include <minigrad/optim/optim.h>
 
 #include <cmath>
+#include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -329,6 +331,281 @@ TEST(OptimZeroGrad, ParameterWithoutGradIsSkipped) {
   EXPECT_TRUE(sgd.state(unused).empty());
   EXPECT_FALSE(adam.state(p.w).empty());
   EXPECT_NEAR(p.w.to_vector<double>()[0], 0.5999999998715065, 1e-12);  // Adam(lr=0.1), step 1
+}
+
+// ---------------------------------------------------------------- parameters without a gradient
+// Note [Parameters without a gradient] (optimizer.h): step() warns once per parameter that gets
+// no gradient, names it, and throws instead in strict mode.
+
+// Sets the process-wide switches for one test and restores the defaults (warn, not strict).
+struct GradientChecks {
+  explicit GradientChecks(bool strict, bool warn = true) {
+    optim::set_strict_gradients(strict);
+    optim::set_warn_no_gradient(warn);
+  }
+  ~GradientChecks() {
+    optim::set_strict_gradients(false);
+    optim::set_warn_no_gradient(true);
+  }
+  GradientChecks(const GradientChecks&) = delete;
+  GradientChecks& operator=(const GradientChecks&) = delete;
+};
+
+// The lesson's projections, with the learner's bug: W_k's output is detached, so W_k never trains.
+struct Projections : mg::nn::Module {
+  mg::nn::Linear W_q{3, 3, false};
+  mg::nn::Linear W_k{3, 3, false};
+  mg::nn::Linear W_v{3, 3, false};
+  bool detach_k = true;
+  bool use_v = true;
+  Projections() : mg::nn::Module("Projections") {
+    register_module("W_q", W_q);
+    register_module("W_k", W_k);
+    register_module("W_v", W_v);
+  }
+  mg::Tensor loss(const mg::Tensor& x) const {
+    mg::Tensor k = detach_k ? W_k(x).detach() : W_k(x);
+    mg::Tensor scores = mg::softmax(W_q(x).matmul(k.t()), -1);
+    return use_v ? scores.matmul(W_v(x)).pow(2).mean() : scores.pow(2).mean();
+  }
+};
+
+using MakeOptimizer = std::function<std::unique_ptr<optim::Optimizer>(std::vector<mg::Tensor>)>;
+struct NamedMaker {
+  const char* name;
+  MakeOptimizer make;
+};
+const std::vector<NamedMaker>& every_optimizer() {
+  static const std::vector<NamedMaker> makers = {
+      {"SGD",
+       [](std::vector<mg::Tensor> ps) {
+         return std::make_unique<optim::SGD>(std::move(ps), optim::SGDOptions{.lr = 0.1});
+       }},
+      {"Adam",
+       [](std::vector<mg::Tensor> ps) {
+         return std::make_unique<optim::Adam>(std::move(ps), optim::AdamOptions{.lr = 0.1});
+       }},
+      {"AdamW",
+       [](std::vector<mg::Tensor> ps) {
+         return std::make_unique<optim::AdamW>(std::move(ps), optim::AdamWOptions{.lr = 0.1});
+       }},
+  };
+  return makers;
+}
+
+// The message for W_k of Projections (W_q and W_v train), from the spec of the warning.
+std::string wk_message(const std::string& optimizer) {
+  return "[" + optimizer +
+         ".step] parameter W_k.weight (shape (3, 3)) received no gradient in backward while 2 of "
+         "the 3 trainable parameters did, so step() does not train it: it did not take part in "
+         "the loss, or the graph was cut on its way there (detach(), NoGradGuard, item()); use it "
+         "in the loss, or freeze it with requires_grad_(false)";
+}
+
+// Runs `steps` training steps (zero_grad, backward, step) and returns what stderr received.
+std::string train_capturing_stderr(optim::Optimizer& opt, const Projections& m, const mg::Tensor& x,
+                                   int steps) {
+  testing::internal::CaptureStderr();
+  for (int i = 0; i < steps; ++i) {
+    opt.zero_grad();
+    m.loss(x).backward();
+    opt.step();
+  }
+  return testing::internal::GetCapturedStderr();
+}
+
+TEST(OptimNoGradient, DetachedWeightIsReportedOnceByNameByEveryOptimizer) {
+  GradientChecks checks(/*strict=*/false);
+  for (const NamedMaker& maker : every_optimizer()) {
+    SCOPED_TRACE(maker.name);
+    mg::manual_seed(0);
+    Projections m;
+    const mg::Tensor x = mg::randn({4, 3});
+    const mg::Tensor wq0 = m.W_q.weight.detach().clone();
+    const mg::Tensor wk0 = m.W_k.weight.detach().clone();
+    auto opt = maker.make(m.parameters());
+    const std::string err = train_capturing_stderr(*opt, m, x, /*steps=*/4);
+    EXPECT_EQ(err, "minigrad warning: " + wk_message(maker.name) + "\n");
+    EXPECT_TRUE(mg::equal(m.W_k.weight, wk0)) << "W_k got no gradient, so it must not change";
+    EXPECT_FALSE(mg::equal(m.W_q.weight, wq0)) << "W_q has a gradient, so it trains";
+    // A second optimizer over the same parameters reports them again (once per optimizer).
+    auto other = maker.make(m.parameters());
+    EXPECT_EQ(train_capturing_stderr(*other, m, x, /*steps=*/2),
+              "minigrad warning: " + wk_message(maker.name) + "\n");
+  }
+}
+
+TEST(OptimNoGradient, StrictModeThrowsTheMessageAtEveryStepBeforeChangingAnything) {
+  GradientChecks checks(/*strict=*/true);
+  for (const NamedMaker& maker : every_optimizer()) {
+    SCOPED_TRACE(maker.name);
+    mg::manual_seed(0);
+    Projections m;
+    const mg::Tensor x = mg::randn({4, 3});
+    const mg::Tensor wq0 = m.W_q.weight.detach().clone();
+    auto opt = maker.make(m.parameters());
+    testing::internal::CaptureStderr();
+    for (int i = 0; i < 2; ++i) {
+      opt->zero_grad();
+      m.loss(x).backward();
+      try {
+        opt->step();
+        ADD_FAILURE() << "step " << i << ": strict mode did not throw";
+      } catch (const mg::Error& e) {
+        EXPECT_EQ(std::string(e.what()), wk_message(maker.name)) << "step " << i;
+      }
+    }
+    EXPECT_EQ(testing::internal::GetCapturedStderr(), "") << "strict mode throws, it does not warn";
+    EXPECT_TRUE(mg::equal(m.W_q.weight, wq0)) << "a throwing step() must not update anything";
+    EXPECT_TRUE(opt->state(m.W_q.weight).empty());
+  }
+}
+
+TEST(OptimNoGradient, FrozenParametersAreNeverReported) {
+  for (bool strict : {false, true}) {
+    GradientChecks checks(strict);
+    for (const NamedMaker& maker : every_optimizer()) {
+      SCOPED_TRACE(std::string(maker.name) + (strict ? ", strict" : ", warning"));
+      mg::manual_seed(0);
+      Projections m;
+      m.W_k.weight.requires_grad_(false);  // frozen on purpose: it gets no gradient, rightly
+      const mg::Tensor x = mg::randn({4, 3});
+      const mg::Tensor wq0 = m.W_q.weight.detach().clone();
+      auto opt = maker.make(m.parameters());
+      EXPECT_EQ(train_capturing_stderr(*opt, m, x, /*steps=*/3), "");
+      EXPECT_FALSE(mg::equal(m.W_q.weight, wq0));
+      // A group that is frozen as a whole: nothing is meant to train, nothing is reported.
+      auto frozen = maker.make({m.W_k.weight});
+      testing::internal::CaptureStderr();
+      EXPECT_NO_THROW(frozen->step());
+      EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
+    }
+  }
+}
+
+TEST(OptimNoGradient, StepBeforeBackwardIsReportedOnce) {
+  const std::string none =
+      "[Adam.step] none of the 3 trainable parameters has a gradient, so step() changes nothing: "
+      "call loss.backward() between zero_grad() and step(); if backward() did run, the loss does "
+      "not depend on any of these parameters (was the optimizer given another model's "
+      "parameters()?)";
+  {
+    GradientChecks checks(/*strict=*/false);
+    mg::manual_seed(0);
+    Projections m;
+    m.detach_k = false;
+    const mg::Tensor x = mg::randn({4, 3});
+    optim::Adam opt(m.parameters(), {.lr = 0.1});
+    testing::internal::CaptureStderr();
+    for (int i = 0; i < 3; ++i) {
+      opt.zero_grad();
+      opt.step();  // the bug: backward() is missing
+    }
+    EXPECT_EQ(testing::internal::GetCapturedStderr(), "minigrad warning: " + none + "\n");
+    // Fixed: every parameter gets its gradient, and nothing more is reported.
+    EXPECT_EQ(train_capturing_stderr(opt, m, x, /*steps=*/2), "");
+  }
+  {
+    GradientChecks checks(/*strict=*/false);
+    mg::Tensor w = mg::ones({2}).requires_grad_();
+    optim::SGD opt({w}, {.lr = 0.1});
+    testing::internal::CaptureStderr();
+    opt.step();
+    opt.step();
+    EXPECT_EQ(testing::internal::GetCapturedStderr(),
+              "minigrad warning: [SGD.step] the optimizer's one trainable parameter has no "
+              "gradient, so step() changes nothing: call loss.backward() between zero_grad() and "
+              "step(); if backward() did run, the loss does not depend on this parameter (was the "
+              "optimizer given another model's parameters()?)\n");
+  }
+  {
+    GradientChecks checks(/*strict=*/true);
+    Projections m;
+    optim::Adam opt(m.parameters(), {.lr = 0.1});
+    for (int i = 0; i < 2; ++i) {
+      try {
+        opt.step();
+        ADD_FAILURE() << "strict mode did not throw";
+      } catch (const mg::Error& e) {
+        EXPECT_EQ(std::string(e.what()), none);
+      }
+    }
+  }
+}
+
+TEST(OptimNoGradient, UnnamedParameterIsReportedByItsPositionAndShape) {
+  GradientChecks checks(/*strict=*/false);
+  mg::Tensor a = mg::ones({3}).requires_grad_();
+  mg::Tensor b = mg::ones({2}).requires_grad_();
+  mg::Tensor c = mg::ones({2, 4}).requires_grad_();
+  // Positions count through the groups, as in state_dict(): c is position 2.
+  optim::SGD opt({{{a}, {.lr = 0.1}}, {{b, c}, {.lr = 0.01}}});
+  testing::internal::CaptureStderr();
+  for (int i = 0; i < 2; ++i) {
+    opt.zero_grad();
+    ((a * 2.0).sum() + (b * 3.0).sum()).backward();
+    opt.step();
+  }
+  EXPECT_EQ(testing::internal::GetCapturedStderr(),
+            "minigrad warning: [SGD.step] parameter at position 2 (shape (2, 4)) received no "
+            "gradient in backward while 2 of the 3 trainable parameters did, so step() does not "
+            "train it: it did not take part in the loss, or the graph was cut on its way there "
+            "(detach(), NoGradGuard, item()); use it in the loss, or freeze it with "
+            "requires_grad_(false)\n");
+  EXPECT_EQ(opt.param_name(c), "");
+}
+
+TEST(OptimNoGradient, WarningsCanBeSilenced) {
+  GradientChecks checks(/*strict=*/false, /*warn=*/false);
+  mg::manual_seed(0);
+  Projections m;
+  const mg::Tensor x = mg::randn({4, 3});
+  const mg::Tensor wq0 = m.W_q.weight.detach().clone();
+  optim::AdamW opt(m.parameters(), {.lr = 0.1});
+  testing::internal::CaptureStderr();
+  opt.step();  // before any backward
+  EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
+  EXPECT_EQ(train_capturing_stderr(opt, m, x, /*steps=*/2), "");
+  EXPECT_FALSE(mg::equal(m.W_q.weight, wq0));
+  EXPECT_FALSE(optim::warn_no_gradient());
+  EXPECT_FALSE(optim::strict_gradients());
+}
+
+TEST(OptimNoGradient, ParameterThatTrainedBeforeIsNotReported) {
+  GradientChecks checks(/*strict=*/true);
+  mg::manual_seed(0);
+  Projections m;
+  m.detach_k = false;
+  const mg::Tensor x = mg::randn({4, 3});
+  optim::SGD opt(m.parameters(), {.lr = 0.1, .momentum = 0.9});
+  EXPECT_EQ(train_capturing_stderr(opt, m, x, /*steps=*/1), "");
+  // A batch that does not use W_v (a branch not taken): W_v trained before, so it is not a
+  // parameter that never trains, even in strict mode.
+  m.use_v = false;
+  EXPECT_EQ(train_capturing_stderr(opt, m, x, /*steps=*/2), "");
+  EXPECT_FALSE(m.W_v.weight.grad().defined());
+  // zero_grad(set_to_none = false) keeps zero gradients: they count as gradients.
+  m.use_v = true;
+  m.detach_k = true;
+  optim::SGD zeros(m.parameters(), {.lr = 0.1});
+  opt.zero_grad(/*set_to_none=*/false);
+  m.loss(x).backward();
+  EXPECT_NO_THROW(zeros.step());
+}
+
+TEST(OptimNoGradient, OptimizerKeepsTheNamesItWasGiven) {
+  Projections m;
+  optim::SGD opt(m.parameters(), {.lr = 0.1});
+  EXPECT_EQ(opt.param_name(m.W_q.weight), "W_q.weight");
+  EXPECT_EQ(opt.param_name(m.W_k.weight), "W_k.weight");
+  // Listing a submodule's parameters does not rename them to "weight"...
+  optim::SGD sub(m.W_k.parameters(), {.lr = 0.1});
+  EXPECT_EQ(sub.param_name(m.W_k.weight), "W_k.weight");
+  // ...and a parameter listed only by its own module is named from there.
+  mg::nn::Linear alone(2, 2);
+  optim::SGD lone(alone.parameters(), {.lr = 0.1});
+  EXPECT_EQ(lone.param_name(alone.weight), "weight");
+  EXPECT_EQ(lone.param_name(alone.bias), "bias");
 }
 
 // ---------------------------------------------------------------- errors

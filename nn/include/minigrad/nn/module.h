@@ -62,6 +62,8 @@ class Module {
   }
 
   /// All parameters, recursively, in registration order (children after own parameters).
+  /// Like named_parameters(), records each parameter's dotted name for parameter_name(), so an
+  /// optimizer built from `model.parameters()` can name a parameter that gets no gradient.
   std::vector<Tensor> parameters(bool recurse = true) const;
   /// (name, parameter) pairs with dotted names: "weight", "W_q.weight", "layers.0.bias".
   std::vector<std::pair<std::string, Tensor>> named_parameters(bool recurse = true) const;
@@ -115,6 +117,14 @@ class Module {
   std::vector<std::pair<std::string, Tensor>> buffers_;
   std::vector<Child> children_;
 };
+
+/// The dotted name ("W_k.weight") under which the last parameters() or named_parameters() call
+/// that listed p named it (a call on a submodule, which says "weight", keeps the fuller name its
+/// parent gave), or "" if no module has listed p (a tensor made by hand). Optimizers
+/// read it when they are given their parameters, so their "received no gradient" warnings name
+/// the parameter (Note [Parameter names for optimizers], docs/architecture.md). The record holds
+/// no reference to p: it never keeps a tensor alive.
+std::string parameter_name(const Tensor& p);
 
 /// Prints like PyTorch: `Linear(in_features=16, out_features=8, bias=False)`.
 std::ostream& operator<<(std::ostream& os, const Module& m);

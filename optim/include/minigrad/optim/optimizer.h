@@ -8,6 +8,7 @@
 #include <set>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -31,6 +32,33 @@ struct ParamGroup {
 /// "exp_avg", "exp_avg_sq", "max_exp_avg_sq". Empty until the parameter's first step.
 using ParamState = std::map<std::string, Tensor>;
 
+// Note [Parameters without a gradient]
+// A parameter that never receives a gradient never trains, and nothing else tells the user. So
+// step() first looks at the gradients backward() left (only that state matters: after
+// zero_grad() they are undefined until the next backward) and reports, on stderr, prefixed
+// "minigrad warning: ":
+//   - once per parameter and optimizer, each parameter that requires grad, has no gradient while
+//     others have one, and has had none at any earlier step() of this optimizer (one that trained
+//     before and misses a gradient now, e.g. a branch a batch did not use, is not reported):
+//     "[SGD.step] parameter W_k.weight (shape (3, 3)) received no gradient in backward ...";
+//   - once per optimizer, a step() where no parameter that requires grad has a gradient
+//     (step() before backward()): "[SGD.step] none of the 2 trainable parameters has a gradient
+//     ...".
+// Frozen parameters (requires_grad false) are never reported. The parameter is named by the
+// dotted name Module::parameters() recorded (nn::parameter_name), else by its position in the
+// optimizer (counted through the groups). set_strict_gradients(true) throws minigrad::Error with
+// the same message instead, at every such step(), before any parameter changes;
+// set_warn_no_gradient(false) silences the warnings (strict mode still throws).
+
+/// Turns the "received no gradient" warnings of step() on or off for the whole process (on by
+/// default). Thread-safe.
+void set_warn_no_gradient(bool enabled);
+bool warn_no_gradient();
+/// Strict gradients: step() throws minigrad::Error instead of warning when a parameter received
+/// no gradient (or none has one), for the whole process (off by default). Thread-safe.
+void set_strict_gradients(bool strict);
+bool strict_gradients();
+
 /// What every optimizer offers, whatever its options: the interface schedulers and training loops
 /// use. Not copyable (a copy would alias the state tensors); schedulers keep a reference to it.
 class Optimizer {
@@ -40,7 +68,9 @@ class Optimizer {
   Optimizer& operator=(const Optimizer&) = delete;
 
   /// Updates every parameter that has a gradient (parameters whose grad() is undefined are
-  /// skipped, as PyTorch). Runs under NoGradGuard and writes the parameters in place.
+  /// skipped, as PyTorch). Runs under NoGradGuard and writes the parameters in place. Warns once
+  /// about a parameter that receives no gradient, or throws in strict mode (Note [Parameters
+  /// without a gradient]).
   virtual void step() = 0;
   /// Clears the gradients: set_to_none (the default, as PyTorch 2) makes them undefined,
   /// otherwise they are detached and filled with zeros in place.
@@ -56,6 +86,13 @@ class Optimizer {
   virtual double lr(std::size_t group) const = 0;
   /// Sets the learning rate of group i.
   virtual void set_lr(std::size_t group, double lr) = 0;
+
+  /// The name a warning gives parameter p: its dotted name from Module::parameters()
+  /// ("W_k.weight"), recorded when the optimizer was given p, or "" if it has none.
+  std::string param_name(const Tensor& p) const {
+    auto it = names_.find(p.impl());
+    return it == names_.end() ? std::string() : it->second;
+  }
 
   /// The state of parameter p (keyed by its TensorImpl, so every alias of p finds it); an empty
   /// state is created on first access, as the defaultdict `optimizer.state`.
@@ -77,6 +114,12 @@ class Optimizer {
   explicit Optimizer(std::string name) : name_(std::move(name)) {}
   /// Throws unless every tensor is a defined leaf that appears in no group yet.
   void check_new_params(const std::vector<Tensor>& params) const;
+  /// Records the parameters' names (nn::parameter_name) for the warnings; called with each new
+  /// group.
+  void remember_names(const std::vector<Tensor>& params);
+  /// The check every step() makes first (Note [Parameters without a gradient]): warns on stderr,
+  /// or throws in strict mode.
+  void check_gradients();
 
   /// The per-parameter state keys step() writes: a non-empty state has all of `required` and may
   /// have `optional` ones (load_state_dict refuses any other).
@@ -98,6 +141,12 @@ class Optimizer {
  private:
   std::string name_;
   std::unordered_map<const TensorImpl*, ParamState> state_;
+  // Note [Parameters without a gradient]: names, parameters that had a gradient at some step(),
+  // parameters already reported, and whether "no parameter has a gradient" was reported.
+  std::unordered_map<const TensorImpl*, std::string> names_;
+  std::unordered_set<const TensorImpl*> had_grad_;
+  std::unordered_set<const TensorImpl*> reported_;
+  bool reported_no_grads_ = false;
 };
 
 /// An optimizer whose groups carry options of type Options (SGDOptions, AdamOptions, ...).
@@ -117,6 +166,7 @@ class OptimizerWithOptions : public Optimizer {
   void add_param_group(Group group) {
     check_options(group.options);
     check_new_params(group.params);
+    remember_names(group.params);
     groups_.push_back(std::move(group));
   }
 
