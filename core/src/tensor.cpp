@@ -21,14 +21,13 @@ std::atomic<std::int64_t> live_storages{0};
 std::int64_t live_storage_count() { return live_storages.load(std::memory_order_relaxed); }
 
 Storage::Storage(std::size_t n) : nbytes(n) {
-  // 64-byte alignment suits AVX-512 loads and OpenBLAS; round up as aligned_alloc requires.
-  std::size_t rounded = (std::max<std::size_t>(n, 1) + 63) / 64 * 64;
-  data = std::aligned_alloc(64, rounded);
+  // 64-byte alignment suits AVX-512 loads and OpenBLAS (Note [Caching allocator]).
+  data = detail::cached_alloc(std::max<std::size_t>(n, 1));
   MG_CHECK(data != nullptr, "alloc", "out of memory: could not allocate ", n, " bytes");
   live_storages.fetch_add(1, std::memory_order_relaxed);
 }
 Storage::~Storage() {
-  std::free(data);
+  detail::cached_free(data, std::max<std::size_t>(nbytes, 1));
   live_storages.fetch_sub(1, std::memory_order_relaxed);
 }
 
@@ -83,19 +82,19 @@ Tensor make_tensor(const Shape& shape, Dtype dtype) {
   for (auto s : shape)
     MG_CHECK(!__builtin_mul_overflow(span, std::max<std::int64_t>(s, 1), &span), "empty", "shape ",
              shape, " is too large: its strides overflow int64");
-  auto impl = std::make_shared<TensorImpl>();
+  auto impl = new_impl();
   impl->shape = shape;
   impl->strides = contiguous_strides(shape);
-  impl->numel = shape_numel(shape);
+  impl->numel = numel;
   impl->dtype = dtype;
-  impl->storage =
-      std::make_shared<Storage>(static_cast<std::size_t>(impl->numel) * element_size(dtype));
+  impl->storage = std::allocate_shared<Storage>(
+      CachingAllocator<Storage>{}, static_cast<std::size_t>(numel) * element_size(dtype));
   return Tensor(std::move(impl));
 }
 
 Tensor make_view(const Tensor& base, const Shape& shape, const Shape& strides,
                  std::int64_t offset) {
-  auto impl = std::make_shared<TensorImpl>();
+  auto impl = new_impl();
   impl->storage = base.impl()->storage;
   impl->offset = offset;
   impl->shape = shape;

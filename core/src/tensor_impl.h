@@ -3,14 +3,17 @@
 #include <cstdint>
 #include <cstdlib>
 #include <memory>
+#include <utility>
 #include <vector>
 
+#include "alloc.h"
 #include "minigrad/autograd.h"
 #include "minigrad/tensor.h"
 
 namespace minigrad {
 
-/// A flat, 64-byte aligned buffer shared by a tensor and all of its views.
+/// A flat, 64-byte aligned buffer shared by a tensor and all of its views. The buffer comes from
+/// the caching allocator (Note [Caching allocator], alloc.h).
 struct Storage {
   explicit Storage(std::size_t nbytes);
   ~Storage();
@@ -52,6 +55,13 @@ struct TensorImpl {
 };
 
 namespace detail {
+
+/// A new TensorImpl (arguments as for its constructor), allocated through the caching allocator.
+template <typename... Args>
+std::shared_ptr<TensorImpl> new_impl(Args&&... args) {
+  return std::allocate_shared<TensorImpl>(CachingAllocator<TensorImpl>{},
+                                          std::forward<Args>(args)...);
+}
 
 /// Contiguous row-major strides for shape.
 Shape contiguous_strides(const Shape& shape);

@@ -199,12 +199,12 @@ std::vector<Tensor> FunctionNode::apply(const Tensor& grad) {
            name_,
            ": the saved tensors were freed by the first backward; call backward(gradient, "
            "/*retain_graph=*/true) the first time if you need to backward twice");
-  return fn_(grad, *this);
+  return call_backward(grad);
 }
 
 void FunctionNode::release() {
   if (!saves_tensors_ && !output_) return;
-  fn_ = nullptr;
+  destroy_backward();
   output_.reset();
   released_ = true;
 }
@@ -214,7 +214,7 @@ void FunctionNode::save_output(const Tensor& out) { output_ = out.detach().impl_
 Tensor FunctionNode::output() {
   MG_CHECK(output_ != nullptr, name_, "internal error: the output was not saved");
   // Re-attach the saved data to this node, so that create_graph differentiates through it.
-  auto impl = std::make_shared<TensorImpl>(*output_);
+  auto impl = new_impl(*output_);
   impl->requires_grad = true;
   impl->grad_fn = shared_from_this();
   return Tensor(std::move(impl));
@@ -244,7 +244,7 @@ Edge gradient_edge(const Tensor& t) {
   if (impl->grad_fn) return Edge{impl->grad_fn};
   std::shared_ptr<Node> acc = impl->grad_accumulator.lock();
   if (!acc) {
-    acc = std::make_shared<AccumulateGrad>(t.impl_ptr());
+    acc = std::allocate_shared<AccumulateGrad>(CachingAllocator<AccumulateGrad>{}, t.impl_ptr());
     for (auto& h : impl->leaf_hooks) acc->pre_hooks().push_back(h);
     impl->grad_accumulator = acc;
   }
@@ -252,10 +252,7 @@ Edge gradient_edge(const Tensor& t) {
 }
 
 namespace {
-void finish_record(const char* name, Tensor& out, std::vector<Edge> edges, BackwardFn backward,
-                   bool saves_tensors, SaveOutput save_output) {
-  auto node = std::make_shared<FunctionNode>(name, std::move(backward), saves_tensors);
-  node->mutable_next_edges() = std::move(edges);
+void attach(Tensor& out, std::shared_ptr<FunctionNode> node, SaveOutput save_output) {
   node->set_output_meta(out.shape(), out.dtype());
   if (save_output == SaveOutput::kYes) node->save_output(out);
   TensorImpl* impl = out.impl();
@@ -264,13 +261,9 @@ void finish_record(const char* name, Tensor& out, std::vector<Edge> edges, Backw
 }
 }  // namespace
 
-void record(const char* name, Tensor& out, std::initializer_list<const Tensor*> inputs,
-            BackwardFn backward, bool saves_tensors, SaveOutput save_output) {
-  if (!any_requires_grad(inputs)) return;
-  std::vector<Edge> edges;
-  edges.reserve(inputs.size());
-  for (const Tensor* t : inputs) edges.push_back(gradient_edge(*t));
-  finish_record(name, out, std::move(edges), std::move(backward), saves_tensors, save_output);
+void finish_record(const char* name, Tensor& out, std::shared_ptr<FunctionNode> node,
+                   SaveOutput save_output, std::initializer_list<const Tensor*> inputs) {
+  attach(out, std::move(node), save_output);
   if (autograd::is_anomaly_enabled()) {
     bool nan = false, inf = false;
     for (const Tensor* t : inputs) scan(*t, nan, inf);
@@ -278,16 +271,9 @@ void record(const char* name, Tensor& out, std::initializer_list<const Tensor*> 
   }
 }
 
-void record(const char* name, Tensor& out, const std::vector<Tensor>& inputs, BackwardFn backward,
-            bool saves_tensors) {
-  if (!is_grad_enabled()) return;
-  bool any = false;
-  for (const auto& t : inputs) any |= t.requires_grad();
-  if (!any) return;
-  std::vector<Edge> edges;
-  edges.reserve(inputs.size());
-  for (const auto& t : inputs) edges.push_back(gradient_edge(t));
-  finish_record(name, out, std::move(edges), std::move(backward), saves_tensors, SaveOutput::kNo);
+void finish_record(const char* name, Tensor& out, std::shared_ptr<FunctionNode> node,
+                   const std::vector<Tensor>& inputs) {
+  attach(out, std::move(node), SaveOutput::kNo);
   if (autograd::is_anomaly_enabled()) {
     bool nan = false, inf = false;
     for (const auto& t : inputs) scan(t, nan, inf);

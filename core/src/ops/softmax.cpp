@@ -1,11 +1,15 @@
 // softmax and log_softmax: fused, numerically stable kernels (the row max is subtracted before
 // exp, so logits of 1e4 give no inf or NaN), with backward formulas written in public ops.
+// float32 runs the AVX2 / AVX-512 kernels of kernels/softmax_simd_impl.h when the CPU has them
+// (Note [Runtime SIMD dispatch]); float64, and float32 on other CPUs, the portable code below.
 #include <array>
 #include <cmath>
 #include <limits>
+#include <type_traits>
 
 #include "autograd/function.h"
 #include "kernels/dispatch.h"
+#include "kernels/simd.h"
 #include "kernels/xt.h"
 #include "minigrad/ops.h"
 #include "tensor_impl.h"
@@ -78,9 +82,17 @@ Tensor softmax_forward(const Tensor& x_in, std::int64_t dim, const char* op) {
   detail::dispatch_floating(x.dtype(), op, [&]<typename T>() {
     const T* px = x.impl()->data<T>();
     T* po = out.impl()->data<T>();
-    if (inner == 1 && n > 0) {
-      // Contiguous rows (softmax over the last dim, the common case): vectorised passes, exp
-      // through xsimd.
+    if constexpr (std::is_same_v<T, float>) {
+      // AVX2 / AVX-512 kernels when the CPU has them (Note [Runtime SIMD dispatch]).
+      if (const auto* k = detail::simd::kernels_f32()) {
+        k->softmax_forward(px, po, outer, n, inner, kLog);
+        return;
+      }
+    }
+    if (std::is_same_v<T, float> && inner == 1 && n > 0) {
+      // Contiguous float32 rows (softmax over the last dim, the common case): vectorised passes,
+      // exp through xsimd. Not for float64: xsimd's double exp casts the exponent of NaN or -inf
+      // (a fully masked row) to int64 with a plain C++ cast, undefined behaviour (fuzz finding F2).
       const auto un = static_cast<std::size_t>(n);
       for (std::int64_t o = 0; o < outer; ++o) {
         const T* row = px + o * n;
@@ -151,7 +163,13 @@ Tensor softmax_backward_fused(const Tensor& g_in, const Tensor& y, std::int64_t 
     const T* pg = g.impl()->data<T>();
     const T* py = y.impl()->data<T>();
     T* px = gx.impl()->data<T>();
-    if (inner == 1) {
+    if constexpr (std::is_same_v<T, float>) {
+      if (const auto* k = detail::simd::kernels_f32()) {
+        k->softmax_backward(pg, py, px, outer, n, inner, kLog);
+        return;
+      }
+    }
+    if (std::is_same_v<T, float> && inner == 1) {  // float32 only: see F2 in the forward
       for (std::int64_t o = 0; o < outer; ++o) {
         const T* gr = pg + o * n;
         const T* yr = py + o * n;

@@ -1,0 +1,146 @@
+// The thread-local caching allocator (Note [Caching allocator] in alloc.h).
+#include "alloc.h"
+
+#include <bit>
+#include <cstdint>
+#include <cstdlib>
+
+#if defined(__SANITIZE_ADDRESS__)
+#define MINIGRAD_ALLOC_CACHE 0
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define MINIGRAD_ALLOC_CACHE 0
+#endif
+#endif
+#ifndef MINIGRAD_ALLOC_CACHE
+#define MINIGRAD_ALLOC_CACHE 1
+#endif
+
+namespace minigrad::detail {
+namespace {
+
+constexpr std::size_t kSmallStep = 64;
+constexpr std::size_t kSmallMax = 1024;
+constexpr std::size_t kSmallClasses = kSmallMax / kSmallStep;  // 64, 128, ..., 1024
+// Then powers of two: 2 KiB, 4 KiB, ..., kMaxCachedBlock.
+constexpr std::size_t kClasses = kSmallClasses +
+                                 static_cast<std::size_t>(std::countr_zero(kMaxCachedBlock)) -
+                                 static_cast<std::size_t>(std::countr_zero(kSmallMax));
+
+/// The size class of a block of n bytes (0 < n <= kMaxCachedBlock).
+inline std::size_t class_of(std::size_t n) {
+  if (n <= kSmallMax) return (n - 1) / kSmallStep;
+  return kSmallClasses - 1 + static_cast<std::size_t>(std::bit_width(n - 1)) -
+         static_cast<std::size_t>(std::countr_zero(kSmallMax));
+}
+
+inline std::size_t class_size(std::size_t c) {
+  if (c < kSmallClasses) return (c + 1) * kSmallStep;
+  return kSmallMax << (c - kSmallClasses + 1);
+}
+
+/// Rounds up to a multiple of 64, as aligned_alloc requires.
+inline std::size_t round64(std::size_t n) { return (n + 63) / 64 * 64; }
+
+void* system_alloc(std::size_t bytes) noexcept { return std::aligned_alloc(64, bytes); }
+
+#if MINIGRAD_ALLOC_CACHE
+struct FreeBlock {
+  FreeBlock* next;
+};
+
+// Trivially destructible and constant-initialised: usable at any time, including after the
+// thread's destructors ran (then `closed` routes everything to the system allocator).
+struct Cache {
+  FreeBlock* heads[kClasses];
+  std::size_t bytes;
+  bool closed;
+  bool registered;
+};
+thread_local Cache cache{};
+
+void flush(Cache& c) noexcept {
+  for (std::size_t i = 0; i < kClasses; ++i) {
+    FreeBlock* b = c.heads[i];
+    while (b != nullptr) {
+      FreeBlock* next = b->next;
+      std::free(b);
+      b = next;
+    }
+    c.heads[i] = nullptr;
+  }
+  c.bytes = 0;
+}
+
+struct CacheCloser {
+  ~CacheCloser() {
+    flush(cache);
+    cache.closed = true;
+  }
+};
+
+/// Registers the thread-exit flush the first time this thread caches a block.
+void register_closer() {
+  static thread_local CacheCloser closer;
+  (void)closer;
+  cache.registered = true;
+}
+#endif
+
+}  // namespace
+
+void* cached_alloc(std::size_t nbytes) noexcept {
+#if MINIGRAD_ALLOC_CACHE
+  if (nbytes <= kMaxCachedBlock) {
+    std::size_t c = class_of(nbytes == 0 ? 1 : nbytes);
+    Cache& tc = cache;
+    if (FreeBlock* b = tc.heads[c]) {
+      tc.heads[c] = b->next;
+      tc.bytes -= class_size(c);
+      return b;
+    }
+    return system_alloc(class_size(c));
+  }
+#endif
+  return system_alloc(round64(nbytes == 0 ? 1 : nbytes));
+}
+
+void cached_free(void* p, std::size_t nbytes) noexcept {
+  if (p == nullptr) return;
+#if MINIGRAD_ALLOC_CACHE
+  if (nbytes <= kMaxCachedBlock) {
+    std::size_t c = class_of(nbytes == 0 ? 1 : nbytes);
+    std::size_t size = class_size(c);
+    Cache& tc = cache;
+    if (!tc.closed && tc.bytes + size <= kMaxCachedBytes) {
+      if (!tc.registered) register_closer();
+      auto* b = static_cast<FreeBlock*>(p);
+      b->next = tc.heads[c];
+      tc.heads[c] = b;
+      tc.bytes += size;
+      return;
+    }
+  }
+#else
+  (void)nbytes;
+#endif
+  std::free(p);
+}
+
+std::size_t cached_bytes() noexcept {
+#if MINIGRAD_ALLOC_CACHE
+  return cache.bytes;
+#else
+  return 0;
+#endif
+}
+
+void release_cached_blocks() noexcept {
+#if MINIGRAD_ALLOC_CACHE
+  flush(cache);
+#endif
+}
+
+bool caching_enabled() noexcept { return MINIGRAD_ALLOC_CACHE != 0; }
+
+}  // namespace minigrad::detail

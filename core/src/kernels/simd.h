@@ -1,0 +1,51 @@
+#pragma once
+// Private: run-time CPU dispatch of the hand-vectorised float32 kernels.
+//
+// Note [Runtime SIMD dispatch]
+// The library is compiled for plain x86-64 (or whatever the target is), never -march=native. The
+// AVX2+FMA and AVX-512 kernels live in their own translation units (softmax_avx2.cpp,
+// softmax_avx512.cpp), which alone are compiled with -mavx2 -mfma / -mavx512f; simd.cpp asks the
+// CPU once (__builtin_cpu_supports) which of them may run and hands out their function table.
+// On other CPUs and architectures the table is null and callers keep their portable code. Why:
+// one binary for every x86-64 (and non-x86) machine, yet AVX2 / AVX-512 speed where available, as
+// PyTorch's ATen dispatches its CPU kernels. Used by softmax / log_softmax (ops/softmax.cpp).
+#include <cstdint>
+
+namespace minigrad::detail::simd {
+
+enum class Level { kPortable = 0, kAvx2 = 1, kAvx512 = 2 };
+
+/// Float32 kernels of one instruction set. Shapes are (outer, n, inner) of a contiguous tensor
+/// around the reduced dim (inner == 1: contiguous rows of n).
+struct Kernels {
+  Level level;
+  const char* name;
+  /// y[i] = exp(x[i]) for n values (y may equal x); ~1 ulp, exp(-inf) = 0, exp(nan) = nan.
+  void (*exp)(const float* x, float* y, std::int64_t n);
+  /// softmax (log_softmax when log) of x along the middle dim into y.
+  void (*softmax_forward)(const float* x, float* y, std::int64_t outer, std::int64_t n,
+                          std::int64_t inner, bool log);
+  /// gx = y * (g - sum(g * y)) (softmax) or g - exp(y) * sum(g) (log_softmax, y its output).
+  void (*softmax_backward)(const float* g, const float* y, float* gx, std::int64_t outer,
+                           std::int64_t n, std::int64_t inner, bool log);
+};
+
+/// The best level this CPU supports among those compiled in (kPortable off x86-64).
+Level detected_level();
+
+/// Caps the level used from now on (tests compare every path); kAvx512 lifts the cap. The initial
+/// cap comes from MINIGRAD_CPU_CAPABILITY=default|avx2|avx512 (as ATEN_CPU_CAPABILITY), if set.
+void set_max_level(Level level);
+
+/// The kernels to use now (detected level, capped by set_max_level), or nullptr: portable code.
+const Kernels* kernels_f32();
+
+/// The kernels of one level if compiled in and supported by this CPU, else nullptr.
+const Kernels* kernels_f32_at(Level level);
+
+// Defined in softmax_avx2.cpp / softmax_avx512.cpp; null when that file was compiled without
+// its instruction set (not x86-64).
+const Kernels* avx2_kernels_f32();
+const Kernels* avx512_kernels_f32();
+
+}  // namespace minigrad::detail::simd

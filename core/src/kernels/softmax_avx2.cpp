@@ -1,0 +1,20 @@
+// The float32 softmax kernels and exp for AVX2 + FMA. This file alone is compiled with -mavx2
+// -mfma (core/CMakeLists.txt, x86-64 only) and runs only after simd.cpp has checked the CPU
+// (Note [Runtime SIMD dispatch] in simd.h). Include nothing here that defines inline functions
+// shared with the rest of the library (see vec_math.h).
+#include "kernels/simd.h"
+#include "kernels/softmax_simd_impl.h"
+
+namespace minigrad::detail::simd {
+
+#if defined(__x86_64__) && defined(__AVX2__) && defined(__FMA__)
+const Kernels* avx2_kernels_f32() {
+  static const Kernels kernels{Level::kAvx2, "avx2", &exp_kernel<Avx2>,
+                               &softmax_forward_kernel<Avx2>, &softmax_backward_kernel<Avx2>};
+  return &kernels;
+}
+#else
+const Kernels* avx2_kernels_f32() { return nullptr; }
+#endif
+
+}  // namespace minigrad::detail::simd

@@ -1,0 +1,262 @@
+// The hand-vectorised float32 kernels of core/src/kernels (Note [Runtime SIMD dispatch]): the
+// vectorised exp against std::exp over a sweep of float32 inputs (max error in ulp), and the
+// softmax / log_softmax kernels of every instruction set this CPU has against the portable path
+// and a double-precision reference. On a CPU without AVX2 (or off x86-64) only the portable path
+// exists and the kernel tests report themselves skipped.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "../../core/src/kernels/simd.h"
+#include "minigrad/minigrad.h"
+
+namespace mg = minigrad;
+namespace simd = minigrad::detail::simd;
+
+namespace {
+
+constexpr float kInf = std::numeric_limits<float>::infinity();
+
+/// The kernels of every level this CPU supports (AVX2, AVX-512).
+std::vector<const simd::Kernels*> available_kernels() {
+  std::vector<const simd::Kernels*> r;
+  for (auto level : {simd::Level::kAvx2, simd::Level::kAvx512})
+    if (const auto* k = simd::kernels_f32_at(level)) r.push_back(k);
+  return r;
+}
+
+/// Error of got against the exact value (a double) in units of float32's last place at the exact
+/// value (the denormal spacing 2^-149 below FLT_MIN).
+double ulp_error(float got, double exact) {
+  if (std::isinf(exact) || exact > std::numeric_limits<float>::max()) {
+    return std::isinf(got) && got > 0 ? 0.0 : std::numeric_limits<double>::infinity();
+  }
+  const double a = std::fabs(exact);
+  double ulp = std::ldexp(1.0, -149);
+  if (a >= std::numeric_limits<float>::min()) ulp = std::ldexp(1.0, std::ilogb(a) - 23);
+  return std::fabs(static_cast<double>(got) - exact) / ulp;
+}
+
+float from_bits(std::uint32_t b) {
+  float f;
+  std::memcpy(&f, &b, sizeof f);
+  return f;
+}
+
+/// Restores the default dispatch when a test ends.
+struct LevelGuard {
+  ~LevelGuard() { simd::set_max_level(simd::Level::kAvx512); }
+};
+
+}  // namespace
+
+TEST(VecMath, DispatchIsConsistent) {
+  LevelGuard guard;
+  simd::set_max_level(simd::Level::kAvx512);  // lifts a MINIGRAD_CPU_CAPABILITY cap
+  const auto* best = simd::kernels_f32();
+  if (simd::detected_level() == simd::Level::kPortable) {
+    EXPECT_EQ(best, nullptr);
+    GTEST_SKIP() << "no AVX2 on this CPU: the portable kernels run";
+  }
+  ASSERT_NE(best, nullptr);
+  EXPECT_EQ(best->level, simd::detected_level());
+  simd::set_max_level(simd::Level::kPortable);
+  EXPECT_EQ(simd::kernels_f32(), nullptr);
+  simd::set_max_level(simd::Level::kAvx2);
+  ASSERT_NE(simd::kernels_f32(), nullptr);
+  EXPECT_EQ(simd::kernels_f32()->level, simd::Level::kAvx2);
+}
+
+TEST(VecMath, ExpMaxUlpErrorOverASweep) {
+  const auto kernels = available_kernels();
+  if (kernels.empty()) GTEST_SKIP() << "no AVX2 on this CPU";
+  // Every 251st float32 bit pattern from -0 down to -inf and from +0 up to +inf (~17 million
+  // values: denormal and normal inputs, the underflow and overflow ranges), every 7th in
+  // [-1, -0.5] and [0.5, 1], and chosen values at the edges, in chunks of 1M.
+  std::vector<float> xs;
+  for (std::uint64_t b = 0; b <= 0x7f800000u; b += 251) {
+    xs.push_back(from_bits(static_cast<std::uint32_t>(b)));
+    xs.push_back(from_bits(static_cast<std::uint32_t>(b) | 0x80000000u));
+  }
+  for (std::uint32_t b = 0x3f000000u; b <= 0x3f800000u; b += 7) {
+    xs.push_back(from_bits(b));
+    xs.push_back(from_bits(b | 0x80000000u));
+  }
+  for (float v :
+       {0.0f, -0.0f, 1.0f, -1.0f, 88.72283f, 88.72284f, 89.0f, -87.33654f, -103.2789f, -103.97208f,
+        -103.9721f, -104.0f, -150.0f, kInf, -kInf, std::numeric_limits<float>::max(),
+        -std::numeric_limits<float>::max(), std::numeric_limits<float>::denorm_min()})
+    xs.push_back(v);
+  constexpr std::size_t kChunk = 1 << 20;
+  std::vector<float> ys(kChunk);
+  for (const auto* k : kernels) {
+    double worst = 0, worst_x = 0;
+    double worst_negative = 0;  // over x <= 0, what softmax sees
+    for (std::size_t c = 0; c < xs.size(); c += kChunk) {
+      const std::size_t len = std::min(kChunk, xs.size() - c);
+      k->exp(xs.data() + c, ys.data(), static_cast<std::int64_t>(len));
+      for (std::size_t i = 0; i < len; ++i) {
+        const float x = xs[c + i];
+        const double e = ulp_error(ys[i], std::exp(static_cast<double>(x)));
+        if (e > worst) worst = e, worst_x = x;
+        if (x <= 0 && e > worst_negative) worst_negative = e;
+      }
+    }
+    std::printf(
+        "vectorised exp (%s): max error %.3f ulp over %zu inputs (at x = %.9g); x <= 0: "
+        "%.3f ulp\n",
+        k->name, worst, xs.size(), worst_x, worst_negative);
+    EXPECT_LE(worst, 2.0) << k->name << " at x = " << worst_x;
+    // Special values, exactly.
+    const float special[] = {0.0f,    -0.0f,   -kInf,  kInf,
+                             -200.0f, -104.0f, 100.0f, std::numeric_limits<float>::quiet_NaN(),
+                             -1e30f,  1e30f,   1.0f};
+    float out[std::size(special)];
+    k->exp(special, out, static_cast<std::int64_t>(std::size(special)));
+    EXPECT_EQ(out[0], 1.0f) << k->name;
+    EXPECT_EQ(out[1], 1.0f) << k->name;
+    EXPECT_EQ(out[2], 0.0f) << k->name;
+    EXPECT_EQ(out[3], kInf) << k->name;
+    EXPECT_EQ(out[4], 0.0f) << k->name;
+    EXPECT_EQ(out[5], 0.0f) << k->name;
+    EXPECT_EQ(out[6], kInf) << k->name;
+    EXPECT_TRUE(std::isnan(out[7])) << k->name;
+    EXPECT_EQ(out[8], 0.0f) << k->name;
+    EXPECT_EQ(out[9], kInf) << k->name;
+    EXPECT_NEAR(out[10], 2.7182817f, 3e-7f) << k->name;
+    // Every length of tail, in place.
+    for (std::int64_t n = 0; n <= 40; ++n) {
+      std::vector<float> v(static_cast<std::size_t>(n));
+      for (std::int64_t i = 0; i < n; ++i) v[static_cast<std::size_t>(i)] = -0.37f * i;
+      std::vector<float> want(v);
+      for (auto& w : want) w = std::exp(w);
+      k->exp(v.data(), v.data(), n);
+      for (std::int64_t i = 0; i < n; ++i)
+        EXPECT_NEAR(v[static_cast<std::size_t>(i)], want[static_cast<std::size_t>(i)],
+                    2.5e-7f * want[static_cast<std::size_t>(i)])
+            << k->name << " n = " << n << " i = " << i;
+    }
+  }
+}
+
+namespace {
+
+/// softmax / log_softmax of x along dim in double, from float inputs.
+std::vector<double> reference_softmax(const std::vector<float>& x, const mg::Shape& shape,
+                                      std::int64_t dim, bool log) {
+  std::int64_t outer = 1, n = shape[static_cast<std::size_t>(dim)], inner = 1;
+  for (std::int64_t d = 0; d < dim; ++d) outer *= shape[static_cast<std::size_t>(d)];
+  for (std::size_t d = static_cast<std::size_t>(dim) + 1; d < shape.size(); ++d) inner *= shape[d];
+  std::vector<double> y(x.size());
+  for (std::int64_t o = 0; o < outer; ++o)
+    for (std::int64_t i = 0; i < inner; ++i) {
+      auto at = [&](std::int64_t j) { return static_cast<std::size_t>((o * n + j) * inner + i); };
+      double m = -std::numeric_limits<double>::infinity();
+      for (std::int64_t j = 0; j < n; ++j) m = std::max(m, static_cast<double>(x[at(j)]));
+      double s = 0;
+      for (std::int64_t j = 0; j < n; ++j) s += std::exp(x[at(j)] - m);
+      for (std::int64_t j = 0; j < n; ++j)
+        y[at(j)] = log ? (x[at(j)] - m) - std::log(s) : std::exp(x[at(j)] - m) / s;
+    }
+  return y;
+}
+
+std::vector<float> values_of(const mg::Tensor& t) { return t.to_vector<float>(); }
+
+mg::Tensor make(const std::vector<float>& v, const mg::Shape& shape) {
+  return mg::tensor(std::vector<double>(v.begin(), v.end()), shape, mg::kFloat32);
+}
+
+}  // namespace
+
+TEST(VecMath, SoftmaxKernelsMatchPortableAndReference) {
+  if (available_kernels().empty()) GTEST_SKIP() << "no AVX2 on this CPU";
+  LevelGuard guard;
+  std::mt19937 rng(7);
+  std::normal_distribution<float> normal(0.0f, 3.0f);
+  // Rows of every tail length, long rows, and softmax over the first and middle dims (inner > 1,
+  // including an inner size past the 256-column tile).
+  const std::vector<std::pair<mg::Shape, std::int64_t>> cases = {
+      {{3, 1}, -1},     {{4, 5}, -1},    {{2, 17}, -1},    {{3, 31}, -1}, {{2, 64}, -1},
+      {{5, 129}, -1},   {{2, 1000}, -1}, {{7, 3}, 0},      {{5, 19}, 0},  {{3, 4, 21}, 1},
+      {{2, 3, 300}, 1}, {{1, 9, 40}, 1}, {{6, 2, 5, 3}, 2}};
+  for (const auto& c : cases) {
+    // Not a structured binding: clang 14 cannot capture those in a lambda.
+    const mg::Shape& shape = c.first;
+    const std::int64_t dim = c.second;
+    std::int64_t numel = 1;
+    for (auto s : shape) numel *= s;
+    std::vector<float> xv(static_cast<std::size_t>(numel)), gv(xv.size());
+    for (auto& v : xv) v = normal(rng);
+    for (auto& v : gv) v = normal(rng);
+    mg::Tensor x = make(xv, shape);
+    mg::Tensor g = make(gv, shape);
+    const std::int64_t d = dim < 0 ? dim + static_cast<std::int64_t>(shape.size()) : dim;
+    for (bool log : {false, true}) {
+      auto run = [&](simd::Level level, std::vector<float>& y, std::vector<float>& gx) {
+        simd::set_max_level(level);
+        mg::Tensor xr = x.detach().requires_grad_();
+        mg::Tensor out = log ? mg::log_softmax(xr, dim) : mg::softmax(xr, dim);
+        y = values_of(out);
+        gx = values_of(mg::autograd::grad({out}, {xr}, {g})[0]);
+      };
+      std::vector<float> y0, gx0;
+      run(simd::Level::kPortable, y0, gx0);
+      const auto want = reference_softmax(xv, shape, d, log);
+      for (const auto* k : available_kernels()) {
+        std::vector<float> y1, gx1;
+        run(k->level, y1, gx1);
+        const std::string what = std::string(k->name) + (log ? " log_softmax" : " softmax") +
+                                 " numel " + std::to_string(numel) + " dim " + std::to_string(d);
+        for (std::size_t i = 0; i < y1.size(); ++i) {
+          EXPECT_NEAR(y1[i], want[i], 2e-6 * std::max(1.0, std::fabs(want[i]))) << what << " " << i;
+          EXPECT_NEAR(y1[i], y0[i], 2e-6 * std::max(1.0f, std::fabs(y0[i]))) << what << " " << i;
+          EXPECT_NEAR(gx1[i], gx0[i], 1e-5 * std::max(1.0f, std::fabs(gx0[i]))) << what << " " << i;
+        }
+      }
+    }
+  }
+}
+
+TEST(VecMath, SoftmaxKernelsMaskedAndNonFiniteRows) {
+  const auto kernels = available_kernels();
+  if (kernels.empty()) GTEST_SKIP() << "no AVX2 on this CPU";
+  LevelGuard guard;
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  // Row 0: masked positions; row 1: fully masked (nan, as PyTorch); row 2: a NaN (the row is
+  // nan); row 3: +inf (nan, as PyTorch); row 4: logits of +-1e4.
+  std::vector<float> xv = {0.0f,  -kInf, 1.0f,  -kInf, -kInf, -kInf, -kInf, -kInf, -kInf,
+                           1.0f,  nan,   2.0f,  3.0f,  -kInf, -kInf, -kInf, -kInf, -kInf,
+                           1.0f,  kInf,  2.0f,  3.0f,  -kInf, -kInf, -kInf, -kInf, -kInf,
+                           -kInf, -kInf, -kInf, -kInf, -kInf, -kInf, -kInf, -kInf, -kInf,
+                           1e4f,  -1e4f, 0.0f,  -kInf, -kInf, -kInf, -kInf, -kInf, -kInf};
+  mg::Tensor x = make(xv, {5, 9});
+  for (bool log : {false, true}) {
+    simd::set_max_level(simd::Level::kPortable);
+    const auto want = values_of(log ? mg::log_softmax(x, -1) : mg::softmax(x, -1));
+    for (const auto* k : kernels) {
+      simd::set_max_level(k->level);
+      const auto got = values_of(log ? mg::log_softmax(x, -1) : mg::softmax(x, -1));
+      for (std::size_t i = 0; i < got.size(); ++i) {
+        if (std::isnan(want[i])) {
+          EXPECT_TRUE(std::isnan(got[i])) << k->name << " " << i;
+        } else if (std::isinf(want[i])) {
+          EXPECT_EQ(got[i], want[i]) << k->name << " log " << log << " " << i;
+        } else {
+          EXPECT_NEAR(got[i], want[i], 1e-6 * std::max(1.0f, std::fabs(want[i])))
+              << k->name << " log " << log << " " << i;
+        }
+      }
+      // The rows that are NaN: the fully masked row, the row with a NaN, the row with +inf.
+      for (std::size_t j = 9; j < 36; ++j) EXPECT_TRUE(std::isnan(got[j])) << k->name << " " << j;
+    }
+  }
+}
