@@ -1,8 +1,9 @@
 // minigrad_bench: every workload of the speed issue, in minigrad and (when built with libtorch) in
 // libtorch, in one process, alternating sample by sample, as a table of medians and ratios.
 //
-//   minigrad_bench [--quick] [--filter TEXT] [--budget SECONDS] [--side both|minigrad|reference]
-//                  [--clock auto|wall|cpu]
+//   minigrad_bench [--quick] [--filter TEXT] [--threads N] [--budget SECONDS]
+//                  [--side both|minigrad|reference] [--clock auto|wall|cpu]
+//   minigrad_bench --check    (tiny_lm: the same first losses in both frameworks, dropout off)
 //
 // Each workload is warmed up, its iterations per sample are chosen so that a sample takes about
 // 5 ms, then samples alternate minigrad / reference (the order flips every pair) until the budget
@@ -15,14 +16,18 @@
 // default (--clock auto) single-threaded rows are timed with the process CPU clock (user + system
 // time of all threads, page faults included) and multi-threaded rows with the wall clock, where
 // idle or spinning worker threads would otherwise distort the figure.
+// The tiny_lm rows time the tiny_lm example's training step (examples/tiny_lm, its defaults)
+// against the same model in libtorch, with samples of ~0.25 s, and print tokens per second too.
 #include <cblas.h>
 #include <time.h>
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
 #include <functional>
 #include <string>
 #include <vector>
@@ -37,16 +42,33 @@ namespace mg = bench::mg_side;
 namespace th = bench::torch_side;
 
 struct Workload {
+  Workload(std::string name_, int threads_, std::function<Run()> make_minigrad_,
+           std::function<Run()> make_reference_, std::string reference_, double max_ratio_,
+           std::int64_t tokens_ = 0, double sample_seconds_ = 0.005, std::string note_ = "")
+      : name(std::move(name_)),
+        threads(threads_),
+        make_minigrad(std::move(make_minigrad_)),
+        make_reference(std::move(make_reference_)),
+        reference(std::move(reference_)),
+        max_ratio(max_ratio_),
+        tokens(tokens_),
+        sample_seconds(sample_seconds_),
+        note(std::move(note_)) {}
   std::string name;
   int threads;
   std::function<Run()> make_minigrad;
   std::function<Run()> make_reference;  // empty: no reference
   std::string reference;                // "libtorch" or "cblas"
   double max_ratio;                     // the issue's target for minigrad / reference
+  std::int64_t tokens;                  // tokens per iteration (tiny_lm): prints tokens/s too
+  double sample_seconds;                // the time one sample aims at
+  std::string note;                     // printed under the row with the tokens/s
 };
 
 struct Options {
   bool quick = false;
+  bool check = false;  // --check: the tiny_lm agreement check instead of the table
+  int threads = 0;     // --threads N: only the rows with N threads (0: all)
   std::string filter;
   double budget = 3.0;  // seconds per workload, both sides together
   bool run_minigrad = true;
@@ -131,8 +153,8 @@ Result measure(const Workload& w, const Options& opt) {
       if (b) r.reference.push_back(sample(b, 1));
     }
   } else {
-    const double kSample = 0.005;
-    std::int64_t na = a ? calibrate(a, kSample) : 0, nb = b ? calibrate(b, kSample) : 0;
+    std::int64_t na = a ? calibrate(a, w.sample_seconds) : 0,
+                 nb = b ? calibrate(b, w.sample_seconds) : 0;
     double start = now();
     for (int pair = 0; pair < 41; ++pair) {
       if (pair >= 5 && now() - start > opt.budget) break;
@@ -188,6 +210,25 @@ std::vector<Workload> workloads() {
                 [] { return th::softmax_fwd_bwd(); }, "libtorch", 0.8});
   ws.push_back({"bmm (32,128,64)x(32,64,128), fwd+bwd", 1, [] { return mg::bmm_fwd_bwd(); },
                 [] { return th::bmm_fwd_bwd(); }, "libtorch", 1.0});
+  if (mg::tiny_lm_available()) {
+    // The tiny_lm example's training step with its defaults (bench/tiny_lm_*.cpp); a sample spans
+    // several steps, so that each one averages over the data and the dropout masks.
+    auto setup = std::make_shared<const bench::TinyLMSetup>(mg::tiny_lm_setup());
+    char name[96], note[160];
+    std::snprintf(name, sizeof name, "tiny_lm train step B=%lld T=%lld d=%lld L=%lld",
+                  static_cast<long long>(setup->batch), static_cast<long long>(setup->block_size),
+                  static_cast<long long>(setup->d_model), static_cast<long long>(setup->layers));
+    std::snprintf(note, sizeof note,
+                  "%lld parameters (both sides), %lld heads, vocab %lld, dropout %g, AdamW, "
+                  "clip %g",
+                  static_cast<long long>(setup->num_parameters),
+                  static_cast<long long>(setup->heads), static_cast<long long>(setup->vocab_size),
+                  setup->dropout, setup->clip);
+    for (int threads : {1, 2})
+      ws.push_back({name, threads, [] { return mg::tiny_lm_step(); },
+                    [setup] { return th::tiny_lm_step(*setup); }, "libtorch", 0,
+                    setup->tokens_per_step(), 0.25, note});
+  }
   if (!th::available())
     for (auto& w : ws) w.make_reference = nullptr;
   for (std::int64_t n : {64, 256, 1024}) {
@@ -205,10 +246,51 @@ std::vector<Workload> workloads() {
 
 int usage(const char* argv0) {
   std::fprintf(stderr,
-               "usage: %s [--quick|--smoke] [--filter TEXT] [--budget SECONDS] "
-               "[--side both|minigrad|reference] [--clock auto|wall|cpu]\n",
-               argv0);
+               "usage: %s [--quick|--smoke] [--filter TEXT] [--threads N] [--budget SECONDS] "
+               "[--side both|minigrad|reference] [--clock auto|wall|cpu]\n"
+               "       %s --check\n",
+               argv0, argv0);
   return 2;
+}
+
+/// --check: the tiny_lm example's model in both frameworks computes the same thing. Dropout off,
+/// minigrad's initial parameters copied into libtorch's model by name, the same windows: the
+/// losses of the first steps must agree (the first to 1e-5 relative). Returns the exit status.
+int check_tiny_lm() {
+  if (!mg::tiny_lm_available() || !th::available()) {
+    std::printf("tiny_lm check: needs the examples and libtorch; skipped\n");
+    return 0;
+  }
+  const int steps = 5;
+  openblas_set_num_threads(1);
+  th::set_num_threads(1);
+  bench::TinyLMSetup setup = mg::tiny_lm_setup(/*dropout=*/0.0);
+  std::int64_t torch_parameters = 0;
+  std::vector<double> a, b;
+  try {
+    a = mg::tiny_lm_losses(steps, 0.0);
+    b = th::tiny_lm_losses(setup, steps, &torch_parameters);  // throws if the models differ
+  } catch (const std::exception& e) {
+    std::printf("tiny_lm check FAILED: %s\n", e.what());
+    return 1;
+  }
+  std::printf(
+      "tiny_lm check: the example's model and Trainer (defaults, dropout 0) against the libtorch "
+      "model with minigrad's initial parameters copied in by name, on the same windows\n");
+  std::printf("parameters: minigrad %lld, libtorch %lld (%zu tensors)\n",
+              static_cast<long long>(setup.num_parameters),
+              static_cast<long long>(torch_parameters), setup.parameters.size());
+  std::printf("%4s %16s %16s %10s\n", "step", "minigrad loss", "libtorch loss", "rel. diff");
+  double first = 1;
+  for (int i = 0; i < steps; ++i) {
+    double rel = std::abs(a[i] - b[i]) / std::abs(b[i]);
+    if (i == 0) first = rel;
+    std::printf("%4d %16.9f %16.9f %10.2e\n", i + 1, a[i], b[i], rel);
+  }
+  bool ok = setup.num_parameters == torch_parameters && first <= 1e-5;
+  std::printf("first step's loss agrees to 1e-5 relative and parameter counts match: %s\n",
+              ok ? "yes" : "NO");
+  return ok ? 0 : 1;
 }
 
 }  // namespace
@@ -219,8 +301,12 @@ int main(int argc, char** argv) {
     std::string arg = argv[i];
     if (arg == "--quick" || arg == "--smoke") {
       opt.quick = true;
+    } else if (arg == "--check") {
+      opt.check = true;
     } else if (arg == "--filter" && i + 1 < argc) {
       opt.filter = argv[++i];
+    } else if (arg == "--threads" && i + 1 < argc) {
+      opt.threads = std::atoi(argv[++i]);
     } else if (arg == "--budget" && i + 1 < argc) {
       opt.budget = std::atof(argv[++i]);
     } else if (arg == "--clock" && i + 1 < argc) {
@@ -235,6 +321,8 @@ int main(int argc, char** argv) {
       return usage(argv[0]);
     }
   }
+
+  if (opt.check) return check_tiny_lm();
 
   const char* coretype = std::getenv("OPENBLAS_CORETYPE");
   std::printf("OpenBLAS: core %s (OPENBLAS_CORETYPE=%s), %s\n", openblas_get_corename(),
@@ -258,6 +346,7 @@ int main(int argc, char** argv) {
   int failures = 0;
   for (const Workload& w : workloads()) {
     if (!opt.filter.empty() && w.name.find(opt.filter) == std::string::npos) continue;
+    if (opt.threads > 0 && w.threads != opt.threads) continue;
     Result r;
     try {
       r = measure(w, opt);
@@ -280,6 +369,19 @@ int main(int argc, char** argv) {
     std::printf("%-44s %3d %10s %10s %-8s %6s %12s %11s %7s %7s\n", w.name.c_str(), w.threads,
                 format_time(ma).c_str(), format_time(mb).c_str(), mb > 0 ? w.reference.c_str() : "",
                 ratio, ratio_iqr, target, spread(r.minigrad).c_str(), spread(r.reference).c_str());
+    if (w.tokens > 0) {
+      // Tokens per second of each side (of the median step); minigrad / libtorch, higher is better.
+      char tps[160] = "";
+      if (ma > 0 && mb > 0)
+        std::snprintf(tps, sizeof tps, "; tokens/s minigrad / %s %.2f", w.reference.c_str(),
+                      mb / ma);
+      std::printf(
+          "  %lld tokens per step; tokens/s: minigrad %.0f, %s %s%s\n  %s\n",
+          static_cast<long long>(w.tokens), ma > 0 ? static_cast<double>(w.tokens) / ma : 0.0,
+          w.reference.c_str(),
+          mb > 0 ? std::to_string(std::lround(static_cast<double>(w.tokens) / mb)).c_str() : "-",
+          tps, w.note.c_str());
+    }
     std::fflush(stdout);
   }
   return failures == 0 ? 0 : 1;

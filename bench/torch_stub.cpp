@@ -11,5 +11,7 @@ Run add_2x2(bool) { return {}; }
 Run matmul_4x4(bool) { return {}; }
 Run softmax_fwd_bwd() { return {}; }
 Run bmm_fwd_bwd() { return {}; }
+Run tiny_lm_step(const TinyLMSetup&) { return {}; }
+std::vector<double> tiny_lm_losses(const TinyLMSetup&, int, std::int64_t*) { return {}; }
 
 }  // namespace bench::torch_side

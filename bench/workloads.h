@@ -3,8 +3,12 @@
 // inputs once (seeded) and returns a function that runs the workload `iters` times; the harness in
 // minigrad_bench.cpp times those calls. The libtorch side lives in its own translation unit so that
 // minigrad's headers and libtorch's never meet, and is compiled only when libtorch is found.
+#include <array>
 #include <cstdint>
 #include <functional>
+#include <memory>
+#include <string>
+#include <vector>
 
 namespace bench {
 
@@ -18,7 +22,46 @@ struct AttentionSize {
   std::int64_t batch, seq, d_model, d_k;
 };
 
+/// The tiny_lm example's default model and training step (examples/tiny_lm, `Config{}` and
+/// `TrainOptions{}` as its main.cpp uses them) as plain data, so that libtorch's side builds the
+/// same model without minigrad's headers. Filled by mg_side::tiny_lm_setup from the example's own
+/// objects.
+struct TinyLMSetup {
+  std::int64_t vocab_size = 0, block_size = 0, d_model = 0, heads = 0, layers = 0;
+  double dropout = 0;
+  bool tie_weights = true;
+  std::int64_t batch = 0;  // windows per step
+  std::array<double, 2> betas{};
+  double eps = 0, clip = 0;
+  double weight_decay = 0;                   // of the matrices; biases, norms, embeddings: 0
+  int schedule_steps = 0;                    // TrainOptions::steps: the schedule's length
+  std::function<double(int)> learning_rate;  // tiny_lm::learning_rate(options, step)
+  std::uint64_t data_seed = 0;               // the order of the training windows
+  std::shared_ptr<const std::vector<std::int64_t>> train;  // the training token stream
+  /// minigrad's initial values (tiny_lm::GPT after manual_seed(0)) by PyTorch name, and the
+  /// weight decay of the AdamW group the example's Trainer puts each one in.
+  struct Parameter {
+    std::string name;
+    std::vector<std::int64_t> shape;
+    std::vector<float> values;
+    double weight_decay = 0;
+  };
+  std::vector<Parameter> parameters;
+  std::int64_t num_parameters = 0;  // tiny_lm::GPT::num_parameters()
+  std::int64_t tokens_per_step() const { return batch * block_size; }
+};
+
 namespace mg_side {
+/// Whether the bench was built with examples/tiny_lm (its library target tiny_lm_lib).
+bool tiny_lm_available();
+/// The example's defaults; dropout < 0 keeps the example's, otherwise overrides it.
+TinyLMSetup tiny_lm_setup(double dropout = -1);
+/// The example's training step (tiny_lm::Trainer on tiny_lm::GPT, defaults, seed 0): random
+/// windows, forward, cross_entropy, zero_grad, backward, clip_grad_norm_, AdamW step with the
+/// scheduled learning rate. No validation passes (the example runs one every 100 steps).
+Run tiny_lm_step();
+/// The losses of the first `steps` steps of that Trainer (dropout as given).
+std::vector<double> tiny_lm_losses(int steps, double dropout);
 Run attention_step(AttentionSize size);
 Run add_2x2(bool with_grad);
 Run matmul_4x4(bool with_grad);
@@ -43,6 +86,14 @@ Run add_2x2(bool with_grad);
 Run matmul_4x4(bool with_grad);
 Run softmax_fwd_bwd();
 Run bmm_fwd_bwd();
+/// The same model and training step written with libtorch (torch::nn::Embedding, LayerNorm,
+/// MultiheadAttention, Linear, Dropout, torch::optim::AdamW, clip_grad_norm_), starting from
+/// setup.parameters copied by name. Throws unless its parameters match setup's (names, shapes,
+/// count, weight-decay groups).
+Run tiny_lm_step(const TinyLMSetup& setup);
+/// Its losses over the first `steps` steps; *num_parameters receives its parameter count.
+std::vector<double> tiny_lm_losses(const TinyLMSetup& setup, int steps,
+                                   std::int64_t* num_parameters);
 }  // namespace torch_side
 
 }  // namespace bench

@@ -2,7 +2,9 @@
 # Builds the benchmarks (Release, build-bench/) and prints the full table of issue 4: every
 # workload in minigrad and libtorch in one process (bench/minigrad_bench), then whole-process
 # figures for learn_projections and a training script against the same programs in libtorch: peak
-# resident memory, wall time, binary and library size, compile time.
+# resident memory, wall time, binary and library size, compile time. The table includes the
+# tiny_lm example's training step (tokens/s of each side); before it, `minigrad_bench --check`
+# shows that the libtorch twin of the example's model computes the same losses.
 #
 #   scripts/bench.sh [--quick] [--filter TEXT] [--budget SECONDS]   (flags go to minigrad_bench)
 #
@@ -38,6 +40,12 @@ echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')
   "$(uname -sr); $(g++ --version | head -1)"
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE:-(unset)}"
+
+if [ "$have_torch" = 1 ]; then
+  echo
+  echo "== tiny_lm: the same computation in both frameworks (minigrad_bench --check)"
+  "$build/bench/minigrad_bench" --check
+fi
 
 echo
 echo "== per-workload times (medians per iteration; ratio = minigrad / reference, lower is better)"
