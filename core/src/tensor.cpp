@@ -411,11 +411,9 @@ std::size_t Tensor::register_hook(TensorHook hook) const {
     impl_->grad_fn->pre_hooks().push_back(std::move(hook));
     return impl_->grad_fn->pre_hooks().size() - 1;
   }
-  auto acc = impl_->grad_accumulator.lock();
-  if (acc) {
-    acc->pre_hooks().push_back(std::move(hook));
-    return acc->pre_hooks().size() - 1;
-  }
+  // A leaf keeps its hooks for every graph it will take part in; a graph alive now (its
+  // AccumulateGrad node exists) gets the hook too.
+  if (auto acc = impl_->grad_accumulator.lock()) acc->pre_hooks().push_back(hook);
   impl_->leaf_hooks.push_back(std::move(hook));
   return impl_->leaf_hooks.size() - 1;
 }

@@ -166,6 +166,23 @@ TEST(Autograd, HooksSeeAndReplaceGradients) {
   EXPECT_EQ(x.grad().to_vector<float>(), (std::vector<float>{40, 40}));
 }
 
+TEST(Autograd, LeafHookRegisteredWhileAGraphIsAliveRunsInEveryLaterBackward) {
+  // x = torch.ones(2, requires_grad=True); y = (x * 3).sum(); x.register_hook(...);
+  // three backward passes (the first through y): PyTorch calls the hook 3 times.
+  mg::Tensor x = mg::ones({2}).requires_grad_();
+  mg::Tensor y = (x * 3.0).sum();
+  int calls = 0;
+  x.register_hook([&](const mg::Tensor&) {
+    ++calls;
+    return mg::Tensor();
+  });
+  y.backward();
+  (x * 3.0).sum().backward();
+  (x * 3.0).sum().backward();
+  EXPECT_EQ(calls, 3);
+  EXPECT_EQ(x.grad().to_vector<float>(), (std::vector<float>{9, 9}));
+}
+
 TEST(Autograd, FunctionalGradDoesNotTouchDotGrad) {
   mg::Tensor x = mg::tensor({2.0}, mg::kFloat64).requires_grad_();
   mg::Tensor y = (x * x * x).sum();  // dy/dx = 3x^2 = 12
