@@ -22,21 +22,31 @@ namespace {
 constexpr std::size_t kSmallStep = 64;
 constexpr std::size_t kSmallMax = 1024;
 constexpr std::size_t kSmallClasses = kSmallMax / kSmallStep;  // 64, 128, ..., 1024
-// Then powers of two: 2 KiB, 4 KiB, ..., kMaxCachedBlock.
-constexpr std::size_t kClasses = kSmallClasses +
-                                 static_cast<std::size_t>(std::countr_zero(kMaxCachedBlock)) -
-                                 static_cast<std::size_t>(std::countr_zero(kSmallMax));
+constexpr int kSmallMaxLog = std::countr_zero(kSmallMax);
+constexpr int kPow2MaxLog = 20;  // then powers of two: 2 KiB, 4 KiB, ..., 1 MiB
+constexpr std::size_t kPow2Classes = kPow2MaxLog - kSmallMaxLog;
+// Then four classes per power of two (at most 25% unused): 1.25 MiB, 1.5, 1.75, 2, 2.5, ...,
+// up to kMaxCachedBlock.
+constexpr int kMaxLog = std::countr_zero(kMaxCachedBlock);
+constexpr std::size_t kClasses = kSmallClasses + kPow2Classes + 4 * (kMaxLog - kPow2MaxLog);
 
 /// The size class of a block of n bytes (0 < n <= kMaxCachedBlock).
 inline std::size_t class_of(std::size_t n) {
   if (n <= kSmallMax) return (n - 1) / kSmallStep;
-  return kSmallClasses - 1 + static_cast<std::size_t>(std::bit_width(n - 1)) -
-         static_cast<std::size_t>(std::countr_zero(kSmallMax));
+  const int p = std::bit_width(n - 1);  // 2^(p-1) < n <= 2^p
+  if (p <= kPow2MaxLog) return kSmallClasses - 1 + static_cast<std::size_t>(p - kSmallMaxLog);
+  const std::size_t quarter = std::size_t{1} << (p - 3);  // n is 5..8 quarters of 2^(p-1)
+  const std::size_t quarters = (n + quarter - 1) / quarter;
+  return kSmallClasses + kPow2Classes + 4 * static_cast<std::size_t>(p - 1 - kPow2MaxLog) +
+         (quarters - 5);
 }
 
 inline std::size_t class_size(std::size_t c) {
   if (c < kSmallClasses) return (c + 1) * kSmallStep;
-  return kSmallMax << (c - kSmallClasses + 1);
+  if (c < kSmallClasses + kPow2Classes) return kSmallMax << (c - kSmallClasses + 1);
+  const std::size_t l = c - kSmallClasses - kPow2Classes;
+  const std::size_t quarter = std::size_t{1} << (kPow2MaxLog - 2 + l / 4);
+  return (l % 4 + 5) * quarter;
 }
 
 /// Rounds up to a multiple of 64, as aligned_alloc requires.

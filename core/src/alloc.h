@@ -9,9 +9,15 @@
 // of up to kMaxCachedBlock bytes are rounded up to a size class (multiples of 64 bytes up to 1 KiB,
 // then powers of two) and a freed block is pushed onto its class's free list in the *freeing*
 // thread's cache, to be handed out again by the next allocation of that class on that thread.
-// Every block comes from std::aligned_alloc(64, class size), so a block allocated on one thread and
-// freed on another is simply cached (or freed) by the second: no cross-thread bookkeeping. Each
-// thread caches at most kMaxCachedBytes; beyond that, and for larger blocks, free() is called.
+// Above 1 MiB the classes are four per power of two (1.25, 1.5, 1.75, 2 MiB, 2.5, ...: at most 25%
+// unused) up to kMaxCachedBlock (64 MiB): a medium or large training step frees and re-creates
+// activations of several MiB each, and handing the same pages back saves the page faults that a
+// fresh mmap or a trimmed heap costs on every step (docs/performance.md). Every block comes from
+// std::aligned_alloc(64, class size), so a block allocated on one thread and freed on another is
+// simply cached (or freed) by the second: no cross-thread bookkeeping. Each thread caches at most
+// kMaxCachedBytes (256 MiB); beyond that, and for larger blocks, free() is called. So a process
+// may keep up to 256 MiB per thread that used minigrad resident after its tensors are gone, as
+// PyTorch's CUDA caching allocator keeps GPU memory.
 // A thread's cache is released when the thread exits; frees after that (static tensors destroyed
 // at exit) go straight to free().
 // Under AddressSanitizer (gcc's __SANITIZE_ADDRESS__, clang's __has_feature(address_sanitizer))
@@ -22,8 +28,8 @@
 
 namespace minigrad::detail {
 
-inline constexpr std::size_t kMaxCachedBlock = std::size_t{1} << 20;  // 1 MiB
-inline constexpr std::size_t kMaxCachedBytes = std::size_t{8} << 20;  // 8 MiB per thread
+inline constexpr std::size_t kMaxCachedBlock = std::size_t{64} << 20;   // 64 MiB
+inline constexpr std::size_t kMaxCachedBytes = std::size_t{256} << 20;  // 256 MiB per thread
 
 /// A 64-byte aligned block of at least nbytes, or nullptr when the system is out of memory.
 void* cached_alloc(std::size_t nbytes) noexcept;

@@ -42,7 +42,8 @@ TEST(CachingAllocator, IsCompiledOutUnderAddressSanitizer) {
 
 TEST(CachingAllocator, BlocksAreAlignedAndReusedPerSizeClass) {
   mg::detail::release_cached_blocks();
-  for (std::size_t n : {1u, 63u, 64u, 65u, 1000u, 1025u, 5000u, 1u << 20, (1u << 20) + 1}) {
+  for (std::size_t n : {1u, 63u, 64u, 65u, 1000u, 1025u, 5000u, 1u << 20, (1u << 20) + 1,
+                        (5u << 18) + 1, 3u << 21, (64u << 20) - 1, 64u << 20, (64u << 20) + 1}) {
     void* p = mg::detail::cached_alloc(n);
     ASSERT_NE(p, nullptr);
     EXPECT_TRUE(aligned64(p)) << n;
@@ -58,10 +59,23 @@ TEST(CachingAllocator, BlocksAreAlignedAndReusedPerSizeClass) {
   mg::detail::cached_free(a, 100);
   EXPECT_EQ(mg::detail::cached_alloc(120), a);
   mg::detail::cached_free(a, 120);
-  // Blocks larger than 1 MiB are never cached.
-  const std::size_t before = mg::detail::cached_bytes();
+  // Above 1 MiB, four classes per power of two: 1 MiB + 1 byte takes a 1.25 MiB block, which
+  // serves any request up to 1.25 MiB; 1.25 MiB + 1 takes the 1.5 MiB class.
+  mg::detail::release_cached_blocks();
+  std::size_t before = mg::detail::cached_bytes();
   void* big = mg::detail::cached_alloc((1u << 20) + 1);
   mg::detail::cached_free(big, (1u << 20) + 1);
+  EXPECT_EQ(mg::detail::cached_bytes(), before + (5u << 18));
+  EXPECT_EQ(mg::detail::cached_alloc(5u << 18), big);
+  mg::detail::cached_free(big, 5u << 18);
+  void* bigger = mg::detail::cached_alloc((5u << 18) + 1);
+  EXPECT_NE(bigger, big);
+  mg::detail::cached_free(bigger, (5u << 18) + 1);
+  EXPECT_EQ(mg::detail::cached_bytes(), before + (5u << 18) + (6u << 18));
+  // Blocks larger than 64 MiB are never cached.
+  before = mg::detail::cached_bytes();
+  void* huge = mg::detail::cached_alloc((64u << 20) + 1);
+  mg::detail::cached_free(huge, (64u << 20) + 1);
   EXPECT_EQ(mg::detail::cached_bytes(), before);
   mg::detail::release_cached_blocks();
   EXPECT_EQ(mg::detail::cached_bytes(), 0u);
@@ -69,13 +83,14 @@ TEST(CachingAllocator, BlocksAreAlignedAndReusedPerSizeClass) {
 
 TEST(CachingAllocator, CapsTheBytesEachThreadKeeps) {
   mg::detail::release_cached_blocks();
-  // 40 MiB of 1 MiB blocks freed at once: the cache keeps at most its cap (8 MiB).
+  // 320 MiB of 8 MiB blocks freed at once: the cache keeps at most its cap (256 MiB). (The
+  // blocks are never written, so this costs address space, not memory.)
   std::vector<void*> blocks;
-  for (int i = 0; i < 40; ++i) blocks.push_back(mg::detail::cached_alloc(1u << 20));
-  for (void* p : blocks) mg::detail::cached_free(p, 1u << 20);
-  EXPECT_LE(mg::detail::cached_bytes(), std::size_t{8} << 20);
+  for (int i = 0; i < 40; ++i) blocks.push_back(mg::detail::cached_alloc(8u << 20));
+  for (void* p : blocks) mg::detail::cached_free(p, 8u << 20);
+  EXPECT_LE(mg::detail::cached_bytes(), std::size_t{256} << 20);
   if (mg::detail::caching_enabled()) {
-    EXPECT_GT(mg::detail::cached_bytes(), 0u);
+    EXPECT_EQ(mg::detail::cached_bytes(), std::size_t{256} << 20);
   }
   mg::detail::release_cached_blocks();
 }

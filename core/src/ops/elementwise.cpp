@@ -313,7 +313,12 @@ Tensor gelu(const Tensor& x, const std::string& approximate) {
   Tensor out;
   if (approximate == "none") {
     out = float_unary(
-        "gelu", x, [](auto&& e) { return 0.5 * e * (1 + xt::erf(e * kInvSqrt2)); },
+        "gelu", x,
+        [](auto&& e) {
+          // In the element type (float32 math for float32, as PyTorch), not promoted to double.
+          using T = typename std::decay_t<decltype(e)>::value_type;
+          return T(0.5) * e * (T(1) + xt::erf(e * T(kInvSqrt2)));
+        },
         [](auto v) { return static_cast<decltype(v)>(0.5 * v * (1 + std::erf(v * kInvSqrt2))); });
     record("GeluBackward0", out, {&x}, [x](const Tensor& g, FunctionNode&) {
       if (!is_grad_enabled()) return Grads{gelu_backward_fused(g, x, false)};
@@ -325,7 +330,10 @@ Tensor gelu(const Tensor& x, const std::string& approximate) {
   } else {
     out = float_unary(
         "gelu", x,
-        [](auto&& e) { return 0.5 * e * (1 + xt::tanh(kSqrt2OverPi * (e + kC * e * e * e))); },
+        [](auto&& e) {
+          using T = typename std::decay_t<decltype(e)>::value_type;
+          return T(0.5) * e * (T(1) + xt::tanh(T(kSqrt2OverPi) * (e + T(kC) * e * e * e)));
+        },
         [](auto v) {
           return static_cast<decltype(v)>(0.5 * v *
                                           (1 + std::tanh(kSqrt2OverPi * (v + kC * v * v * v))));
