@@ -1,12 +1,12 @@
 // Tensor: storage, metadata, data access, conversions, autograd accessors and grad mode.
 #include <algorithm>
-#include <atomic>
 #include <cstring>
 #include <new>
 
 #include "autograd/function.h"
 #include "kernels/dispatch.h"
 #include "kernels/loops.h"
+#include "live_count.h"
 #include "minigrad/ops.h"
 #include "tensor_impl.h"
 
@@ -14,21 +14,17 @@ namespace minigrad {
 
 // ---------------------------------------------------------------- storage
 
-namespace {
-std::atomic<std::int64_t> live_storages{0};
-}
-
-std::int64_t live_storage_count() { return live_storages.load(std::memory_order_relaxed); }
+std::int64_t live_storage_count() { return detail::live_total(detail::LiveKind::kStorage); }
 
 Storage::Storage(std::size_t n) : nbytes(n) {
   // 64-byte alignment suits AVX-512 loads and OpenBLAS (Note [Caching allocator]).
   data = detail::cached_alloc(std::max<std::size_t>(n, 1));
   MG_CHECK(data != nullptr, "alloc", "out of memory: could not allocate ", n, " bytes");
-  live_storages.fetch_add(1, std::memory_order_relaxed);
+  detail::live_add(detail::LiveKind::kStorage, 1);
 }
 Storage::~Storage() {
   detail::cached_free(data, std::max<std::size_t>(nbytes, 1));
-  live_storages.fetch_sub(1, std::memory_order_relaxed);
+  detail::live_add(detail::LiveKind::kStorage, -1);
 }
 
 namespace detail {

@@ -346,6 +346,33 @@ std::vector<double> train(TwoLayer& model, const mg::Tensor& x, const mg::Tensor
   return losses;
 }
 
+// Live counts are kept per thread (Note [Live counts]): a graph built on one thread and freed on
+// another, and two threads building and freeing graphs at once, leave both counts where they were.
+TEST(Threads, LiveCountsSurviveCrossThreadFreesAndConcurrentGraphs) {
+  const std::int64_t nodes = mg::autograd::live_node_count();
+  const std::int64_t storages = mg::live_storage_count();
+  mg::Tensor y;
+  std::thread maker([&] {
+    mg::Tensor x = mg::ones({3}).requires_grad_();
+    y = (x * 2.0).exp().sum();
+  });
+  maker.join();
+  EXPECT_EQ(mg::autograd::live_node_count() - nodes, 4);  // exp, mul, sum, x's AccumulateGrad
+  y = mg::Tensor();                                       // freed on this thread
+  EXPECT_EQ(mg::autograd::live_node_count(), nodes);
+  EXPECT_EQ(mg::live_storage_count(), storages);
+
+  auto churn = [] {
+    mg::Tensor w = mg::ones({4, 4}).requires_grad_();
+    for (int i = 0; i < 20000; ++i) (w.matmul(w) + 1.0).sum().backward();
+  };
+  std::thread ta(churn), tb(churn);
+  ta.join();
+  tb.join();
+  EXPECT_EQ(mg::autograd::live_node_count(), nodes);
+  EXPECT_EQ(mg::live_storage_count(), storages);
+}
+
 TEST(Threads, TwoModelsTrainedAtOnceMatchSequentialTraining) {
   // The models and data are drawn on this thread (the default generator is shared: see
   // ThreadRules below); the training itself draws nothing.

@@ -21,7 +21,7 @@ struct Edge {
 /// A node of the backward graph (a tensor's grad_fn). It has exactly one forward output, so it
 /// receives one gradient, and returns one gradient per forward input (next_edges()). Backward
 /// formulas are written with public differentiable ops, so create_graph works through them.
-class Node : public std::enable_shared_from_this<Node> {
+class Node {
  public:
   /// Destroys the graph behind this node iteratively (Note [Iterative graph destruction]).
   virtual ~Node();
@@ -40,8 +40,8 @@ class Node : public std::enable_shared_from_this<Node> {
     return i < next_edges_.size() && next_edges_[i].fn != nullptr;
   }
   /// Shape and dtype of this node's forward output: what its incoming gradient must look like.
-  const Shape& output_shape() const { return output_shape_; }
-  Dtype output_dtype() const { return output_dtype_; }
+  virtual const Shape& output_shape() const { return output_shape_; }
+  virtual Dtype output_dtype() const { return output_dtype_; }
   void set_output_meta(const Shape& shape, Dtype dtype) {
     output_shape_ = shape;
     output_dtype_ = dtype;

@@ -40,7 +40,8 @@ class FunctionNode : public Node {
 
   /// The op's output, re-attached to this node (for formulas like exp's grad * result).
   Tensor output();
-  void save_output(const Tensor& out);
+  /// Keeps out's data, and a weak handle to this node (`self`) for output() to re-attach to.
+  void save_output(const Tensor& out, const std::shared_ptr<FunctionNode>& self);
 
  protected:
   /// Calls the backward lambda.
@@ -54,6 +55,9 @@ class FunctionNode : public Node {
   bool released_ = false;
   // The output's data without its grad_fn (Note [Backward next to forward]).
   std::shared_ptr<TensorImpl> output_;
+  // Only nodes that save their output keep a handle to themselves: a weak_ptr in every node
+  // (enable_shared_from_this) would cost locked instructions on every node's creation and death.
+  std::weak_ptr<FunctionNode> self_;
 };
 
 /// A FunctionNode holding its backward lambda of type F in place.
@@ -78,6 +82,9 @@ class AccumulateGrad final : public Node {
   std::string name() const override { return "AccumulateGrad"; }
   std::vector<Tensor> apply(const Tensor& grad) override;
   const std::shared_ptr<TensorImpl>& leaf() const { return leaf_; }
+  /// The leaf's current shape and dtype (not a copy made when the node was).
+  const Shape& output_shape() const override { return leaf_->shape; }
+  Dtype output_dtype() const override { return leaf_->dtype; }
 
  private:
   std::shared_ptr<TensorImpl> leaf_;

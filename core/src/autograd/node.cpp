@@ -13,25 +13,22 @@
 #include <string>
 
 #include "autograd/function.h"
+#include "live_count.h"
 #include "minigrad/ops.h"
 
 namespace minigrad {
 
 namespace {
-std::atomic<std::uint64_t> next_sequence_nr{0};
-}
-
-namespace {
-std::atomic<std::int64_t> live_nodes{0};
-}
+// Per thread, as PyTorch's sequence numbers: the engine only compares nodes of one graph, and a
+// graph's ops run in one thread's order (a shared atomic counter showed in the per-op profile).
+thread_local std::uint64_t next_sequence_nr = 0;
+}  // namespace
 
 namespace autograd {
-std::int64_t live_node_count() { return live_nodes.load(std::memory_order_relaxed); }
+std::int64_t live_node_count() { return detail::live_total(detail::LiveKind::kNode); }
 }  // namespace autograd
 
-Node::Node() : sequence_nr_(next_sequence_nr.fetch_add(1, std::memory_order_relaxed)) {
-  live_nodes.fetch_add(1, std::memory_order_relaxed);
-}
+Node::Node() : sequence_nr_(next_sequence_nr++) { detail::live_add(detail::LiveKind::kNode, 1); }
 
 // Note [Iterative graph destruction]
 // Dropping the last handle to a long graph (a 100,000-op chain) would destroy node after node
@@ -43,7 +40,7 @@ thread_local bool draining = false;
 }  // namespace
 
 Node::~Node() {
-  live_nodes.fetch_sub(1, std::memory_order_relaxed);
+  detail::live_add(detail::LiveKind::kNode, -1);
   for (auto& e : next_edges_)
     if (e.fn) pending_destruction.push_back(std::move(e.fn));
   if (draining) return;
@@ -209,20 +206,22 @@ void FunctionNode::release() {
   released_ = true;
 }
 
-void FunctionNode::save_output(const Tensor& out) { output_ = out.detach().impl_ptr(); }
+void FunctionNode::save_output(const Tensor& out, const std::shared_ptr<FunctionNode>& self) {
+  output_ = out.detach().impl_ptr();
+  self_ = self;
+}
 
 Tensor FunctionNode::output() {
   MG_CHECK(output_ != nullptr, name_, "internal error: the output was not saved");
   // Re-attach the saved data to this node, so that create_graph differentiates through it.
   auto impl = new_impl(*output_);
   impl->requires_grad = true;
-  impl->grad_fn = shared_from_this();
+  impl->grad_fn = self_.lock();
+  MG_CHECK(impl->grad_fn != nullptr, name_, "internal error: the node is being destroyed");
   return Tensor(std::move(impl));
 }
 
-AccumulateGrad::AccumulateGrad(std::shared_ptr<TensorImpl> leaf) : leaf_(std::move(leaf)) {
-  set_output_meta(leaf_->shape, leaf_->dtype);
-}
+AccumulateGrad::AccumulateGrad(std::shared_ptr<TensorImpl> leaf) : leaf_(std::move(leaf)) {}
 
 std::vector<Tensor> AccumulateGrad::apply(const Tensor& grad) {
   Tensor& g = leaf_->grad;
@@ -248,13 +247,13 @@ Edge gradient_edge(const Tensor& t) {
     for (auto& h : impl->leaf_hooks) acc->pre_hooks().push_back(h);
     impl->grad_accumulator = acc;
   }
-  return Edge{acc};
+  return Edge{std::move(acc)};
 }
 
 namespace {
 void attach(Tensor& out, std::shared_ptr<FunctionNode> node, SaveOutput save_output) {
   node->set_output_meta(out.shape(), out.dtype());
-  if (save_output == SaveOutput::kYes) node->save_output(out);
+  if (save_output == SaveOutput::kYes) node->save_output(out, node);
   TensorImpl* impl = out.impl();
   impl->requires_grad = true;
   impl->grad_fn = std::move(node);
