@@ -29,7 +29,7 @@ Storage::~Storage() {
 
 namespace detail {
 
-std::string shape_str(const std::vector<std::int64_t>& shape) {
+std::string shape_str(const Shape& shape) {
   std::string s = "(";
   for (std::size_t i = 0; i < shape.size(); ++i) {
     if (i) s += ", ";

@@ -7,6 +7,8 @@
 #include <string_view>
 #include <vector>
 
+#include "minigrad/shape.h"
+
 namespace minigrad {
 
 /// Thrown for every user error: bad shapes, dims, dtypes, indices, autograd misuse.
@@ -19,8 +21,9 @@ class Error : public std::invalid_argument {
 namespace detail {
 
 /// Formats a shape as PyTorch prints sizes in messages: (2, 3), (5,), ().
-std::string shape_str(const std::vector<std::int64_t>& shape);
+std::string shape_str(const Shape& shape);
 
+inline void append(std::ostringstream& os, const Shape& v) { os << shape_str(v); }
 inline void append(std::ostringstream& os, const std::vector<std::int64_t>& v) {
   os << shape_str(v);
 }
@@ -41,7 +44,7 @@ std::string error_message(std::string_view op, const Parts&... parts) {
 }  // namespace minigrad
 
 /// MG_CHECK(cond, "op", parts...) throws minigrad::Error("[op] parts...") when cond is false.
-/// Shapes (std::vector<int64_t>) among the parts print as (2, 3).
+/// Shapes (Shape or std::vector<int64_t>) among the parts print as (2, 3).
 #define MG_CHECK(cond, op, ...)                                                               \
   do {                                                                                        \
     if (!(cond)) throw ::minigrad::Error(::minigrad::detail::error_message(op, __VA_ARGS__)); \

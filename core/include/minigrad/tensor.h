@@ -15,10 +15,9 @@
 
 #include "minigrad/dtype.h"
 #include "minigrad/error.h"
+#include "minigrad/shape.h"
 
 namespace minigrad {
-
-using Shape = std::vector<std::int64_t>;
 
 struct TensorImpl;
 class Node;
