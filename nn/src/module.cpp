@@ -13,6 +13,9 @@
 
 namespace minigrad::nn {
 
+// Out of line: the key function, so Module's vtable is compiled here, not in every user file.
+Module::~Module() = default;
+
 namespace {
 void check_name(const std::string& name, const std::string& type, const char* what) {
   MG_CHECK(!name.empty() && name.find('.') == std::string::npos, "register_" + std::string(what),

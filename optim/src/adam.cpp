@@ -5,6 +5,10 @@
 #include "minigrad/ops.h"
 
 namespace minigrad::optim {
+
+template class OptimizerWithOptions<AdamOptions>;
+template class OptimizerWithOptions<AdamWOptions>;
+
 namespace {
 
 // The options Adam and AdamW check alike, with PyTorch's messages.

@@ -10,6 +10,9 @@
 
 namespace minigrad::optim {
 
+// Out of line: compiled here once, not in every file that destroys an optimizer.
+Optimizer::~Optimizer() = default;
+
 namespace {
 std::atomic<bool> g_warn_no_gradient{true};
 std::atomic<bool> g_strict_gradients{false};

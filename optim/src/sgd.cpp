@@ -6,6 +6,8 @@
 
 namespace minigrad::optim {
 
+template class OptimizerWithOptions<SGDOptions>;
+
 SGD::SGD(std::vector<Tensor> params, const SGDOptions& options) : OptimizerWithOptions("SGD") {
   init(std::move(params), options);
 }

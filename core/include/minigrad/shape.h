@@ -9,7 +9,6 @@
 // std::vector<std::int64_t>'s interface that code uses on shapes, converts to and from it, and
 // compares equal to a Shape with the same elements, so `Shape s = {2, 3}`, `t.shape()[0]`,
 // `s.push_back(4)` and passing a std::vector<std::int64_t> all read as before.
-#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
@@ -77,7 +76,7 @@ class Shape {
   void clear() noexcept { size_ = 0; }
   void resize(size_type n, value_type value = 0) {
     reserve(n);
-    if (n > size_) std::fill(data_ + size_, data_ + n, value);
+    for (size_type i = size_; i < n; ++i) data_[i] = value;
     size_ = n;
   }
 
@@ -137,8 +136,8 @@ class Shape {
   iterator insert(const_iterator pos, size_type n, value_type value) {
     auto at = static_cast<size_type>(pos - data_);
     reserve(size_ + n);
-    std::move_backward(data_ + at, data_ + size_, data_ + size_ + n);
-    std::fill(data_ + at, data_ + at + n, value);
+    for (size_type i = size_; i-- > at;) data_[i + n] = data_[i];
+    for (size_type i = at; i < at + n; ++i) data_[i] = value;
     size_ += n;
     return data_ + at;
   }
@@ -160,21 +159,26 @@ class Shape {
   iterator erase(const_iterator first, const_iterator last) {
     auto at = static_cast<size_type>(first - data_);
     auto n = static_cast<size_type>(last - first);
-    std::move(data_ + at + n, data_ + size_, data_ + at);
+    for (size_type i = at + n; i < size_; ++i) data_[i - n] = data_[i];
     size_ -= n;
     return data_ + at;
   }
   void swap(Shape& other) noexcept {
-    Shape tmp(std::move(other));
-    other = std::move(*this);
-    *this = std::move(tmp);
+    Shape tmp(static_cast<Shape&&>(other));
+    other = static_cast<Shape&&>(*this);
+    *this = static_cast<Shape&&>(tmp);
   }
 
   friend bool operator==(const Shape& a, const Shape& b) noexcept {
-    return a.size_ == b.size_ && std::equal(a.begin(), a.end(), b.begin());
+    if (a.size_ != b.size_) return false;
+    for (size_type i = 0; i < a.size_; ++i)
+      if (a.data_[i] != b.data_[i]) return false;
+    return true;
   }
   friend bool operator<(const Shape& a, const Shape& b) noexcept {
-    return std::lexicographical_compare(a.begin(), a.end(), b.begin(), b.end());
+    for (size_type i = 0; i < a.size_ && i < b.size_; ++i)
+      if (a.data_[i] != b.data_[i]) return a.data_[i] < b.data_[i];
+    return a.size_ < b.size_;
   }
   friend bool operator>(const Shape& a, const Shape& b) noexcept { return b < a; }
   friend bool operator<=(const Shape& a, const Shape& b) noexcept { return !(b < a); }
@@ -183,9 +187,9 @@ class Shape {
  private:
   bool on_heap() const noexcept { return data_ != inline_; }
   void grow(size_type n) {
-    n = std::max(n, 2 * kInline);
+    if (n < 2 * kInline) n = 2 * kInline;
     auto* bigger = new value_type[n];
-    std::copy(data_, data_ + size_, bigger);
+    for (size_type i = 0; i < size_; ++i) bigger[i] = data_[i];
     release();
     data_ = bigger;
     capacity_ = n;
@@ -203,7 +207,7 @@ class Shape {
       other.data_ = other.inline_;
       other.capacity_ = kInline;
     } else {
-      std::copy(other.data_, other.data_ + other.size_, inline_);
+      for (size_type i = 0; i < other.size_; ++i) inline_[i] = other.data_[i];
     }
     size_ = other.size_;
     other.size_ = 0;

@@ -55,6 +55,10 @@ struct AdamWOptions {
   }
 };
 
+// Compiled once, in adam.cpp, not in every file that includes this header (compile time).
+extern template class OptimizerWithOptions<AdamOptions>;
+extern template class OptimizerWithOptions<AdamWOptions>;
+
 /// Adam: m = b1 m + (1 - b1) g; v = b2 v + (1 - b2) g^2;
 /// p -= lr / (1 - b1^t) * m / (sqrt(v) / sqrt(1 - b2^t) + eps), with g += weight_decay * p first.
 class Adam : public OptimizerWithOptions<AdamOptions> {

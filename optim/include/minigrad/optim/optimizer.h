@@ -63,7 +63,7 @@ bool strict_gradients();
 /// use. Not copyable (a copy would alias the state tensors); schedulers keep a reference to it.
 class Optimizer {
  public:
-  virtual ~Optimizer() = default;
+  virtual ~Optimizer();
   Optimizer(const Optimizer&) = delete;
   Optimizer& operator=(const Optimizer&) = delete;
 

@@ -34,6 +34,9 @@ struct SGDOptions {
   }
 };
 
+// Compiled once, in sgd.cpp, not in every file that includes this header (compile time).
+extern template class OptimizerWithOptions<SGDOptions>;
+
 /// Stochastic gradient descent, optionally with (Nesterov) momentum and L2 weight decay:
 /// g += weight_decay * p; b = momentum * b + (1 - dampening) * g (b = g on the first step);
 /// g = nesterov ? g + momentum * b : b; p -= lr * g.
