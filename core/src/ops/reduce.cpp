@@ -106,6 +106,27 @@ void reduce_rows(const Tensor& x, const ReduceDims& r, Fn fn) {
   }
 }
 
+/// The sum of a contiguous x over its leading dims (a Linear bias's gradient: [B, T, C] -> [C]),
+/// row after row into a double accumulator per output: the generic loop above walks each output
+/// down a column instead. Each output adds the same values in the same order as there, so the
+/// result is bit-identical. Returns false (nothing done) for any other reduction.
+template <typename T>
+bool sum_leading_dims(const Tensor& x, const ReduceDims& r, T* out) {
+  const auto nd = static_cast<std::size_t>(x.dim());
+  const std::size_t k = r.dims.size();
+  if (k == 0 || k >= nd || !x.is_contiguous()) return false;
+  for (std::size_t d = 0; d < k; ++d)
+    if (r.dims[d] != static_cast<std::int64_t>(d)) return false;
+  const std::int64_t rows = r.count, cols = x.numel() / std::max<std::int64_t>(rows, 1);
+  if (rows == 0 || cols == 0) return false;
+  std::vector<double> acc(static_cast<std::size_t>(cols), 0.0);
+  const T* p = x.impl()->data<T>();
+  for (std::int64_t i = 0; i < rows; ++i, p += cols)
+    for (std::int64_t c = 0; c < cols; ++c) acc[static_cast<std::size_t>(c)] += p[c];
+  for (std::int64_t c = 0; c < cols; ++c) out[c] = static_cast<T>(acc[static_cast<std::size_t>(c)]);
+  return true;
+}
+
 /// g (shaped like the reduction's output) reshaped to keepdim form, ready to broadcast over x.
 Tensor to_keepdim(const Tensor& g, const ReduceDims& r) { return g.reshape(r.keep_shape); }
 
@@ -120,6 +141,7 @@ Tensor sum(const Tensor& x, const Shape& dims, bool keepdim) {
   detail::dispatch(x.dtype(), [&]<typename T>() {
     if constexpr (std::is_floating_point_v<T>) {
       T* po = out.impl()->data<T>();
+      if (sum_leading_dims<T>(x, r, po)) return;
       reduce_rows<T>(x, r, [&](std::int64_t o, auto&& visit) {
         double acc = 0;  // NOTE: float32 sums accumulate in double
         visit([&](T v, std::int64_t) { acc += v; });
