@@ -60,6 +60,8 @@ Run binary_op(mg::Tensor (*op)(const mg::Tensor&, const mg::Tensor&), std::int64
 
 }  // namespace
 
+void set_num_threads(int n) { mg::set_num_threads(n); }
+
 Run attention_step(AttentionSize size) {
   mg::manual_seed(0);
   auto model = std::make_shared<AttentionModel>(size);

@@ -141,11 +141,29 @@ struct Result {
 };
 
 Result measure(const Workload& w, const Options& opt) {
-  openblas_set_num_threads(w.threads);
-  th::set_num_threads(w.threads);
+  // Each side sets its threads before each of its samples: minigrad keeps OpenBLAS on one thread
+  // and splits work in its own pool; libtorch and the raw cblas_sgemm rows thread OpenBLAS.
+  const int threads = w.threads;
+  auto minigrad_threads = [threads] { mg::set_num_threads(threads); };
+  auto reference_threads = [threads] {
+    th::set_num_threads(threads);
+    openblas_set_num_threads(threads);
+  };
   g_cpu_clock = use_cpu_clock(opt, w.threads);
-  Run a = opt.run_minigrad ? w.make_minigrad() : Run{};
-  Run b = opt.run_reference && w.make_reference ? w.make_reference() : Run{};
+  minigrad_threads();
+  Run a0 = opt.run_minigrad ? w.make_minigrad() : Run{};
+  reference_threads();
+  Run b0 = opt.run_reference && w.make_reference ? w.make_reference() : Run{};
+  Run a = a0 ? Run([a0, minigrad_threads](std::int64_t n) {
+    minigrad_threads();
+    a0(n);
+  })
+             : Run{};
+  Run b = b0 ? Run([b0, reference_threads](std::int64_t n) {
+    reference_threads();
+    b0(n);
+  })
+             : Run{};
   Result r;
   if (opt.quick) {
     for (int i = 0; i < 2; ++i) {
@@ -171,8 +189,9 @@ Result measure(const Workload& w, const Options& opt) {
       if (a && b) r.ratios.push_back(ta / tb);
     }
   }
-  openblas_set_num_threads(1);
+  mg::set_num_threads(1);
   th::set_num_threads(1);
+  openblas_set_num_threads(1);
   return r;
 }
 
@@ -262,7 +281,7 @@ int check_tiny_lm() {
     return 0;
   }
   const int steps = 5;
-  openblas_set_num_threads(1);
+  mg::set_num_threads(1);
   th::set_num_threads(1);
   bench::TinyLMSetup setup = mg::tiny_lm_setup(/*dropout=*/0.0);
   std::int64_t torch_parameters = 0;
@@ -329,8 +348,10 @@ int main(int argc, char** argv) {
               coretype ? coretype : "(unset)", openblas_get_config());
   if (th::available())
     std::printf(
-        "libtorch %s in the same process; threads set with torch::set_num_threads and "
-        "openblas_set_num_threads per row\n",
+        "libtorch %s in the same process; threads set per row: minigrad::set_num_threads (OpenBLAS "
+        "on one thread, minigrad's "
+        "pool splits), torch::set_num_threads and openblas_set_num_threads for libtorch and "
+        "cblas\n",
         th::version());
   else
     std::printf("libtorch not built in: minigrad only (matmul rows still compare with cblas)\n");

@@ -52,6 +52,8 @@ struct TinyLMSetup {
 };
 
 namespace mg_side {
+/// minigrad::set_num_threads: minigrad's kernels and OpenBLAS.
+void set_num_threads(int n);
 /// Whether the bench was built with examples/tiny_lm (its library target tiny_lm_lib).
 bool tiny_lm_available();
 /// The example's defaults; dropout < 0 keeps the example's, otherwise overrides it.

@@ -383,6 +383,8 @@ const std::vector<BadInput>& bad_inputs() {
        [] { mg::zeros({3}).requires_grad_().normal_(); },
        "[normal_] a tensor that requires grad cannot be filled in place (autograd would not "
        "record it); fill it under NoGradGuard"},
+      {"creation", "set_num_threads(0)", [] { mg::set_num_threads(0); },
+       "[set_num_threads] the number of threads must be at least 1, got 0"},
       {"files", "load_safetensors of a file that does not exist",
        [] {
          InTempDir tmp;

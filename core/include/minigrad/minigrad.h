@@ -5,6 +5,7 @@
 #include "minigrad/error.h"
 #include "minigrad/generator.h"
 #include "minigrad/ops.h"
+#include "minigrad/parallel.h"
 #include "minigrad/tensor.h"
 
 // nn and optim, when the target links minigrad::nn / minigrad::optim (minigrad::minigrad does).

@@ -9,6 +9,7 @@
 #include "kernels/wrapping.h"
 #include "kernels/xt.h"
 #include "minigrad/ops.h"
+#include "parallel.h"
 #include "tensor_impl.h"
 
 namespace minigrad {
@@ -71,9 +72,17 @@ Tensor float_unary(const char* op, const Tensor& x, XtFn xt_fn, F f) {
   detail::dispatch_floating(dt, op, [&]<typename T>() {
     auto n = static_cast<std::size_t>(in.numel());
     if (std::is_same_v<T, float> && in.is_contiguous() && n > 0) {
-      auto xi = detail::adapt_1d(in.impl()->data<T>(), n);
-      auto xo = detail::adapt_1d(out.impl()->data<T>(), n);
-      xt::noalias(xo) = xt_fn(xi);
+      const T* pi = in.impl()->data<T>();
+      T* po = out.impl()->data<T>();
+      detail::parallel_for(
+          0, in.numel(), detail::kGrainSize,
+          [&](std::int64_t b, std::int64_t e) {
+            auto len = static_cast<std::size_t>(e - b);
+            auto xi = detail::adapt_1d(pi + b, len);
+            auto xo = detail::adapt_1d(po + b, len);
+            xt::noalias(xo) = xt_fn(xi);
+          },
+          detail::kSimdAlign);
     } else {
       detail::unary_loop<T, T>(in.shape(), in.impl()->data<T>(), in.strides(),
                                out.impl()->data<T>(), out.strides(), [&](T v) { return f(v); });
@@ -285,13 +294,21 @@ Tensor gelu_backward_fused(const Tensor& g, const Tensor& x, bool tanh_form) {
     if (std::is_same_v<T, float> && !tanh_form && n > 0 && x.is_contiguous() &&
         gc.is_contiguous() && gc.shape() == x.shape()) {
       // Vectorised through xsimd (float32 only: F2 in float_unary).
-      auto xv = detail::adapt_1d(x.impl()->data<T>(), n);
-      auto gv = detail::adapt_1d(gc.impl()->data<T>(), n);
-      auto ov = detail::adapt_1d(out.impl()->data<T>(), n);
       const T half = 0.5f, inv_sqrt2 = static_cast<T>(kInvSqrt2),
               inv_sqrt2pi = static_cast<T>(kInvSqrt2Pi);
-      xt::noalias(ov) = gv * (half * (T{1} + xt::erf(xv * inv_sqrt2)) +
-                              xv * xt::exp(xv * xv * -half) * inv_sqrt2pi);
+      const T *px = x.impl()->data<T>(), *pg = gc.impl()->data<T>();
+      T* po = out.impl()->data<T>();
+      detail::parallel_for(
+          0, x.numel(), detail::kGrainSize,
+          [&](std::int64_t b, std::int64_t e) {
+            auto len = static_cast<std::size_t>(e - b);
+            auto xv = detail::adapt_1d(px + b, len);
+            auto gv = detail::adapt_1d(pg + b, len);
+            auto ov = detail::adapt_1d(po + b, len);
+            xt::noalias(ov) = gv * (half * (T{1} + xt::erf(xv * inv_sqrt2)) +
+                                    xv * xt::exp(xv * xv * -half) * inv_sqrt2pi);
+          },
+          detail::kSimdAlign);
       return;
     }
     detail::binary_loop<T, T>(x.shape(), x.impl()->data<T>(), x.strides(), gc.impl()->data<T>(), sg,

@@ -13,6 +13,8 @@
 #include "kernels/dispatch.h"
 #include "kernels/wrapping.h"
 #include "minigrad/ops.h"
+#include "minigrad/parallel.h"
+#include "parallel.h"
 #include "tensor_impl.h"
 
 namespace minigrad {
@@ -85,6 +87,38 @@ void gemm(bool ta, bool tb, std::int64_t m, std::int64_t n, std::int64_t k, cons
   }
 }
 
+// Note [GEMM on threads]
+// OpenBLAS runs on one thread (set_num_threads keeps it there) and minigrad's pool does the
+// splitting, so one set of threads serves every op: OpenBLAS's own workers spin after each call
+// and took the core from minigrad's kernels (the tiny_lm step was slower on 2 threads than on 1).
+// A batch of matrices is split by matrices; a single large product by blocks of rows of c (or of
+// columns, when c is wide), aligned to 16 so that OpenBLAS's micro-kernels cover the same blocks
+// as on one thread. A chunk holds at least kGemmChunkMNK multiply-adds (~80 us of work on one
+// core with OpenBLAS's AVX2 kernels; see kGrainSize for why so much).
+constexpr std::int64_t kGemmChunkMNK = 1 << 22;
+
+/// c = a b like gemm(), split across threads when large (Note [GEMM on threads]).
+template <typename T>
+void gemm_threaded(bool ta, bool tb, std::int64_t m, std::int64_t n, std::int64_t k, const T* a,
+                   std::int64_t lda, const T* b, std::int64_t ldb, T* c, std::int64_t ldc) {
+  if (m >= n) {
+    detail::parallel_for(
+        0, m, std::max<std::int64_t>(1, kGemmChunkMNK / (n * k)),
+        [&](std::int64_t r0, std::int64_t r1) {
+          gemm<T>(ta, tb, r1 - r0, n, k, ta ? a + r0 : a + r0 * lda, lda, b, ldb, c + r0 * ldc,
+                  ldc);
+        },
+        16);
+  } else {
+    detail::parallel_for(
+        0, n, std::max<std::int64_t>(1, kGemmChunkMNK / (m * k)),
+        [&](std::int64_t c0, std::int64_t c1) {
+          gemm<T>(ta, tb, m, c1 - c0, k, a, lda, tb ? b + c0 * ldb : b + c0, ldb, c + c0, ldc);
+        },
+        16);
+  }
+}
+
 /// a [..., M, K] x b [..., K, N] with broadcast batch dims; both at least 2-D, checked by callers.
 Tensor matmul_nd(const Tensor& a_in, const Tensor& b_in, const char* node) {
   Tensor a = matrices_blas_ready(a_in) ? a_in : a_in.detach().contiguous();
@@ -124,18 +158,45 @@ Tensor matmul_nd(const Tensor& a_in, const Tensor& b_in, const char* node) {
         std::fill(pc, pc + n_batch * M * N, T(0));
         return;
       }
-      std::vector<std::int64_t> idx(batch.size(), 0);
-      std::int64_t oa = 0, ob = 0;
-      for (std::int64_t bi = 0; bi < n_batch; ++bi) {
-        gemm<T>(la.trans, lb.trans, M, N, K, a.impl()->data<T>() + oa, la.ld,
-                b.impl()->data<T>() + ob, lb.ld, pc + bi * M * N, N);
-        for (auto d = static_cast<std::int64_t>(batch.size()) - 1; d >= 0; --d) {
-          oa += sa[d];
-          ob += sb[d];
-          if (++idx[d] < batch[d]) break;
-          oa -= sa[d] * batch[d];
-          ob -= sb[d] * batch[d];
-          idx[d] = 0;
+      const T* pa = a.impl()->data<T>();
+      const T* pb = b.impl()->data<T>();
+      // Matrices [mb, me) of the batch, in order.
+      auto matrices = [&](std::int64_t mb, std::int64_t me) {
+        std::vector<std::int64_t> idx(batch.size(), 0);
+        std::int64_t oa = 0, ob = 0;
+        for (auto d = static_cast<std::int64_t>(batch.size()) - 1, rest = mb; d >= 0; --d) {
+          idx[d] = rest % batch[d];
+          rest /= batch[d];
+          oa += idx[d] * sa[d];
+          ob += idx[d] * sb[d];
+        }
+        for (std::int64_t bi = mb; bi < me; ++bi) {
+          gemm<T>(la.trans, lb.trans, M, N, K, pa + oa, la.ld, pb + ob, lb.ld, pc + bi * M * N, N);
+          for (auto d = static_cast<std::int64_t>(batch.size()) - 1; d >= 0; --d) {
+            oa += sa[d];
+            ob += sb[d];
+            if (++idx[d] < batch[d]) break;
+            oa -= sa[d] * batch[d];
+            ob -= sb[d] * batch[d];
+            idx[d] = 0;
+          }
+        }
+      };
+      // Note [GEMM on threads]: split the batch when it has matrices enough for every thread, or
+      // when each matrix is small; otherwise split each product.
+      const std::int64_t mnk = M * N * K;
+      if (n_batch >= 2 * get_num_threads() || (n_batch >= 2 && mnk <= kGemmChunkMNK)) {
+        detail::parallel_for(0, n_batch, std::max<std::int64_t>(1, kGemmChunkMNK / mnk), matrices);
+      } else {
+        for (std::int64_t bi = 0; bi < n_batch; ++bi) {
+          std::int64_t oa = 0, ob = 0;
+          for (auto d = static_cast<std::int64_t>(batch.size()) - 1, rest = bi; d >= 0; --d) {
+            oa += rest % batch[d] * sa[d];
+            ob += rest % batch[d] * sb[d];
+            rest /= batch[d];
+          }
+          gemm_threaded<T>(la.trans, lb.trans, M, N, K, pa + oa, la.ld, pb + ob, lb.ld,
+                           pc + bi * M * N, N);
         }
       }
     }

@@ -8,6 +8,7 @@
 #include "kernels/dispatch.h"
 #include "kernels/wrapping.h"
 #include "minigrad/ops.h"
+#include "parallel.h"
 #include "tensor_impl.h"
 
 namespace minigrad {
@@ -74,36 +75,48 @@ void reduce_rows(const Tensor& x, const ReduceDims& r, Fn fn) {
   std::int64_t n_out = detail::shape_numel(kept_shape);
   std::int64_t n_red = detail::shape_numel(red_shape);
   const bool one_red = red_shape.size() == 1;
-  std::vector<std::int64_t> kidx(kept_shape.size(), 0), ridx(red_shape.size(), 0);
-  std::int64_t koff = 0;
-  for (std::int64_t o = 0; o < n_out; ++o) {
-    const T* p = base + koff;
-    auto visit = [&](auto&& g) {
-      if (one_red) {
-        const std::int64_t st = red_strides[0];
-        for (std::int64_t i = 0; i < n_red; ++i) g(p[i * st], i);
-        return;
-      }
-      std::fill(ridx.begin(), ridx.end(), 0);
-      std::int64_t roff = 0;
-      for (std::int64_t i = 0; i < n_red; ++i) {
-        g(p[roff], i);
-        for (auto d = static_cast<std::int64_t>(red_shape.size()) - 1; d >= 0; --d) {
-          roff += red_strides[d];
-          if (++ridx[d] < red_shape[d]) break;
-          roff -= red_strides[d] * red_shape[d];
-          ridx[d] = 0;
-        }
-      }
-    };
-    fn(o, visit);
-    for (auto d = static_cast<std::int64_t>(kept_shape.size()) - 1; d >= 0; --d) {
-      koff += kept_strides[d];
-      if (++kidx[d] < kept_shape[d]) break;
-      koff -= kept_strides[d] * kept_shape[d];
-      kidx[d] = 0;
+  // Outputs [ob, oe) on one thread (Note [Intra-op parallelism]): fn only writes output o.
+  auto outputs = [&](std::int64_t ob, std::int64_t oe) {
+    std::vector<std::int64_t> kidx(kept_shape.size(), 0), ridx(red_shape.size(), 0);
+    std::int64_t koff = 0;
+    for (std::int64_t d = static_cast<std::int64_t>(kept_shape.size()) - 1, rest = ob; d >= 0;
+         --d) {
+      kidx[d] = rest % kept_shape[d];
+      rest /= kept_shape[d];
+      koff += kidx[d] * kept_strides[d];
     }
-  }
+    for (std::int64_t o = ob; o < oe; ++o) {
+      const T* p = base + koff;
+      auto visit = [&](auto&& g) {
+        if (one_red) {
+          const std::int64_t st = red_strides[0];
+          for (std::int64_t i = 0; i < n_red; ++i) g(p[i * st], i);
+          return;
+        }
+        std::fill(ridx.begin(), ridx.end(), 0);
+        std::int64_t roff = 0;
+        for (std::int64_t i = 0; i < n_red; ++i) {
+          g(p[roff], i);
+          for (auto d = static_cast<std::int64_t>(red_shape.size()) - 1; d >= 0; --d) {
+            roff += red_strides[d];
+            if (++ridx[d] < red_shape[d]) break;
+            roff -= red_strides[d] * red_shape[d];
+            ridx[d] = 0;
+          }
+        }
+      };
+      fn(o, visit);
+      for (auto d = static_cast<std::int64_t>(kept_shape.size()) - 1; d >= 0; --d) {
+        koff += kept_strides[d];
+        if (++kidx[d] < kept_shape[d]) break;
+        koff -= kept_strides[d] * kept_shape[d];
+        kidx[d] = 0;
+      }
+    }
+  };
+  detail::parallel_for(
+      0, n_out, std::max<std::int64_t>(1, detail::kGrainSize / std::max<std::int64_t>(n_red, 1)),
+      outputs);
 }
 
 /// The sum of a contiguous x over its leading dims (a Linear bias's gradient: [B, T, C] -> [C]),
@@ -119,11 +132,17 @@ bool sum_leading_dims(const Tensor& x, const ReduceDims& r, T* out) {
     if (r.dims[d] != static_cast<std::int64_t>(d)) return false;
   const std::int64_t rows = r.count, cols = x.numel() / std::max<std::int64_t>(rows, 1);
   if (rows == 0 || cols == 0) return false;
-  std::vector<double> acc(static_cast<std::size_t>(cols), 0.0);
-  const T* p = x.impl()->data<T>();
-  for (std::int64_t i = 0; i < rows; ++i, p += cols)
-    for (std::int64_t c = 0; c < cols; ++c) acc[static_cast<std::size_t>(c)] += p[c];
-  for (std::int64_t c = 0; c < cols; ++c) out[c] = static_cast<T>(acc[static_cast<std::size_t>(c)]);
+  const T* base = x.impl()->data<T>();
+  // Columns [cb, ce) on one thread (Note [Intra-op parallelism]).
+  auto columns = [&](std::int64_t cb, std::int64_t ce) {
+    std::vector<double> acc(static_cast<std::size_t>(ce - cb), 0.0);
+    const T* p = base + cb;
+    for (std::int64_t i = 0; i < rows; ++i, p += cols)
+      for (std::int64_t c = 0; c < ce - cb; ++c) acc[static_cast<std::size_t>(c)] += p[c];
+    for (std::int64_t c = cb; c < ce; ++c)
+      out[c] = static_cast<T>(acc[static_cast<std::size_t>(c - cb)]);
+  };
+  detail::parallel_for(0, cols, std::max<std::int64_t>(16, detail::kGrainSize / rows), columns);
   return true;
 }
 

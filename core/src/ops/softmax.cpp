@@ -12,6 +12,7 @@
 #include "kernels/simd.h"
 #include "kernels/xt.h"
 #include "minigrad/ops.h"
+#include "parallel.h"
 #include "tensor_impl.h"
 
 namespace minigrad {
@@ -68,6 +69,72 @@ std::array<std::int64_t, 3> split_dims(const Shape& shape, std::int64_t d) {
   return r;
 }
 
+/// Blocks of `row` elements per parallel chunk (Note [Intra-op parallelism]): a softmax element
+/// costs a few cheap ops, so a chunk holds about kGrainSize / 4 of them.
+std::int64_t rows_grain(std::int64_t row) {
+  return std::max<std::int64_t>(1, detail::kGrainSize / 4 / std::max<std::int64_t>(row, 1));
+}
+
+/// softmax or log_softmax of `outer` blocks of n x inner contiguous values, over the n axis.
+template <typename T, bool kLog>
+void softmax_forward_rows(const T* px, T* po, std::int64_t outer, std::int64_t n,
+                          std::int64_t inner) {
+  if constexpr (std::is_same_v<T, float>) {
+    // AVX2 / AVX-512 kernels when the CPU has them (Note [Runtime SIMD dispatch]).
+    if (const auto* k = detail::simd::kernels_f32()) {
+      k->softmax_forward(px, po, outer, n, inner, kLog);
+      return;
+    }
+  }
+  if (std::is_same_v<T, float> && inner == 1 && n > 0) {
+    // Contiguous float32 rows (softmax over the last dim, the common case): vectorised passes,
+    // exp through xsimd. Not for float64: xsimd's double exp casts the exponent of NaN or -inf
+    // (a fully masked row) to int64 with a plain C++ cast, undefined behaviour (fuzz finding F2).
+    const auto un = static_cast<std::size_t>(n);
+    for (std::int64_t o = 0; o < outer; ++o) {
+      const T* row = px + o * n;
+      T* orow = po + o * n;
+      T m = std::isnan(row[0]) ? row[0] : row_max(row, n);
+      auto xo = detail::adapt_1d(orow, un);
+      auto xr = detail::adapt_1d(row, un);
+      xt::noalias(xo) = xt::exp(xr - m);
+      double s = row_sum<T>(orow, nullptr, n);
+      if constexpr (kLog) {
+        // (x - max) - log(sum), as PyTorch: folding max into one lse = max + log(sum) would
+        // round it to T's precision at |max| (1e-3 at 1e4 in float32) and shift every value.
+        T log_s = static_cast<T>(std::log(s));
+        xt::noalias(xo) = (xr - m) - log_s;
+      } else {
+        T inv = static_cast<T>(1.0 / s);
+        for (std::int64_t j = 0; j < n; ++j) orow[j] *= inv;
+      }
+    }
+    return;
+  }
+  for (std::int64_t o = 0; o < outer; ++o) {
+    for (std::int64_t i = 0; i < inner; ++i) {
+      const T* row = px + o * n * inner + i;
+      T* orow = po + o * n * inner + i;
+      T m = -std::numeric_limits<T>::infinity();
+      for (std::int64_t j = 0; j < n; ++j) m = std::max(m, row[j * inner]);
+      if (std::isnan(row[0])) m = row[0];
+      double s = 0;
+      for (std::int64_t j = 0; j < n; ++j) {
+        T e = std::exp(row[j * inner] - m);
+        if constexpr (!kLog) orow[j * inner] = e;
+        s += e;
+      }
+      if constexpr (kLog) {
+        T log_s = static_cast<T>(std::log(s));
+        for (std::int64_t j = 0; j < n; ++j) orow[j * inner] = (row[j * inner] - m) - log_s;
+      } else {
+        T inv = static_cast<T>(1.0 / s);
+        for (std::int64_t j = 0; j < n; ++j) orow[j * inner] *= inv;
+      }
+    }
+  }
+}
+
 /// Runs the softmax (or log_softmax) of x along dim into a new contiguous tensor.
 template <bool kLog>
 Tensor softmax_forward(const Tensor& x_in, std::int64_t dim, const char* op) {
@@ -82,60 +149,10 @@ Tensor softmax_forward(const Tensor& x_in, std::int64_t dim, const char* op) {
   detail::dispatch_floating(x.dtype(), op, [&]<typename T>() {
     const T* px = x.impl()->data<T>();
     T* po = out.impl()->data<T>();
-    if constexpr (std::is_same_v<T, float>) {
-      // AVX2 / AVX-512 kernels when the CPU has them (Note [Runtime SIMD dispatch]).
-      if (const auto* k = detail::simd::kernels_f32()) {
-        k->softmax_forward(px, po, outer, n, inner, kLog);
-        return;
-      }
-    }
-    if (std::is_same_v<T, float> && inner == 1 && n > 0) {
-      // Contiguous float32 rows (softmax over the last dim, the common case): vectorised passes,
-      // exp through xsimd. Not for float64: xsimd's double exp casts the exponent of NaN or -inf
-      // (a fully masked row) to int64 with a plain C++ cast, undefined behaviour (fuzz finding F2).
-      const auto un = static_cast<std::size_t>(n);
-      for (std::int64_t o = 0; o < outer; ++o) {
-        const T* row = px + o * n;
-        T* orow = po + o * n;
-        T m = std::isnan(row[0]) ? row[0] : row_max(row, n);
-        auto xo = detail::adapt_1d(orow, un);
-        auto xr = detail::adapt_1d(row, un);
-        xt::noalias(xo) = xt::exp(xr - m);
-        double s = row_sum<T>(orow, nullptr, n);
-        if constexpr (kLog) {
-          // (x - max) - log(sum), as PyTorch: folding max into one lse = max + log(sum) would
-          // round it to T's precision at |max| (1e-3 at 1e4 in float32) and shift every value.
-          T log_s = static_cast<T>(std::log(s));
-          xt::noalias(xo) = (xr - m) - log_s;
-        } else {
-          T inv = static_cast<T>(1.0 / s);
-          for (std::int64_t j = 0; j < n; ++j) orow[j] *= inv;
-        }
-      }
-      return;
-    }
-    for (std::int64_t o = 0; o < outer; ++o) {
-      for (std::int64_t i = 0; i < inner; ++i) {
-        const T* row = px + o * n * inner + i;
-        T* orow = po + o * n * inner + i;
-        T m = -std::numeric_limits<T>::infinity();
-        for (std::int64_t j = 0; j < n; ++j) m = std::max(m, row[j * inner]);
-        if (std::isnan(row[0])) m = row[0];
-        double s = 0;
-        for (std::int64_t j = 0; j < n; ++j) {
-          T e = std::exp(row[j * inner] - m);
-          if constexpr (!kLog) orow[j * inner] = e;
-          s += e;
-        }
-        if constexpr (kLog) {
-          T log_s = static_cast<T>(std::log(s));
-          for (std::int64_t j = 0; j < n; ++j) orow[j * inner] = (row[j * inner] - m) - log_s;
-        } else {
-          T inv = static_cast<T>(1.0 / s);
-          for (std::int64_t j = 0; j < n; ++j) orow[j * inner] *= inv;
-        }
-      }
-    }
+    const std::int64_t row = n * inner;
+    detail::parallel_for(0, outer, rows_grain(row), [&](std::int64_t ob, std::int64_t oe) {
+      softmax_forward_rows<T, kLog>(px + ob * row, po + ob * row, oe - ob, n, inner);
+    });
   });
   return out;
 }
@@ -152,6 +169,51 @@ bool fused_backward_ok(const Tensor& g, const Tensor& y) {
          y.is_contiguous();
 }
 
+/// The fused softmax / log_softmax backward of `outer` blocks of n x inner contiguous values.
+template <typename T, bool kLog>
+void softmax_backward_rows(const T* pg, const T* py, T* px, std::int64_t outer, std::int64_t n,
+                           std::int64_t inner) {
+  if constexpr (std::is_same_v<T, float>) {
+    if (const auto* k = detail::simd::kernels_f32()) {
+      k->softmax_backward(pg, py, px, outer, n, inner, kLog);
+      return;
+    }
+  }
+  if (std::is_same_v<T, float> && inner == 1) {  // float32 only: see F2 in the forward
+    for (std::int64_t o = 0; o < outer; ++o) {
+      const T* gr = pg + o * n;
+      const T* yr = py + o * n;
+      T* xr = px + o * n;
+      if constexpr (kLog) {
+        T s = static_cast<T>(row_sum<T>(gr, nullptr, n));
+        const auto un = static_cast<std::size_t>(n);
+        auto xo = detail::adapt_1d(xr, un);
+        xt::noalias(xo) = detail::adapt_1d(gr, un) - xt::exp(detail::adapt_1d(yr, un)) * s;
+      } else {
+        T s = static_cast<T>(row_sum<T>(gr, yr, n));
+        for (std::int64_t j = 0; j < n; ++j) xr[j] = yr[j] * (gr[j] - s);
+      }
+    }
+    return;
+  }
+  for (std::int64_t o = 0; o < outer; ++o) {
+    for (std::int64_t i = 0; i < inner; ++i) {
+      const std::int64_t base = o * n * inner + i;
+      double acc = 0;
+      for (std::int64_t j = 0; j < n; ++j) {
+        const std::int64_t k = base + j * inner;
+        acc += kLog ? static_cast<double>(pg[k])
+                    : static_cast<double>(pg[k]) * static_cast<double>(py[k]);
+      }
+      const T s = static_cast<T>(acc);
+      for (std::int64_t j = 0; j < n; ++j) {
+        const std::int64_t k = base + j * inner;
+        px[k] = kLog ? pg[k] - std::exp(py[k]) * s : py[k] * (pg[k] - s);
+      }
+    }
+  }
+}
+
 /// softmax: grad_x = y * (g - sum(g * y, dim)); log_softmax: grad_x = g - exp(y) * sum(g, dim).
 template <bool kLog>
 Tensor softmax_backward_fused(const Tensor& g_in, const Tensor& y, std::int64_t d) {
@@ -163,45 +225,11 @@ Tensor softmax_backward_fused(const Tensor& g_in, const Tensor& y, std::int64_t 
     const T* pg = g.impl()->data<T>();
     const T* py = y.impl()->data<T>();
     T* px = gx.impl()->data<T>();
-    if constexpr (std::is_same_v<T, float>) {
-      if (const auto* k = detail::simd::kernels_f32()) {
-        k->softmax_backward(pg, py, px, outer, n, inner, kLog);
-        return;
-      }
-    }
-    if (std::is_same_v<T, float> && inner == 1) {  // float32 only: see F2 in the forward
-      for (std::int64_t o = 0; o < outer; ++o) {
-        const T* gr = pg + o * n;
-        const T* yr = py + o * n;
-        T* xr = px + o * n;
-        if constexpr (kLog) {
-          T s = static_cast<T>(row_sum<T>(gr, nullptr, n));
-          const auto un = static_cast<std::size_t>(n);
-          auto xo = detail::adapt_1d(xr, un);
-          xt::noalias(xo) = detail::adapt_1d(gr, un) - xt::exp(detail::adapt_1d(yr, un)) * s;
-        } else {
-          T s = static_cast<T>(row_sum<T>(gr, yr, n));
-          for (std::int64_t j = 0; j < n; ++j) xr[j] = yr[j] * (gr[j] - s);
-        }
-      }
-      return;
-    }
-    for (std::int64_t o = 0; o < outer; ++o) {
-      for (std::int64_t i = 0; i < inner; ++i) {
-        const std::int64_t base = o * n * inner + i;
-        double acc = 0;
-        for (std::int64_t j = 0; j < n; ++j) {
-          const std::int64_t k = base + j * inner;
-          acc += kLog ? static_cast<double>(pg[k])
-                      : static_cast<double>(pg[k]) * static_cast<double>(py[k]);
-        }
-        const T s = static_cast<T>(acc);
-        for (std::int64_t j = 0; j < n; ++j) {
-          const std::int64_t k = base + j * inner;
-          px[k] = kLog ? pg[k] - std::exp(py[k]) * s : py[k] * (pg[k] - s);
-        }
-      }
-    }
+    const std::int64_t row = n * inner;
+    detail::parallel_for(0, outer, rows_grain(row), [&](std::int64_t ob, std::int64_t oe) {
+      softmax_backward_rows<T, kLog>(pg + ob * row, py + ob * row, px + ob * row, oe - ob, n,
+                                     inner);
+    });
   });
   return gx;
 }
