@@ -10,7 +10,6 @@
 #include <exception>
 #include <mutex>
 #include <string>
-#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -51,7 +50,6 @@ struct Region {
   std::int64_t begin, end, chunk;
   int chunks;
   std::atomic<int> next{0};
-  std::atomic<int> done{0};
   std::mutex error_mutex;
   std::exception_ptr error;
 
@@ -162,7 +160,7 @@ void run_parallel(std::int64_t begin, std::int64_t end, std::int64_t grain, std:
   bool ran = true;
   try {
     pool().run(r, chunks - 1);
-  } catch (const std::system_error&) {  // no thread could be started: nothing ran yet
+  } catch (...) {  // starting a worker failed (chunks never throw out of run): nothing ran yet
     ran = false;
   }
   in_region = false;

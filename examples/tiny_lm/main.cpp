@@ -252,9 +252,9 @@ int main(int argc, char** argv) {
   });
   std::printf(
       "\n\nvalidation loss %.3f (uniform guess %.3f, bigram %.3f); %.0f tokens/s on %d "
-      "threads (mg::set_num_threads; %u hardware threads)\n",
+      "thread%s (mg::set_num_threads; %u hardware threads)\n",
       last_val, uniform, bigram, tokens_per_second, mg::get_num_threads(),
-      std::thread::hardware_concurrency());
+      mg::get_num_threads() == 1 ? "" : "s", std::thread::hardware_concurrency());
 
   if (!save_path.empty()) {
     save_checkpoint(trainer, save_path);
