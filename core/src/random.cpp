@@ -394,6 +394,7 @@ void check_fillable(const Tensor& t, const char* op) {
 template <typename T, typename Fill>
 void fill_in_memory_order(Tensor& t, detail::Generator& g, Fill fill) {
   const std::int64_t n = t.numel();
+  detail::bump_version(t);  // one in-place write (Note [Version counters])
   if (n == 0) return;
   if (t.is_contiguous()) {
     std::lock_guard<std::mutex> lock(g.mutex);
@@ -412,7 +413,7 @@ void fill_in_memory_order(Tensor& t, detail::Generator& g, Fill fill) {
     std::lock_guard<std::mutex> lock(g.mutex);
     fill(buf.data_ptr<T>(), n, false);
   }
-  view.copy_(buf);
+  detail::copy_into(view, buf);
 }
 
 Tensor& uniform_impl(Tensor& t, double from, double to, detail::Generator& g) {

@@ -288,9 +288,8 @@ Tensor Tensor::clone() const {
   MG_CHECK(defined(), "clone", "called on an undefined tensor");
   Tensor out = detail::make_tensor(shape(), dtype());
   detail::copy_into(out, *this);
-  detail::record(
-      "CloneBackward0", out, {this},
-      [](const Tensor& g, detail::FunctionNode&) { return std::vector<Tensor>{g}; }, false);
+  detail::record("CloneBackward0", out, {this},
+                 [](const Tensor& g, detail::FunctionNode&) { return std::vector<Tensor>{g}; });
   return out;
 }
 
@@ -306,10 +305,9 @@ Tensor Tensor::to(Dtype target) const {
   detail::copy_into(out, *this);
   if (minigrad::is_floating_point(target)) {
     Dtype from = dtype();
-    detail::record(
-        "ToCopyBackward0", out, {this},
-        [from](const Tensor& g, detail::FunctionNode&) { return std::vector<Tensor>{g.to(from)}; },
-        false);
+    detail::record("ToCopyBackward0", out, {this}, [from](const Tensor& g, detail::FunctionNode&) {
+      return std::vector<Tensor>{g.to(from)};
+    });
   }
   return out;
 }
@@ -340,6 +338,7 @@ Tensor& Tensor::fill_(Scalar value) {
     detail::unary_loop<T, T>(shape(), impl_->data<T>(), impl_->strides, impl_->data<T>(),
                              impl_->strides, [v](T) { return v; });
   });
+  detail::bump_version(*this);
   return *this;
 }
 
@@ -354,6 +353,7 @@ Tensor& Tensor::copy_(const Tensor& src) {
   // Copy through a temporary when the two overlap in memory.
   Tensor s = src.impl()->storage == impl_->storage ? src.detach().clone() : src;
   detail::copy_into(*this, s);
+  detail::bump_version(*this);
   return *this;
 }
 
@@ -384,6 +384,15 @@ void Tensor::set_grad(const Tensor& g) const {
   }
   impl_->grad = g;
 }
+
+std::int64_t Tensor::_version() const { return checked(impl_.get(), "_version").storage->version; }
+
+namespace autograd {
+void increment_version(const Tensor& t) {
+  MG_CHECK(t.defined(), "increment_version", "called on an undefined tensor");
+  detail::bump_version(t);
+}
+}  // namespace autograd
 
 bool Tensor::is_leaf() const { return checked(impl_.get(), "is_leaf").grad_fn == nullptr; }
 std::shared_ptr<Node> Tensor::grad_fn() const { return checked(impl_.get(), "grad_fn").grad_fn; }

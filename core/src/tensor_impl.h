@@ -21,7 +21,18 @@ struct Storage {
   Storage& operator=(const Storage&) = delete;
   void* data = nullptr;
   std::size_t nbytes = 0;
+  /// Bumped by every in-place write (Note [Version counters]).
+  std::uint32_t version = 0;
 };
+
+// Note [Version counters]
+// Every in-place write (fill_, zero_, copy_, the random fills, add_ and the other in-place ops,
+// an optimizer's step, load_state_dict) adds one to a counter shared by a tensor and all of its
+// views, as PyTorch's (c10 Note [Version Counter Sharing]). A saved tensor remembers the counter
+// at save time and backward compares (Note [Saved tensors]): a write in between would otherwise
+// give a silently wrong gradient. The counter lives in Storage because exactly the tensors that
+// share a storage share it (views and detach(), which PyTorch's counter also follows). One
+// integer compare per saved tensor in backward, one increment per in-place op.
 
 // Note [Tensor layout]
 // A tensor is (storage, offset, shape, strides, dtype). Strides and offset count elements, not
@@ -86,6 +97,8 @@ void copy_into(const Tensor& dst, const Tensor& src);
 /// zeros of in_shape with g written from `start` along dim: the backward of narrow and select.
 Tensor narrow_backward(const Tensor& g, const Shape& in_shape, std::int64_t dim,
                        std::int64_t start);
+/// Records an in-place write to t's elements (Note [Version counters]).
+inline void bump_version(const Tensor& t) { ++t.impl()->storage->version; }
 /// True when grad mode is on and any of the tensors requires grad.
 bool any_requires_grad(std::initializer_list<const Tensor*> tensors);
 

@@ -70,11 +70,12 @@ Tensor embedding_impl(const Tensor& input, const Tensor& weight, const char* op)
       std::copy(src + idx[i] * dim, src + (idx[i] + 1) * dim, dst + i * dim);
   });
   Shape weight_shape = weight.shape();
-  detail::record("EmbeddingBackward0", out, {&weight},
-                 [flat, weight_shape, dim](const Tensor& g, FunctionNode&) {
+  detail::record("EmbeddingBackward0", out, {&weight}, {&flat},
+                 [weight_shape, dim](const Tensor& g, FunctionNode& n) {
                    // grad [..., dim] -> rows [N, dim] added at the N indices -> [num, dim]
-                   Tensor rows = g.reshape({flat.numel(), dim});
-                   return Grads{index_add(zeros(weight_shape, g.dtype()), 0, flat, rows)};
+                   Tensor indices = n.saved(0);
+                   Tensor rows = g.reshape({indices.numel(), dim});
+                   return Grads{index_add(zeros(weight_shape, g.dtype()), 0, indices, rows)};
                  });
   return out;
 }
@@ -173,24 +174,31 @@ Tensor layer_norm(const Tensor& x, const Shape& normalized_shape, const Tensor& 
 
   Shape dims;
   for (std::int64_t i = x.dim() - k; i < x.dim(); ++i) dims.push_back(i);
+  // x_hat (from x and the statistics) feeds grad_x and grad_weight; weight only grad_x.
+  bool x_hat_needed = detail::needs_grad(x) || detail::needs_grad(weight);
   detail::record("NativeLayerNormBackward0", out, {&x, &weight, &bias},
-                 [x, weight, mean_t, rstd_t, dims, eps](const Tensor& g, FunctionNode& node) {
+                 {x_hat_needed ? &x : nullptr, detail::needs_grad(x) ? &weight : nullptr,
+                  x_hat_needed ? &mean_t : nullptr, x_hat_needed ? &rstd_t : nullptr},
+                 [dims, eps](const Tensor& g, FunctionNode& node) {
+                   Tensor input = node.saved(0), gamma = node.saved(1);
+                   Tensor mean64 = node.saved(2), rstd64 = node.saved(3);
+                   if (!input.defined()) return Grads{Tensor(), Tensor(), g};  // only bias
                    Tensor x_hat, rstd;
                    if (is_grad_enabled()) {
-                     // create_graph: rebuild the statistics from x with public ops, so that second
-                     // derivatives see how mean and rstd depend on x.
-                     Tensor centered = x - mean(x, dims, /*keepdim=*/true);
+                     // create_graph: rebuild the statistics from input with public ops, so that
+                     // second derivatives see how mean and rstd depend on input.
+                     Tensor centered = input - mean(input, dims, /*keepdim=*/true);
                      rstd = rsqrt(mean(centered * centered, dims, /*keepdim=*/true) + eps);
                      x_hat = centered * rstd;
                    } else {
-                     x_hat = ((x.to(kFloat64) - mean_t) * rstd_t).to(x.dtype());
-                     rstd = rstd_t.to(x.dtype());
+                     x_hat = ((input.to(kFloat64) - mean64) * rstd64).to(input.dtype());
+                     rstd = rstd64.to(input.dtype());
                    }
-                   // g [..., *ns] -> grad_x [..., *ns], with g_hat = g * weight and row means:
+                   // g [..., *ns] -> grad_x [..., *ns], with g_hat = g * gamma and row means:
                    // rstd * (g_hat - mean(g_hat) - x_hat * mean(g_hat * x_hat))
                    Tensor grad_x;
                    if (node.needs_input_grad(0)) {
-                     Tensor g_hat = weight.defined() ? g * weight : g;
+                     Tensor g_hat = gamma.defined() ? g * gamma : g;
                      grad_x = rstd * (g_hat - mean(g_hat, dims, true) -
                                       x_hat * mean(g_hat * x_hat, dims, true));
                    }

@@ -185,15 +185,16 @@ Tensor cross_entropy_index(const Tensor& x, const Tensor& target, const Tensor& 
   double scale = red == Reduction::kMean && it.weight_sum != 0 ? 1 / it.weight_sum : 1.0;
   double a = (1 - ls) * scale, b = l.C > 0 ? ls / static_cast<double>(l.C) * scale : 0.0;
   std::int64_t ndim = x.dim();
-  detail::record(
-      "CrossEntropyBackward0", out, {&x},
-      [x, target, weight, ignore_index, a, b, red, l, ndim](const Tensor& g, FunctionNode&) {
-        // g [] or [N, d...] . (softmax(x) * sum_c q - q) [N, C, d...] -> [N, C, d...]
-        Tensor q =
-            index_target_distribution(target, weight, l, ndim, ignore_index, a, b, x.dtype());
-        Tensor p = minigrad::softmax(x, l.dim) * sum(q, {l.dim}, true);
-        return Grads{broadcast_grad(g, red, l.dim) * (p - q)};
-      });
+  detail::record("CrossEntropyBackward0", out, {&x}, {&x, &target, &weight},
+                 [ignore_index, a, b, red, l, ndim](const Tensor& g, FunctionNode& n) {
+                   Tensor input = n.saved(0), tgt = n.saved(1), w = n.saved(2);
+                   // g [] or [N, d...] . (softmax(input) * sum_c q - q) [N, C, d...] -> [N, C,
+                   // d...]
+                   Tensor q = index_target_distribution(tgt, w, l, ndim, ignore_index, a, b,
+                                                        input.dtype());
+                   Tensor p = minigrad::softmax(input, l.dim) * sum(q, {l.dim}, true);
+                   return Grads{broadcast_grad(g, red, l.dim) * (p - q)};
+                 });
   return out;
 }
 
@@ -256,15 +257,17 @@ Tensor cross_entropy_prob(const Tensor& x_in, const Tensor& target, const Tensor
                      ? 1.0 / static_cast<double>(l.outer * l.inner)
                      : 1.0;
   std::int64_t d = l.dim;
-  detail::record("CrossEntropyBackward0", out, {&x, &q},
-                 [x, q, scale, red, d](const Tensor& g, FunctionNode& n) {
+  detail::record("CrossEntropyBackward0", out, {&x, &q}, {&x, detail::needs_grad(x) ? &q : nullptr},
+                 [scale, red, d](const Tensor& g, FunctionNode& n) {
+                   Tensor input = n.saved(0), probs = n.saved(1);
                    Tensor gs = broadcast_grad(g, red, d) * scale;
                    Grads r(2);
-                   // g [] or [N, d...] . (softmax(x) * sum_c q - q) [N, C, d...] -> [N, C, d...]
+                   // g [] or [N, d...] . (softmax(input) * sum_c probs - probs) [N, C, d...] -> [N,
+                   // C, d...]
                    if (n.needs_input_grad(0))
-                     r[0] = gs * (minigrad::softmax(x, d) * sum(q, {d}, true) - q);
-                   // d loss / d q = -log_softmax(x)
-                   if (n.needs_input_grad(1)) r[1] = gs * -minigrad::log_softmax(x, d);
+                     r[0] = gs * (minigrad::softmax(input, d) * sum(probs, {d}, true) - probs);
+                   // d loss / d probs = -log_softmax(input)
+                   if (n.needs_input_grad(1)) r[1] = gs * -minigrad::log_softmax(input, d);
                    return r;
                  });
   return out;
@@ -286,8 +289,9 @@ Tensor softplus(const Tensor& z) {
       po[k] = static_cast<T>(std::max(v, 0.0) + std::log1p(std::exp(-std::fabs(v))));
     }
   });
-  detail::record("SoftplusBackward0", out, {&z},
-                 [z](const Tensor& g, FunctionNode&) { return Grads{g * minigrad::sigmoid(z)}; });
+  detail::record("SoftplusBackward0", out, {&z}, {&z}, [](const Tensor& g, FunctionNode& n) {
+    return Grads{g * minigrad::sigmoid(n.saved(0))};
+  });
   return out;
 }
 
@@ -349,13 +353,14 @@ Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight_
   double scale = red == Reduction::kMean && it.weight_sum != 0 ? 1 / it.weight_sum : 1.0;
   std::int64_t ndim = input.dim();
   Dtype dt = input.dtype();
-  detail::record(
-      "NllLossBackward0", out, {&input},
-      [target, weight, ignore_index, scale, red, l, ndim, dt](const Tensor& g, FunctionNode&) {
-        // g [] or [N, d...] . -q [N, C, d...] -> [N, C, d...]; q is one-hot * weight
-        Tensor q = index_target_distribution(target, weight, l, ndim, ignore_index, scale, 0.0, dt);
-        return Grads{broadcast_grad(g, red, l.dim) * -q};
-      });
+  detail::record("NllLossBackward0", out, {&input}, {&target, &weight},
+                 [ignore_index, scale, red, l, ndim, dt](const Tensor& g, FunctionNode& n) {
+                   Tensor tgt = n.saved(0), w = n.saved(1);
+                   // g [] or [N, d...] . -q [N, C, d...] -> [N, C, d...]; q is one-hot * w
+                   Tensor q =
+                       index_target_distribution(tgt, w, l, ndim, ignore_index, scale, 0.0, dt);
+                   return Grads{broadcast_grad(g, red, l.dim) * -q};
+                 });
   return out;
 }
 

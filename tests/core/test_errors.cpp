@@ -225,6 +225,35 @@ const std::vector<BadInput>& bad_inputs() {
        },
        "[grad] input 0 was not used in the graph of the outputs; pass allow_unused=true to get an "
        "undefined gradient for it"},
+      {"autograd",
+       "a tensor saved for backward written in place before backward (`y = (a * b).sum(); "
+       "b.fill_(100.0); y.backward();`)",
+       [] {
+         auto a = mg::tensor({1.0, 2.0}).requires_grad_();
+         auto b = mg::tensor({5.0, 7.0});
+         auto y = (a * b).sum();
+         b.fill_(100.0);
+         y.backward();
+       },
+       "[MulBackward0] a tensor saved for backward (shape (2,), float32) was modified in place: it "
+       "is at version 1, expected version 0. Use clone() before the in-place op, or do it after "
+       "backward."},
+      {"autograd",
+       "an op's saved output written in place before backward (`y = x.exp(); y.zero_();` under "
+       "NoGradGuard)",
+       [] {
+         auto x = mg::tensor({1.0, 2.0}).requires_grad_();
+         auto y = x.exp();
+         auto s = y.sum();
+         {
+           mg::NoGradGuard no_grad;
+           y.zero_();
+         }
+         s.backward();
+       },
+       "[ExpBackward0] its output saved for backward (shape (2,), float32) was modified in place: "
+       "it is at version 1, expected version 0. Use clone() before the in-place op, or do it after "
+       "backward."},
       {"autograd", "in-place fill_ of a leaf that requires grad",
        [] { mg::ones({2}).requires_grad_().fill_(0.0); },
        "[fill_] a leaf tensor that requires grad cannot be modified in place; use it under "

@@ -111,6 +111,10 @@ class DetectAnomalyGuard {
   bool previous_;
 };
 
+/// Records an in-place write made behind minigrad's back (through data_ptr()), so that backward
+/// notices it in a tensor saved for backward (torch.autograd.graph.increment_version).
+void increment_version(const Tensor& t);
+
 /// The number of graph nodes alive in the process: a test of "backward frees the graph".
 std::int64_t live_node_count();
 

@@ -81,6 +81,9 @@ class Tensor {
   /// The node that created this tensor, or nullptr for leaves. grad_fn()->name() is e.g.
   /// "MulBackward0".
   std::shared_ptr<Node> grad_fn() const;
+  /// How many in-place writes this tensor's storage has seen (shared with its views); backward
+  /// compares it with the count at save time (PyTorch's _version).
+  std::int64_t _version() const;
   /// Keeps the gradient of this non-leaf tensor in grad() after backward.
   void retain_grad() const;
   bool retains_grad() const;

@@ -3,14 +3,27 @@
 //
 // Note [Backward next to forward]
 // Each op records a FunctionNode whose backward is a lambda written directly under the op's
-// forward code, as in micrograd. The lambda captures what backward needs (the inputs it reads, a
-// dim, a scalar) and returns one gradient per input, in the inputs' order, possibly undefined for
-// inputs that need none (check node.needs_input_grad(i)). It returns gradients shaped like the
-// op's output where the input was broadcast: the engine reduces them (Note [The engine]).
-// The op's own output must never be captured (that is a reference cycle output -> grad_fn ->
-// output); pass SaveOutput::kYes and call node.output() inside the lambda instead.
-// release() destroys the lambda, and with it the saved tensors, after a backward without
-// retain_graph; a second backward through such a node throws.
+// forward code, as in micrograd. The lambda returns one gradient per input, in the inputs' order,
+// possibly undefined for inputs that need none (check node.needs_input_grad(i)). It returns
+// gradients shaped like the op's output where the input was broadcast: the engine reduces them
+// (Note [The engine]).
+// The tensors backward reads are not captured by the lambda: the op names them in a save list
+// and the node owns them (Note [Saved tensors]); the lambda reads them with node.saved(i). The
+// lambda captures only plain values (a dim, a scalar, a shape).
+//
+// Note [Saved tensors]
+// A node owns the tensors its backward reads, as PyTorch's SavedVariable: each is an input (or
+// another tensor such as a mask), kept as it is, or the op's own output (kOutput), kept as its
+// data without grad_fn so that output -> grad_fn -> output is no reference cycle; reading it
+// re-attaches it to this node, so create_graph differentiates through it. Each op saves only what
+// the gradients that are actually needed read, as derivatives.yaml: mul saves b only when a needs
+// a gradient (`needs_grad(a) ? &b : nullptr`), so ((w + 1) * m) keeps nothing of w + 1 when m
+// does not require grad. Every saved tensor remembers its version (Note [Version counters]);
+// apply() checks them all before the lambda runs. release() drops them after a backward without
+// retain_graph; a second backward through a node that saved something then throws, as PyTorch.
+#include <array>
+#include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <initializer_list>
 #include <memory>
@@ -25,47 +38,91 @@
 namespace minigrad::detail {
 
 class FunctionNode;
-/// The type-erased form of a backward lambda; record() also takes the lambda itself and stores it
-/// inside the node (one allocation for both, Note [Caching allocator]).
-using BackwardFn = std::function<std::vector<Tensor>(const Tensor& grad, FunctionNode& node)>;
 
-enum class SaveOutput { kNo, kYes };
+/// One entry of an op's save list: a tensor (nullptr saves nothing in that slot) or kOutput.
+struct OutputTag {};
+inline constexpr OutputTag kOutput{};
+struct Save {
+  Save(std::nullptr_t) {}               // NOLINT: nullptr reads as "nothing" in a save list
+  Save(const Tensor* t) : tensor(t) {}  // NOLINT
+  Save(OutputTag) : output(true) {}     // NOLINT
+  const Tensor* tensor = nullptr;
+  bool output = false;
+};
+
+/// Whether t will need a gradient from a node recorded now (grad mode is checked by record()).
+inline bool needs_grad(const Tensor& t) { return t.impl() != nullptr && t.impl()->requires_grad; }
+
+/// A tensor a node keeps for its backward (Note [Saved tensors]).
+class SavedTensor {
+ public:
+  SavedTensor() = default;
+  /// Keeps t itself (an input, a mask, an index).
+  static SavedTensor of(const Tensor& t);
+  /// Keeps the op's output: its data without grad_fn.
+  static SavedTensor of_output(const Tensor& out);
+  bool defined() const { return impl_ != nullptr; }
+  bool is_output() const { return is_output_; }
+  /// Throws "[MulBackward0] a tensor saved for backward ... was modified in place ..." when the
+  /// tensor's version moved on since it was saved.
+  void check_version(const char* node_name) const;
+  /// The saved tensor; an output is re-attached to `node` (its grad_fn).
+  Tensor unpack(const std::shared_ptr<FunctionNode>& node) const;
+  void reset() { impl_.reset(); }
+
+ private:
+  std::shared_ptr<TensorImpl> impl_;
+  std::uint32_t version_ = 0;
+  bool is_output_ = false;
+};
 
 class FunctionNode : public Node {
  public:
-  FunctionNode(const char* name, bool saves_tensors) : name_(name), saves_tensors_(saves_tensors) {}
+  explicit FunctionNode(const char* name) : name_(name) {}
   std::string name() const override { return name_; }
+  const char* name_cstr() const { return name_; }
   std::vector<Tensor> apply(const Tensor& grad) override;
   void release() override;
 
-  /// The op's output, re-attached to this node (for formulas like exp's grad * result).
-  Tensor output();
-  /// Keeps out's data, and a weak handle to this node (`self`) for output() to re-attach to.
-  void save_output(const Tensor& out, const std::shared_ptr<FunctionNode>& self);
+  /// Saved tensor i of the op's save list (undefined when the op saved nothing there).
+  Tensor saved(std::size_t i) const;
+  /// Number of slots in the save list.
+  std::size_t saved_count() const { return saved_count_; }
+  /// Whether slot i holds a tensor (what a test of "saves only what backward needs" reads).
+  bool has_saved(std::size_t i) const { return i < saved_count_ && saved_[i].defined(); }
+
+  /// Fills the save list from the op's entries (output entries keep `out`'s data).
+  void save(const Save* saves, std::size_t n, const Tensor& out,
+            const std::shared_ptr<FunctionNode>& self);
 
  protected:
+  /// Derived nodes hand over the storage of their save list once, in their constructor.
+  void set_saved_storage(SavedTensor* saved, std::size_t n) {
+    saved_ = saved;
+    saved_count_ = n;
+  }
   /// Calls the backward lambda.
   virtual std::vector<Tensor> call_backward(const Tensor& grad) = 0;
-  /// Destroys the backward lambda and the tensors it captured.
+  /// Destroys the backward lambda (and whatever plain values it captured).
   virtual void destroy_backward() = 0;
 
  private:
   const char* name_;
-  bool saves_tensors_;
   bool released_ = false;
-  // The output's data without its grad_fn (Note [Backward next to forward]).
-  std::shared_ptr<TensorImpl> output_;
+  SavedTensor* saved_ = nullptr;
+  std::size_t saved_count_ = 0;
   // Only nodes that save their output keep a handle to themselves: a weak_ptr in every node
   // (enable_shared_from_this) would cost locked instructions on every node's creation and death.
   std::weak_ptr<FunctionNode> self_;
 };
 
-/// A FunctionNode holding its backward lambda of type F in place.
-template <typename F>
+/// A FunctionNode holding its backward lambda of type F and N saved tensors in place.
+template <typename F, std::size_t N>
 class FunctionNodeOf final : public FunctionNode {
  public:
-  FunctionNodeOf(const char* name, F fn, bool saves_tensors)
-      : FunctionNode(name, saves_tensors), fn_(std::move(fn)) {}
+  FunctionNodeOf(const char* name, F fn) : FunctionNode(name), fn_(std::move(fn)) {
+    set_saved_storage(saved_.data(), N);
+  }
 
  protected:
   std::vector<Tensor> call_backward(const Tensor& grad) override { return (*fn_)(grad, *this); }
@@ -73,6 +130,7 @@ class FunctionNodeOf final : public FunctionNode {
 
  private:
   std::optional<F> fn_;
+  std::array<SavedTensor, N> saved_;
 };
 
 /// The node that adds incoming gradients into a leaf's grad().
@@ -99,41 +157,51 @@ Edge gradient_edge(const Tensor& t);
 
 /// Attaches `node` (edges already set) to `out` as its grad_fn; anomaly mode's forward check.
 void finish_record(const char* name, Tensor& out, std::shared_ptr<FunctionNode> node,
-                   SaveOutput save_output, std::initializer_list<const Tensor*> inputs);
+                   std::initializer_list<const Tensor*> inputs);
 void finish_record(const char* name, Tensor& out, std::shared_ptr<FunctionNode> node,
                    const std::vector<Tensor>& inputs);
 
-/// A new node holding `backward`, through the caching allocator.
-template <typename F>
-std::shared_ptr<FunctionNode> make_function_node(const char* name, F&& backward,
-                                                 bool saves_tensors) {
-  using Node_ = FunctionNodeOf<std::decay_t<F>>;
-  return std::allocate_shared<Node_>(CachingAllocator<Node_>{}, name, std::forward<F>(backward),
-                                     saves_tensors);
+/// A new node holding `backward` and room for N saved tensors, through the caching allocator.
+template <std::size_t N, typename F>
+std::shared_ptr<FunctionNode> make_function_node(const char* name, F&& backward) {
+  using Node_ = FunctionNodeOf<std::decay_t<F>, N>;
+  return std::allocate_shared<Node_>(CachingAllocator<Node_>{}, name, std::forward<F>(backward));
 }
 
-/// Makes `out` the result of a differentiable op on `inputs` if any input requires grad and grad
-/// mode is on. `backward` is the lambda (or a BackwardFn). `saves_tensors` says whether the lambda
-/// captured tensors (then a second backward without retain_graph throws, as in PyTorch).
-template <typename F>
-void record(const char* name, Tensor& out, std::initializer_list<const Tensor*> inputs,
-            F&& backward, bool saves_tensors = true, SaveOutput save_output = SaveOutput::kNo) {
+template <std::size_t N, typename F>
+void record_impl(const char* name, Tensor& out, std::initializer_list<const Tensor*> inputs,
+                 const Save* saves, F&& backward) {
   if (!any_requires_grad(inputs)) return;
-  auto node = make_function_node(name, std::forward<F>(backward), saves_tensors);
+  auto node = make_function_node<N>(name, std::forward<F>(backward));
   std::vector<Edge>& edges = node->mutable_next_edges();
   edges.reserve(inputs.size());
   for (const Tensor* t : inputs) edges.push_back(gradient_edge(*t));
-  finish_record(name, out, std::move(node), save_output, inputs);
+  if constexpr (N > 0) node->save(saves, N, out, node);
+  finish_record(name, out, std::move(node), inputs);
 }
 
+/// Makes `out` the result of a differentiable op on `inputs` if any input requires grad and grad
+/// mode is on. `saves` lists what backward reads (Note [Saved tensors]); `backward` is the lambda.
+template <std::size_t N, typename F>
+void record(const char* name, Tensor& out, std::initializer_list<const Tensor*> inputs,
+            const Save (&saves)[N], F&& backward) {
+  record_impl<N>(name, out, inputs, saves, std::forward<F>(backward));
+}
+/// The same for an op whose backward reads no tensor (add, a view): it may run twice.
 template <typename F>
-void record(const char* name, Tensor& out, const std::vector<Tensor>& inputs, F&& backward,
-            bool saves_tensors = true) {
+void record(const char* name, Tensor& out, std::initializer_list<const Tensor*> inputs,
+            F&& backward) {
+  record_impl<0>(name, out, inputs, nullptr, std::forward<F>(backward));
+}
+
+/// For ops over a list of tensors (cat, stack): backward reads no tensor.
+template <typename F>
+void record(const char* name, Tensor& out, const std::vector<Tensor>& inputs, F&& backward) {
   if (!is_grad_enabled()) return;
   bool any = false;
   for (const auto& t : inputs) any |= t.requires_grad();
   if (!any) return;
-  auto node = make_function_node(name, std::forward<F>(backward), saves_tensors);
+  auto node = make_function_node<0>(name, std::forward<F>(backward));
   std::vector<Edge>& edges = node->mutable_next_edges();
   edges.reserve(inputs.size());
   for (const auto& t : inputs) edges.push_back(gradient_edge(t));

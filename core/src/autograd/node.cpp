@@ -189,6 +189,42 @@ void check_forward_anomaly(const char* name, const Tensor& out, bool in_nan, boo
 
 namespace detail {
 
+SavedTensor SavedTensor::of(const Tensor& t) {
+  SavedTensor s;
+  if (!t.defined()) return s;
+  s.impl_ = t.impl_ptr();
+  s.version_ = t.impl()->storage->version;
+  return s;
+}
+
+SavedTensor SavedTensor::of_output(const Tensor& out) {
+  SavedTensor s;
+  s.impl_ = out.detach().impl_ptr();
+  s.version_ = out.impl()->storage->version;
+  s.is_output_ = true;
+  return s;
+}
+
+void SavedTensor::check_version(const char* node_name) const {
+  if (!impl_) return;
+  std::uint32_t now = impl_->storage->version;
+  MG_CHECK(now == version_, node_name, is_output_ ? "its output" : "a tensor",
+           " saved for backward (shape ", impl_->shape, ", ", dtype_name(impl_->dtype),
+           ") was modified in place: it is at version ", now, ", expected version ", version_,
+           ". Use clone() before the in-place op, or do it after backward.");
+}
+
+Tensor SavedTensor::unpack(const std::shared_ptr<FunctionNode>& node) const {
+  if (!impl_) return Tensor();
+  if (!is_output_) return Tensor(impl_);
+  // Re-attach the saved data to its node, so that create_graph differentiates through it.
+  MG_CHECK(node != nullptr, "backward", "internal error: the node is being destroyed");
+  auto impl = new_impl(*impl_);
+  impl->requires_grad = true;
+  impl->grad_fn = node;
+  return Tensor(std::move(impl));
+}
+
 std::vector<Tensor> FunctionNode::apply(const Tensor& grad) {
   MG_CHECK(!released_, "backward",
            "trying to backward through the graph a second time (or to use saved tensors after "
@@ -196,29 +232,36 @@ std::vector<Tensor> FunctionNode::apply(const Tensor& grad) {
            name_,
            ": the saved tensors were freed by the first backward; call backward(gradient, "
            "/*retain_graph=*/true) the first time if you need to backward twice");
+  for (std::size_t i = 0; i < saved_count_; ++i) saved_[i].check_version(name_);
   return call_backward(grad);
 }
 
+Tensor FunctionNode::saved(std::size_t i) const {
+  MG_CHECK(i < saved_count_, name_, "internal error: saved tensor ", i, " of ", saved_count_);
+  return saved_[i].unpack(saved_[i].is_output() ? self_.lock() : nullptr);
+}
+
+void FunctionNode::save(const Save* saves, std::size_t n, const Tensor& out,
+                        const std::shared_ptr<FunctionNode>& self) {
+  for (std::size_t i = 0; i < n; ++i) {
+    if (saves[i].output) {
+      saved_[i] = SavedTensor::of_output(out);
+      self_ = self;
+    } else if (saves[i].tensor != nullptr) {
+      saved_[i] = SavedTensor::of(*saves[i].tensor);
+    }
+  }
+}
+
 void FunctionNode::release() {
-  if (!saves_tensors_ && !output_) return;
+  bool any = false;
+  for (std::size_t i = 0; i < saved_count_; ++i) {
+    any |= saved_[i].defined();
+    saved_[i].reset();
+  }
+  if (!any) return;
   destroy_backward();
-  output_.reset();
   released_ = true;
-}
-
-void FunctionNode::save_output(const Tensor& out, const std::shared_ptr<FunctionNode>& self) {
-  output_ = out.detach().impl_ptr();
-  self_ = self;
-}
-
-Tensor FunctionNode::output() {
-  MG_CHECK(output_ != nullptr, name_, "internal error: the output was not saved");
-  // Re-attach the saved data to this node, so that create_graph differentiates through it.
-  auto impl = new_impl(*output_);
-  impl->requires_grad = true;
-  impl->grad_fn = self_.lock();
-  MG_CHECK(impl->grad_fn != nullptr, name_, "internal error: the node is being destroyed");
-  return Tensor(std::move(impl));
 }
 
 AccumulateGrad::AccumulateGrad(std::shared_ptr<TensorImpl> leaf) : leaf_(std::move(leaf)) {}
@@ -251,9 +294,8 @@ Edge gradient_edge(const Tensor& t) {
 }
 
 namespace {
-void attach(Tensor& out, std::shared_ptr<FunctionNode> node, SaveOutput save_output) {
+void attach(Tensor& out, std::shared_ptr<FunctionNode> node) {
   node->set_output_meta(out.shape(), out.dtype());
-  if (save_output == SaveOutput::kYes) node->save_output(out, node);
   TensorImpl* impl = out.impl();
   impl->requires_grad = true;
   impl->grad_fn = std::move(node);
@@ -261,8 +303,8 @@ void attach(Tensor& out, std::shared_ptr<FunctionNode> node, SaveOutput save_out
 }  // namespace
 
 void finish_record(const char* name, Tensor& out, std::shared_ptr<FunctionNode> node,
-                   SaveOutput save_output, std::initializer_list<const Tensor*> inputs) {
-  attach(out, std::move(node), save_output);
+                   std::initializer_list<const Tensor*> inputs) {
+  attach(out, std::move(node));
   if (autograd::is_anomaly_enabled()) {
     bool nan = false, inf = false;
     for (const Tensor* t : inputs) scan(*t, nan, inf);
@@ -272,7 +314,7 @@ void finish_record(const char* name, Tensor& out, std::shared_ptr<FunctionNode> 
 
 void finish_record(const char* name, Tensor& out, std::shared_ptr<FunctionNode> node,
                    const std::vector<Tensor>& inputs) {
-  attach(out, std::move(node), SaveOutput::kNo);
+  attach(out, std::move(node));
   if (autograd::is_anomaly_enabled()) {
     bool nan = false, inf = false;
     for (const auto& t : inputs) scan(t, nan, inf);

@@ -15,8 +15,9 @@
 namespace minigrad {
 
 using detail::FunctionNode;
+using detail::kOutput;
+using detail::needs_grad;
 using detail::record;
-using detail::SaveOutput;
 using Grads = std::vector<Tensor>;
 
 namespace {
@@ -117,12 +118,7 @@ Tensor add(const Tensor& a, const Tensor& b) {
   check_defined("add", {&a, &b});
   Tensor out = binary_kernel("add", a, b, detail::result_type(a, b), detail::result_type(a, b),
                              [](auto x, auto y) { return detail::wrapping_add(x, y); });
-  record(
-      "AddBackward0", out, {&a, &b},
-      [](const Tensor& g, FunctionNode&) {
-        return Grads{g, g};
-      },
-      false);
+  record("AddBackward0", out, {&a, &b}, [](const Tensor& g, FunctionNode&) { return Grads{g, g}; });
   return out;
 }
 
@@ -132,12 +128,9 @@ Tensor sub(const Tensor& a, const Tensor& b) {
            "subtraction of two bool tensors is not supported; use logical_xor or ~");
   Tensor out = binary_kernel("sub", a, b, detail::result_type(a, b), detail::result_type(a, b),
                              [](auto x, auto y) { return detail::wrapping_sub(x, y); });
-  record(
-      "SubBackward0", out, {&a, &b},
-      [](const Tensor& g, FunctionNode& n) {
-        return Grads{g, n.needs_input_grad(1) ? neg(g) : Tensor()};
-      },
-      false);
+  record("SubBackward0", out, {&a, &b}, [](const Tensor& g, FunctionNode& n) {
+    return Grads{g, n.needs_input_grad(1) ? neg(g) : Tensor()};
+  });
   return out;
 }
 
@@ -145,10 +138,13 @@ Tensor mul(const Tensor& a, const Tensor& b) {
   check_defined("mul", {&a, &b});
   Tensor out = binary_kernel("mul", a, b, detail::result_type(a, b), detail::result_type(a, b),
                              [](auto x, auto y) { return detail::wrapping_mul(x, y); });
-  record("MulBackward0", out, {&a, &b}, [a, b](const Tensor& g, FunctionNode& n) {
-    return Grads{n.needs_input_grad(0) ? g * b : Tensor(),
-                 n.needs_input_grad(1) ? g * a : Tensor()};
-  });
+  // a's gradient reads b and b's reads a: each is kept only when the other needs a gradient.
+  record("MulBackward0", out, {&a, &b},
+         {needs_grad(a) ? &b : nullptr, needs_grad(b) ? &a : nullptr},
+         [](const Tensor& g, FunctionNode& n) {
+           return Grads{n.needs_input_grad(0) ? g * n.saved(0) : Tensor(),
+                        n.needs_input_grad(1) ? g * n.saved(1) : Tensor()};
+         });
   return out;
 }
 
@@ -157,11 +153,13 @@ Tensor div(const Tensor& a, const Tensor& b) {
   Dtype dt = detail::result_type(a, b);
   if (!is_floating_point(dt)) dt = kFloat32;  // true division
   Tensor out = binary_kernel("div", a, b, dt, dt, [](auto x, auto y) { return x / y; });
-  record("DivBackward0", out, {&a, &b}, [a, b](const Tensor& g, FunctionNode& n) {
-    // d(a/b)/da = 1/b;  d(a/b)/db = -a/b^2
-    return Grads{n.needs_input_grad(0) ? g / b : Tensor(),
-                 n.needs_input_grad(1) ? -g * a / (b * b) : Tensor()};
-  });
+  record("DivBackward0", out, {&a, &b}, {needs_grad(b) ? &a : nullptr, &b},
+         [](const Tensor& g, FunctionNode& n) {
+           // d(a/b)/da = 1/b;  d(a/b)/db = -a/b^2
+           Tensor other = n.saved(1);
+           return Grads{n.needs_input_grad(0) ? g / other : Tensor(),
+                        n.needs_input_grad(1) ? -g * n.saved(0) / (other * other) : Tensor()};
+         });
   return out;
 }
 
@@ -174,8 +172,7 @@ Tensor neg(const Tensor& x) {
   check_defined("neg", {&x});
   MG_CHECK(x.dtype() != kBool, "neg", "negation of a bool tensor is not supported; use ~ instead");
   Tensor out = same_dtype_unary("neg", x, [](auto v) { return detail::wrapping_neg(v); });
-  record(
-      "NegBackward0", out, {&x}, [](const Tensor& g, FunctionNode&) { return Grads{-g}; }, false);
+  record("NegBackward0", out, {&x}, [](const Tensor& g, FunctionNode&) { return Grads{-g}; });
   return out;
 }
 
@@ -184,27 +181,24 @@ Tensor neg(const Tensor& x) {
 Tensor exp(const Tensor& x) {
   Tensor out = float_unary(
       "exp", x, [](auto&& e) { return xt::exp(e); }, [](auto v) { return std::exp(v); });
-  record(
-      "ExpBackward0", out, {&x},
-      [](const Tensor& g, FunctionNode& n) { return Grads{g * n.output()}; }, false,
-      SaveOutput::kYes);
+  record("ExpBackward0", out, {&x}, {kOutput},
+         [](const Tensor& g, FunctionNode& n) { return Grads{g * n.saved(0)}; });
   return out;
 }
 
 Tensor log(const Tensor& x) {
   Tensor out = float_unary(
       "log", x, [](auto&& e) { return xt::log(e); }, [](auto v) { return std::log(v); });
-  record("LogBackward0", out, {&x}, [x](const Tensor& g, FunctionNode&) { return Grads{g / x}; });
+  record("LogBackward0", out, {&x}, {&x},
+         [](const Tensor& g, FunctionNode& n) { return Grads{g / n.saved(0)}; });
   return out;
 }
 
 Tensor sqrt(const Tensor& x) {
   Tensor out = float_unary(
       "sqrt", x, [](auto&& e) { return xt::sqrt(e); }, [](auto v) { return std::sqrt(v); });
-  record(
-      "SqrtBackward0", out, {&x},
-      [](const Tensor& g, FunctionNode& n) { return Grads{g / (2 * n.output())}; }, false,
-      SaveOutput::kYes);
+  record("SqrtBackward0", out, {&x}, {kOutput},
+         [](const Tensor& g, FunctionNode& n) { return Grads{g / (2 * n.saved(0))}; });
   return out;
 }
 
@@ -212,27 +206,21 @@ Tensor rsqrt(const Tensor& x) {
   Tensor out = float_unary(
       "rsqrt", x, [](auto&& e) { return 1 / xt::sqrt(e); },
       [](auto v) { return 1 / std::sqrt(v); });
-  record(
-      "RsqrtBackward0", out, {&x},
-      [](const Tensor& g, FunctionNode& n) {
-        // d(x^-1/2)/dx = -1/2 x^-3/2 = -1/2 y^3
-        Tensor y = n.output();
-        return Grads{g * y * y * y * -0.5};
-      },
-      false, SaveOutput::kYes);
+  record("RsqrtBackward0", out, {&x}, {kOutput}, [](const Tensor& g, FunctionNode& n) {
+    // d(x^-1/2)/dx = -1/2 x^-3/2 = -1/2 y^3
+    Tensor y = n.saved(0);
+    return Grads{g * y * y * y * -0.5};
+  });
   return out;
 }
 
 Tensor tanh(const Tensor& x) {
   Tensor out = float_unary(
       "tanh", x, [](auto&& e) { return xt::tanh(e); }, [](auto v) { return std::tanh(v); });
-  record(
-      "TanhBackward0", out, {&x},
-      [](const Tensor& g, FunctionNode& n) {
-        Tensor y = n.output();
-        return Grads{g * (1 - y * y)};
-      },
-      false, SaveOutput::kYes);
+  record("TanhBackward0", out, {&x}, {kOutput}, [](const Tensor& g, FunctionNode& n) {
+    Tensor y = n.saved(0);
+    return Grads{g * (1 - y * y)};
+  });
   return out;
 }
 
@@ -241,22 +229,20 @@ Tensor sigmoid(const Tensor& x) {
   Tensor out = float_unary(
       "sigmoid", x, [](auto&& e) { return 1 / (1 + xt::exp(-e)); },
       [](auto v) { return 1 / (1 + std::exp(-v)); });
-  record(
-      "SigmoidBackward0", out, {&x},
-      [](const Tensor& g, FunctionNode& n) {
-        Tensor y = n.output();
-        return Grads{g * y * (1 - y)};
-      },
-      false, SaveOutput::kYes);
+  record("SigmoidBackward0", out, {&x}, {kOutput}, [](const Tensor& g, FunctionNode& n) {
+    Tensor y = n.saved(0);
+    return Grads{g * y * (1 - y)};
+  });
   return out;
 }
 
 Tensor erf(const Tensor& x) {
   Tensor out = float_unary(
       "erf", x, [](auto&& e) { return xt::erf(e); }, [](auto v) { return std::erf(v); });
-  record("ErfBackward0", out, {&x}, [x](const Tensor& g, FunctionNode&) {
+  record("ErfBackward0", out, {&x}, {&x}, [](const Tensor& g, FunctionNode& n) {
     // d erf(x)/dx = 2/sqrt(pi) exp(-x^2)
-    return Grads{g * exp(-(x * x)) * (2 / std::sqrt(std::numbers::pi))};
+    Tensor self = n.saved(0);
+    return Grads{g * exp(-(self * self)) * (2 / std::sqrt(std::numbers::pi))};
   });
   return out;
 }
@@ -337,12 +323,13 @@ Tensor gelu(const Tensor& x, const std::string& approximate) {
           return T(0.5) * e * (T(1) + xt::erf(e * T(kInvSqrt2)));
         },
         [](auto v) { return static_cast<decltype(v)>(0.5 * v * (1 + std::erf(v * kInvSqrt2))); });
-    record("GeluBackward0", out, {&x}, [x](const Tensor& g, FunctionNode&) {
-      if (!is_grad_enabled()) return Grads{gelu_backward_fused(g, x, false)};
-      // Under create_graph, differentiable ops: d/dx x Phi(x) = Phi(x) + x phi(x)
-      Tensor cdf = 0.5 * (1 + erf(x * kInvSqrt2));
-      Tensor pdf = exp(x * x * -0.5) * kInvSqrt2Pi;
-      return Grads{g * (cdf + x * pdf)};
+    record("GeluBackward0", out, {&x}, {&x}, [](const Tensor& g, FunctionNode& n) {
+      Tensor self = n.saved(0);
+      if (!is_grad_enabled()) return Grads{gelu_backward_fused(g, self, false)};
+      // Under create_graph, differentiable ops: d/dx self Phi(self) = Phi(self) + self phi(self)
+      Tensor cdf = 0.5 * (1 + erf(self * kInvSqrt2));
+      Tensor pdf = exp(self * self * -0.5) * kInvSqrt2Pi;
+      return Grads{g * (cdf + self * pdf)};
     });
   } else {
     out = float_unary(
@@ -355,11 +342,14 @@ Tensor gelu(const Tensor& x, const std::string& approximate) {
           return static_cast<decltype(v)>(0.5 * v *
                                           (1 + std::tanh(kSqrt2OverPi * (v + kC * v * v * v))));
         });
-    record("GeluBackward0", out, {&x}, [x](const Tensor& g, FunctionNode&) {
-      if (!is_grad_enabled()) return Grads{gelu_backward_fused(g, x, true)};
-      // u = k (x + c x^3), t = tanh(u): d/dx = 0.5 (1 + t) + 0.5 x (1 - t^2) k (1 + 3 c x^2)
-      Tensor t = tanh((x + x * x * x * kC) * kSqrt2OverPi);
-      Tensor d = 0.5 * (1 + t) + 0.5 * x * (1 - t * t) * kSqrt2OverPi * (1 + 3 * kC * x * x);
+    record("GeluBackward0", out, {&x}, {&x}, [](const Tensor& g, FunctionNode& n) {
+      Tensor self = n.saved(0);
+      if (!is_grad_enabled()) return Grads{gelu_backward_fused(g, self, true)};
+      // u = k (self + c self^3), t = tanh(u): d/dx = 0.5 (1 + t) + 0.5 self (1 - t^2) k (1 + 3 c
+      // self^2)
+      Tensor t = tanh((self + self * self * self * kC) * kSqrt2OverPi);
+      Tensor d =
+          0.5 * (1 + t) + 0.5 * self * (1 - t * t) * kSqrt2OverPi * (1 + 3 * kC * self * self);
       return Grads{g * d};
     });
   }
@@ -373,8 +363,8 @@ Tensor abs(const Tensor& x) {
     else
       return v < 0 ? detail::wrapping_neg(v) : v;  // abs(INT64_MIN) wraps, as PyTorch
   });
-  record("AbsBackward0", out, {&x}, [x](const Tensor& g, FunctionNode&) {
-    return Grads{g * sign(x)};  // NOTE: abs'(0) = sign(0) = 0, as PyTorch
+  record("AbsBackward0", out, {&x}, {&x}, [](const Tensor& g, FunctionNode& n) {
+    return Grads{g * sign(n.saved(0))};  // NOTE: abs'(0) = sign(0) = 0, as PyTorch
   });
   return out;
 }
@@ -387,9 +377,8 @@ Tensor sign(const Tensor& x) {
     else
       return static_cast<T>((T(0) < v) - (v < T(0)));
   });
-  record(
-      "SignBackward0", out, {&x},
-      [](const Tensor& g, FunctionNode&) { return Grads{zeros_like(g)}; }, false);
+  record("SignBackward0", out, {&x},
+         [](const Tensor& g, FunctionNode&) { return Grads{zeros_like(g)}; });
   return out;
 }
 
@@ -397,12 +386,9 @@ Tensor relu(const Tensor& x) {
   check_defined("relu", {&x});
   MG_CHECK(x.dtype() != kBool, "relu", "not supported for bool tensors");
   Tensor out = same_dtype_unary("relu", x, [](auto v) { return v > 0 ? v : decltype(v)(0); });
-  record(
-      "ReluBackward0", out, {&x},
-      [](const Tensor& g, FunctionNode& n) {
-        return Grads{g * (n.output() > 0)};  // NOTE: relu'(0) = 0, as PyTorch
-      },
-      false, SaveOutput::kYes);
+  record("ReluBackward0", out, {&x}, {kOutput}, [](const Tensor& g, FunctionNode& n) {
+    return Grads{g * (n.saved(0) > 0)};  // NOTE: relu'(0) = 0, as PyTorch
+  });
   return out;
 }
 
@@ -435,11 +421,12 @@ Tensor clamp(const Tensor& x, std::optional<double> lo, std::optional<double> hi
     d = d > h ? h : d;
     return static_cast<T>(d);
   });
-  record("ClampBackward1", out, {&x}, [x, lo, hi](const Tensor& g, FunctionNode&) {
-    // The gradient passes where min <= x <= max.
-    Tensor mask = ones_like(x).to(kBool);
-    if (lo) mask = logical_and(mask, ge(x, scalar_tensor(*lo, x.dtype())));
-    if (hi) mask = logical_and(mask, le(x, scalar_tensor(*hi, x.dtype())));
+  record("ClampBackward1", out, {&x}, {&x}, [lo, hi](const Tensor& g, FunctionNode& n) {
+    // The gradient passes where min <= self <= max.
+    Tensor self = n.saved(0);
+    Tensor mask = ones_like(self).to(kBool);
+    if (lo) mask = logical_and(mask, ge(self, scalar_tensor(*lo, self.dtype())));
+    if (hi) mask = logical_and(mask, le(self, scalar_tensor(*hi, self.dtype())));
     return Grads{g * mask};
   });
   return out;
@@ -463,9 +450,9 @@ Tensor pow(const Tensor& x, Scalar exponent) {
     else
       return std::pow(b, ex);
   });
-  record("PowBackward0", out, {&x}, [x, p](const Tensor& g, FunctionNode&) {
+  record("PowBackward0", out, {&x}, {&x}, [p](const Tensor& g, FunctionNode& n) {
     if (p == 0.0) return Grads{zeros_like(g)};
-    return Grads{g * (p * pow(x, p - 1))};
+    return Grads{g * (p * pow(n.saved(0), p - 1))};
   });
   return out;
 }
@@ -478,19 +465,22 @@ Tensor pow(const Tensor& x, const Tensor& exponent) {
            " and ", dtype_name(exponent.dtype()));
   Tensor out =
       binary_kernel("pow", x, exponent, dt, dt, [](auto b, auto ex) { return std::pow(b, ex); });
-  record("PowBackward1", out, {&x, &exponent}, [x, exponent](const Tensor& g, FunctionNode& n) {
-    Grads r(2);
-    if (n.needs_input_grad(0)) {
-      // d(x^e)/dx = e x^(e-1); zero where e == 0 (also at x == 0), as PyTorch
-      r[0] = where(exponent == 0, 0.0, g * (exponent * pow(x, exponent - 1)));
-    }
-    if (n.needs_input_grad(1)) {
-      // d(x^e)/de = x^e log(x); zero where x == 0 and e >= 0, as PyTorch
-      Tensor mask = logical_and(x == 0, exponent >= 0);
-      r[1] = where(mask, 0.0, g * (pow(x, exponent) * log(x)));
-    }
-    return r;
-  });
+  // Both gradients read both tensors.
+  record("PowBackward1", out, {&x, &exponent}, {&x, &exponent},
+         [](const Tensor& g, FunctionNode& n) {
+           Tensor self = n.saved(0), e = n.saved(1);
+           Grads r(2);
+           if (n.needs_input_grad(0)) {
+             // d(x^e)/dx = e x^(e-1); zero where e == 0 (also at x == 0), as PyTorch
+             r[0] = where(e == 0, 0.0, g * (e * pow(self, e - 1)));
+           }
+           if (n.needs_input_grad(1)) {
+             // d(x^e)/de = x^e log(x); zero where x == 0 and e >= 0, as PyTorch
+             Tensor mask = logical_and(self == 0, e >= 0);
+             r[1] = where(mask, 0.0, g * (pow(self, e) * log(self)));
+           }
+           return r;
+         });
   return out;
 }
 
@@ -513,10 +503,11 @@ Tensor extremum(const char* op, const char* node, const Tensor& a, const Tensor&
     }
     return kMax ? (x > y ? x : y) : (x < y ? x : y);
   });
-  record(node, out, {&a, &b}, [a, b](const Tensor& g, FunctionNode&) {
+  record(node, out, {&a, &b}, {&a, &b}, [](const Tensor& g, FunctionNode& n) {
     // NOTE: ties split the gradient evenly, as PyTorch.
+    Tensor self = n.saved(0), other = n.saved(1);
     Dtype gd = g.dtype();
-    Tensor wa = (kMax ? gt(a, b) : lt(a, b)).to(gd) + eq(a, b).to(gd) * 0.5;
+    Tensor wa = (kMax ? gt(self, other) : lt(self, other)).to(gd) + eq(self, other).to(gd) * 0.5;
     return Grads{g * wa, g * (1 - wa)};
   });
   return out;
@@ -554,9 +545,10 @@ Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
                 pc[off[1] + i * is[1]] ? pa[off[2] + i * is[2]] : pb[off[3] + i * is[3]];
         });
   });
-  record("WhereBackward0", out, {&cond, &a, &b}, [cond](const Tensor& g, FunctionNode& n) {
-    return Grads{Tensor(), n.needs_input_grad(1) ? where(cond, g, 0.0) : Tensor(),
-                 n.needs_input_grad(2) ? where(cond, 0.0, g) : Tensor()};
+  record("WhereBackward0", out, {&cond, &a, &b}, {&cond}, [](const Tensor& g, FunctionNode& n) {
+    Tensor condition = n.saved(0);
+    return Grads{Tensor(), n.needs_input_grad(1) ? where(condition, g, 0.0) : Tensor(),
+                 n.needs_input_grad(2) ? where(condition, 0.0, g) : Tensor()};
   });
   return out;
 }
@@ -583,8 +575,8 @@ Tensor masked_fill(const Tensor& x, const Tensor& mask, Scalar value) {
     NoGradGuard no_grad;
     out = where(mask, v, x);
   }
-  record("MaskedFillBackward0", out, {&x},
-         [mask](const Tensor& g, FunctionNode&) { return Grads{where(mask, 0.0, g)}; });
+  record("MaskedFillBackward0", out, {&x}, {&mask},
+         [](const Tensor& g, FunctionNode& n) { return Grads{where(n.saved(0), 0.0, g)}; });
   return out;
 }
 

@@ -12,6 +12,7 @@
 namespace minigrad {
 
 using detail::FunctionNode;
+using detail::needs_grad;
 using detail::record;
 using Grads = std::vector<Tensor>;
 
@@ -49,18 +50,15 @@ Tensor cat(const std::vector<Tensor>& tensors, std::int64_t dim) {
     sizes.push_back(len);
     start += len;
   }
-  record(
-      "CatBackward0", out, tensors,
-      [d, sizes](const Tensor& g, FunctionNode& n) {
-        Grads r(sizes.size());
-        std::int64_t s = 0;
-        for (std::size_t i = 0; i < sizes.size(); ++i) {
-          if (n.needs_input_grad(i)) r[i] = g.narrow(d, s, sizes[i]);
-          s += sizes[i];
-        }
-        return r;
-      },
-      false);
+  record("CatBackward0", out, tensors, [d, sizes](const Tensor& g, FunctionNode& n) {
+    Grads r(sizes.size());
+    std::int64_t s = 0;
+    for (std::size_t i = 0; i < sizes.size(); ++i) {
+      if (n.needs_input_grad(i)) r[i] = g.narrow(d, s, sizes[i]);
+      s += sizes[i];
+    }
+    return r;
+  });
   return out;
 }
 
@@ -165,9 +163,10 @@ Tensor index_select(const Tensor& x, std::int64_t dim, const Tensor& index) {
                       x.detach().select(d, idx[i]));
   }
   Shape in_shape = x.shape();
-  record("IndexSelectBackward0", out, {&x}, [in_shape, d, index](const Tensor& g, FunctionNode&) {
-    return Grads{index_add(zeros(in_shape, g.dtype()), d, index, g)};
-  });
+  record("IndexSelectBackward0", out, {&x}, {&index},
+         [in_shape, d](const Tensor& g, FunctionNode& node) {
+           return Grads{index_add(zeros(in_shape, g.dtype()), d, node.saved(0), g)};
+         });
   return out;
 }
 
@@ -199,10 +198,11 @@ Tensor index_add(const Tensor& self, std::int64_t dim, const Tensor& index, cons
       dst.copy_(dst + source.detach().select(d, static_cast<std::int64_t>(i)));
     }
   }
-  record("IndexAddBackward0", out, {&self, &source}, [d, index](const Tensor& g, FunctionNode& n) {
-    return Grads{n.needs_input_grad(0) ? g : Tensor(),
-                 n.needs_input_grad(1) ? index_select(g, d, index) : Tensor()};
-  });
+  record("IndexAddBackward0", out, {&self, &source}, {needs_grad(source) ? &index : nullptr},
+         [d](const Tensor& g, FunctionNode& n) {
+           return Grads{n.needs_input_grad(0) ? g : Tensor(),
+                        n.needs_input_grad(1) ? index_select(g, d, n.saved(0)) : Tensor()};
+         });
   return out;
 }
 
@@ -266,8 +266,8 @@ Tensor gather(const Tensor& x, std::int64_t dim, const Tensor& index) {
                     [&](std::int64_t o, std::int64_t i) { po[o] = px[i]; });
   });
   Shape in_shape = x.shape();
-  record("GatherBackward0", out, {&x}, [in_shape, d, index](const Tensor& g, FunctionNode&) {
-    return Grads{scatter_add(zeros(in_shape, g.dtype()), d, index, g)};
+  record("GatherBackward0", out, {&x}, {&index}, [in_shape, d](const Tensor& g, FunctionNode& n) {
+    return Grads{scatter_add(zeros(in_shape, g.dtype()), d, n.saved(0), g)};
   });
   return out;
 }
@@ -292,13 +292,14 @@ Tensor scatter_add(const Tensor& self, std::int64_t dim, const Tensor& index, co
     });
   });
   Shape src_shape = src.shape();
-  record("ScatterAddBackward0", out, {&self, &src},
-         [d, index, src_shape](const Tensor& g, FunctionNode& n) {
+  record("ScatterAddBackward0", out, {&self, &src}, {needs_grad(src) ? &index : nullptr},
+         [d, src_shape](const Tensor& g, FunctionNode& n) {
            Grads r{n.needs_input_grad(0) ? g : Tensor(), Tensor()};
            if (n.needs_input_grad(1)) {
+             Tensor idx = n.saved(0);
              // NOTE: src entries beyond index's shape are unused: their gradient is zero (PyTorch
              // implements this backward only for src.shape == index.shape).
-             Tensor gs = gather(g, d, index);
+             Tensor gs = gather(g, d, idx);
              for (std::int64_t k = 0; k < gs.dim(); ++k) {
                if (gs.size(k) == src_shape[k]) continue;
                Shape padded = gs.shape();
@@ -331,12 +332,9 @@ Tensor triangle(const Tensor& x, std::int64_t diagonal, const char* op, const ch
           if (!keep) p[(b * rows + i) * cols + j] = T(0);
         }
   });
-  record(
-      node, out, {&x},
-      [diagonal](const Tensor& g, FunctionNode&) {
-        return Grads{kLower ? tril(g, diagonal) : triu(g, diagonal)};
-      },
-      false);
+  record(node, out, {&x}, [diagonal](const Tensor& g, FunctionNode&) {
+    return Grads{kLower ? tril(g, diagonal) : triu(g, diagonal)};
+  });
   return out;
 }
 }  // namespace

@@ -202,14 +202,19 @@ Tensor matmul_nd(const Tensor& a_in, const Tensor& b_in, const char* node) {
     }
   });
 
-  detail::record(node, out, {&a_in, &b_in}, [a_in, b_in](const Tensor& g, FunctionNode& n) {
-    // grad [..., M, N] . b^T [..., N, K] -> grad_a [..., M, K]  (the engine sums broadcast batches)
-    // a^T [..., K, M] . grad [..., M, N] -> grad_b [..., K, N]
-    Grads r(2);
-    if (n.needs_input_grad(0)) r[0] = matmul_nd(g, b_in.transpose(-1, -2), "BmmBackward0");
-    if (n.needs_input_grad(1)) r[1] = matmul_nd(a_in.transpose(-1, -2), g, "BmmBackward0");
-    return r;
-  });
+  using detail::needs_grad;
+  detail::record(node, out, {&a_in, &b_in},
+                 {needs_grad(a_in) ? &b_in : nullptr, needs_grad(b_in) ? &a_in : nullptr},
+                 [](const Tensor& g, FunctionNode& n) {
+                   // grad [..., M, N] . b^T [..., N, K] -> grad_a [..., M, K]  (the engine sums
+                   // broadcast batches); a^T [..., K, M] . grad [..., M, N] -> grad_b [..., K, N]
+                   Grads r(2);
+                   if (n.needs_input_grad(0))
+                     r[0] = matmul_nd(g, n.saved(0).transpose(-1, -2), "BmmBackward0");
+                   if (n.needs_input_grad(1))
+                     r[1] = matmul_nd(n.saved(1).transpose(-1, -2), g, "BmmBackward0");
+                   return r;
+                 });
   return out;
 }
 

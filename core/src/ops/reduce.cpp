@@ -14,6 +14,7 @@
 namespace minigrad {
 
 using detail::FunctionNode;
+using detail::kOutput;
 using detail::record;
 using Grads = std::vector<Tensor>;
 
@@ -178,12 +179,10 @@ Tensor sum(const Tensor& x, const Shape& dims, bool keepdim) {
     }
   });
   Shape in_shape = x.shape();
-  record(
-      dims.empty() ? "SumBackward0" : "SumBackward1", out, {&x},
-      [r, in_shape](const Tensor& g, FunctionNode&) {
-        return Grads{to_keepdim(g, r).expand(in_shape)};
-      },
-      false);
+  record(dims.empty() ? "SumBackward0" : "SumBackward1", out, {&x},
+         [r, in_shape](const Tensor& g, FunctionNode&) {
+           return Grads{to_keepdim(g, r).expand(in_shape)};
+         });
   return out;
 }
 
@@ -199,12 +198,10 @@ Tensor mean(const Tensor& x, const Shape& dims, bool keepdim) {
   }
   Shape in_shape = x.shape();
   auto count = static_cast<double>(r.count);
-  record(
-      dims.empty() ? "MeanBackward0" : "MeanBackward1", s, {&x},
-      [r, in_shape, count](const Tensor& g, FunctionNode&) {
-        return Grads{to_keepdim(g, r).expand(in_shape) / count};
-      },
-      false);
+  record(dims.empty() ? "MeanBackward0" : "MeanBackward1", s, {&x},
+         [r, in_shape, count](const Tensor& g, FunctionNode&) {
+           return Grads{to_keepdim(g, r).expand(in_shape) / count};
+         });
   return s;
 }
 
@@ -263,12 +260,9 @@ Tensor amax_impl(const Tensor& x, const Shape& dims, bool keepdim, const char* o
                  const char* node) {
   ReduceDims r = plan(x, dims, keepdim, op);
   Tensor out = extreme<kMax>(x, r, false, op).first;
-  record(
-      node, out, {&x},
-      [x, r](const Tensor& g, FunctionNode& n) {
-        return Grads{evenly_distribute(g, x, n.output(), r)};
-      },
-      true, detail::SaveOutput::kYes);
+  record(node, out, {&x}, {&x, kOutput}, [r](const Tensor& g, FunctionNode& n) {
+    return Grads{evenly_distribute(g, n.saved(0), n.saved(1), r)};
+  });
   return out;
 }
 
@@ -280,10 +274,10 @@ std::tuple<Tensor, Tensor> max_dim_impl(const Tensor& x, std::int64_t dim, bool 
   std::int64_t d = x.dim() == 0 ? 0 : detail::wrap_dim(dim, x.dim(), op);
   Shape in_shape = x.shape();
   Tensor idx_k = indices.reshape(r.keep_shape);
-  record(node, values, {&x}, [r, in_shape, idx_k, d](const Tensor& g, FunctionNode&) {
+  record(node, values, {&x}, {&idx_k}, [r, in_shape, d](const Tensor& g, FunctionNode& n) {
     // The gradient goes to the selected index of each row.
     if (in_shape.empty()) return Grads{g.reshape(in_shape)};
-    return Grads{scatter_add(zeros(in_shape, g.dtype()), d, idx_k, to_keepdim(g, r))};
+    return Grads{scatter_add(zeros(in_shape, g.dtype()), d, n.saved(0), to_keepdim(g, r))};
   });
   return {values, indices};
 }
@@ -338,9 +332,10 @@ Tensor var(const Tensor& x, const Shape& dims, double correction, bool keepdim) 
     Tensor dev = x - mean(x, r.dims, true);
     out = sum(dev * dev, r.dims, keepdim) / denom;
   }
-  record("VarBackward0", out, {&x}, [x, r, denom](const Tensor& g, FunctionNode&) {
+  record("VarBackward0", out, {&x}, {&x}, [r, denom](const Tensor& g, FunctionNode& n) {
     // d var / dx = 2 (x - mean) / (N - correction)
-    return Grads{to_keepdim(g, r) * (2.0 / denom) * (x - mean(x, r.dims, true))};
+    Tensor self = n.saved(0);
+    return Grads{to_keepdim(g, r) * (2.0 / denom) * (self - mean(self, r.dims, true))};
   });
   return out;
 }
@@ -356,15 +351,12 @@ Tensor std(const Tensor& x, const Shape& dims, double correction, bool keepdim) 
     NoGradGuard no_grad;
     out = sqrt(var(x, dims, correction, keepdim));
   }
-  record(
-      "StdBackward0", out, {&x},
-      [x, r, denom](const Tensor& g, FunctionNode& n) {
-        // d std / dx = (x - mean) / ((N - correction) std); zero where std == 0, as PyTorch
-        Tensor s = to_keepdim(n.output(), r);
-        Tensor grad = to_keepdim(g, r) * (x - mean(x, r.dims, true)) / (s * denom);
-        return Grads{where(s == 0, 0.0, grad)};
-      },
-      true, detail::SaveOutput::kYes);
+  record("StdBackward0", out, {&x}, {&x, kOutput}, [r, denom](const Tensor& g, FunctionNode& n) {
+    // d std / dx = (self - mean) / ((N - correction) std); zero where std == 0, as PyTorch
+    Tensor self = n.saved(0), s = to_keepdim(n.saved(1), r);
+    Tensor grad = to_keepdim(g, r) * (self - mean(self, r.dims, true)) / (s * denom);
+    return Grads{where(s == 0, 0.0, grad)};
+  });
   return out;
 }
 
@@ -384,12 +376,9 @@ Tensor logsumexp(const Tensor& x, const Shape& dims, bool keepdim) {
       out = (log(sum(exp(xf - m), r.dims, true)) + m).reshape(r.out_shape);
     }
   }
-  record(
-      "LogsumexpBackward0", out, {&xf},
-      [xf, r](const Tensor& g, FunctionNode& n) {
-        return Grads{to_keepdim(g, r) * exp(xf - to_keepdim(n.output(), r))};
-      },
-      true, detail::SaveOutput::kYes);
+  record("LogsumexpBackward0", out, {&xf}, {&xf, kOutput}, [r](const Tensor& g, FunctionNode& n) {
+    return Grads{to_keepdim(g, r) * exp(n.saved(0) - to_keepdim(n.saved(1), r))};
+  });
   return out;
 }
 
@@ -412,18 +401,16 @@ Tensor norm(const Tensor& x, double p, const Shape& dims, bool keepdim) {
     else
       out = pow(sum(pow(a, p), r.dims, keepdim), 1.0 / p);
   }
-  record(
-      "NormBackward1", out, {&x},
-      [x, r, p](const Tensor& g, FunctionNode& n) {
-        Tensor gk = to_keepdim(g, r);
-        Tensor nk = to_keepdim(n.output(), r);
-        if (p == 1) return Grads{gk * sign(x)};
-        if (std::isinf(p)) return Grads{sign(x) * evenly_distribute(g, abs(x), n.output(), r)};
-        // d ||x||_p / dx = x |x|^(p-2) / ||x||^(p-1); zero where the norm is 0, as PyTorch
-        Tensor grad = p == 2 ? gk * x / nk : gk * x * pow(abs(x), p - 2) / pow(nk, p - 1);
-        return Grads{where(nk == 0, 0.0, grad)};
-      },
-      true, detail::SaveOutput::kYes);
+  record("NormBackward1", out, {&x}, {&x, kOutput}, [r, p](const Tensor& g, FunctionNode& n) {
+    Tensor self = n.saved(0), norm = n.saved(1);
+    Tensor gk = to_keepdim(g, r);
+    Tensor nk = to_keepdim(norm, r);
+    if (p == 1) return Grads{gk * sign(self)};
+    if (std::isinf(p)) return Grads{sign(self) * evenly_distribute(g, abs(self), norm, r)};
+    // d ||x||_p / dx = x |x|^(p-2) / ||x||^(p-1); zero where the norm is 0, as PyTorch
+    Tensor grad = p == 2 ? gk * self / nk : gk * self * pow(abs(self), p - 2) / pow(nk, p - 1);
+    return Grads{where(nk == 0, 0.0, grad)};
+  });
   return out;
 }
 

@@ -92,9 +92,8 @@ Tensor reshape_impl(const Tensor& x, const Shape& shape, bool allow_copy, const 
     out = detail::make_view(c, target, detail::contiguous_strides(target), c.storage_offset());
   }
   Shape in_shape = x.shape();
-  record(
-      strides ? "ViewBackward0" : "UnsafeViewBackward0", out, {&x},
-      [in_shape](const Tensor& g, FunctionNode&) { return Grads{g.reshape(in_shape)}; }, false);
+  record(strides ? "ViewBackward0" : "UnsafeViewBackward0", out, {&x},
+         [in_shape](const Tensor& g, FunctionNode&) { return Grads{g.reshape(in_shape)}; });
   return out;
 }
 
@@ -110,12 +109,9 @@ Tensor narrow_backward(const Tensor& g, const Shape& in_shape, std::int64_t dim,
   Tensor region = out.detach().narrow(dim, start, g.size(dim));
   copy_into(region, g);
   std::int64_t len = g.size(dim);
-  record(
-      "SliceBackwardBackward0", out, {&g},
-      [dim, start, len](const Tensor& gg, FunctionNode&) {
-        return Grads{gg.narrow(dim, start, len)};
-      },
-      false);
+  record("SliceBackwardBackward0", out, {&g}, [dim, start, len](const Tensor& gg, FunctionNode&) {
+    return Grads{gg.narrow(dim, start, len)};
+  });
   return out;
 }
 
@@ -131,9 +127,8 @@ Tensor transpose(const Tensor& x, std::int64_t dim0, std::int64_t dim1) {
     std::swap(strides[d0], strides[d1]);
   }
   Tensor out = detail::make_view(x, shape, strides, x.storage_offset());
-  record(
-      "TransposeBackward0", out, {&x},
-      [d0, d1](const Tensor& g, FunctionNode&) { return Grads{g.transpose(d0, d1)}; }, false);
+  record("TransposeBackward0", out, {&x},
+         [d0, d1](const Tensor& g, FunctionNode&) { return Grads{g.transpose(d0, d1)}; });
   return out;
 }
 
@@ -161,9 +156,8 @@ Tensor permute(const Tensor& x, const Shape& dims) {
   Tensor out = detail::make_view(x, shape, strides, x.storage_offset());
   Shape inverse(dims.size());
   for (std::size_t i = 0; i < dims.size(); ++i) inverse[wrapped[i]] = static_cast<std::int64_t>(i);
-  record(
-      "PermuteBackward0", out, {&x},
-      [inverse](const Tensor& g, FunctionNode&) { return Grads{g.permute(inverse)}; }, false);
+  record("PermuteBackward0", out, {&x},
+         [inverse](const Tensor& g, FunctionNode&) { return Grads{g.permute(inverse)}; });
   return out;
 }
 
@@ -192,9 +186,8 @@ Tensor Tensor::expand(const Shape& target) const {
   }
   Tensor out = detail::make_view(*this, shape_out, strides_out, storage_offset());
   // The engine sums the gradient back to this tensor's shape (Note [The engine]).
-  detail::record(
-      "ExpandBackward0", out, {this}, [](const Tensor& g, FunctionNode&) { return Grads{g}; },
-      false);
+  detail::record("ExpandBackward0", out, {this},
+                 [](const Tensor& g, FunctionNode&) { return Grads{g}; });
   return out;
 }
 
@@ -206,9 +199,8 @@ Tensor unsqueeze(const Tensor& x, std::int64_t dim) {
   shape.insert(shape.begin() + d, 1);
   strides.insert(strides.begin() + d, st);
   Tensor out = detail::make_view(x, shape, strides, x.storage_offset());
-  record(
-      "UnsqueezeBackward0", out, {&x},
-      [d](const Tensor& g, FunctionNode&) { return Grads{g.squeeze(d)}; }, false);
+  record("UnsqueezeBackward0", out, {&x},
+         [d](const Tensor& g, FunctionNode&) { return Grads{g.squeeze(d)}; });
   return out;
 }
 
@@ -222,9 +214,8 @@ Tensor squeeze(const Tensor& x) {
   }
   Tensor out = detail::make_view(x, shape, strides, x.storage_offset());
   Shape in_shape = x.shape();
-  record(
-      "SqueezeBackward0", out, {&x},
-      [in_shape](const Tensor& g, FunctionNode&) { return Grads{g.reshape(in_shape)}; }, false);
+  record("SqueezeBackward0", out, {&x},
+         [in_shape](const Tensor& g, FunctionNode&) { return Grads{g.reshape(in_shape)}; });
   return out;
 }
 
@@ -238,9 +229,8 @@ Tensor squeeze(const Tensor& x, std::int64_t dim) {
   }
   Tensor out = detail::make_view(x, shape, strides, x.storage_offset());
   Shape in_shape = x.shape();
-  record(
-      "SqueezeBackward1", out, {&x},
-      [in_shape](const Tensor& g, FunctionNode&) { return Grads{g.reshape(in_shape)}; }, false);
+  record("SqueezeBackward1", out, {&x},
+         [in_shape](const Tensor& g, FunctionNode&) { return Grads{g.reshape(in_shape)}; });
   return out;
 }
 
@@ -258,12 +248,9 @@ Tensor Tensor::select(std::int64_t dim_, std::int64_t index) const {
   st.erase(st.begin() + d);
   Tensor out = detail::make_view(*this, sh, st, offset);
   Shape in_shape = shape();
-  detail::record(
-      "SelectBackward0", out, {this},
-      [in_shape, d, i](const Tensor& g, FunctionNode&) {
-        return Grads{detail::narrow_backward(g.unsqueeze(d), in_shape, d, i)};
-      },
-      false);
+  detail::record("SelectBackward0", out, {this}, [in_shape, d, i](const Tensor& g, FunctionNode&) {
+    return Grads{detail::narrow_backward(g.unsqueeze(d), in_shape, d, i)};
+  });
   return out;
 }
 
@@ -281,12 +268,9 @@ Tensor Tensor::narrow(std::int64_t dim_, std::int64_t start, std::int64_t length
   sh[d] = length;
   Tensor out = detail::make_view(*this, sh, strides(), storage_offset() + s * strides()[d]);
   Shape in_shape = shape();
-  detail::record(
-      "SliceBackward0", out, {this},
-      [in_shape, d, s](const Tensor& g, FunctionNode&) {
-        return Grads{detail::narrow_backward(g, in_shape, d, s)};
-      },
-      false);
+  detail::record("SliceBackward0", out, {this}, [in_shape, d, s](const Tensor& g, FunctionNode&) {
+    return Grads{detail::narrow_backward(g, in_shape, d, s)};
+  });
   return out;
 }
 

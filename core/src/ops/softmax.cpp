@@ -18,7 +18,7 @@
 namespace minigrad {
 
 using detail::FunctionNode;
-using detail::SaveOutput;
+using detail::kOutput;
 using Grads = std::vector<Tensor>;
 
 namespace {
@@ -239,32 +239,27 @@ Tensor softmax_backward_fused(const Tensor& g_in, const Tensor& y, std::int64_t 
 Tensor softmax(const Tensor& x, std::int64_t dim) {
   Tensor out = softmax_forward<false>(x, dim, "softmax");
   std::int64_t d = detail::wrap_dim(dim, x.dim(), "softmax");
-  detail::record(
-      "SoftmaxBackward0", out, {&x},
-      [d](const Tensor& g, FunctionNode& n) {
-        // grad_x = y * (g - sum(g * y, dim)), fused without create_graph
-        // (Note [Fused softmax backward]).
-        Tensor y = n.output();
-        if (fused_backward_ok(g, y)) return Grads{softmax_backward_fused<false>(g, y, d)};
-        return Grads{y * (g - sum(g * y, {d}, /*keepdim=*/true))};
-      },
-      false, SaveOutput::kYes);
+  detail::record("SoftmaxBackward0", out, {&x}, {kOutput}, [d](const Tensor& g, FunctionNode& n) {
+    // grad_x = y * (g - sum(g * y, dim)), fused without create_graph
+    // (Note [Fused softmax backward]).
+    Tensor y = n.saved(0);
+    if (fused_backward_ok(g, y)) return Grads{softmax_backward_fused<false>(g, y, d)};
+    return Grads{y * (g - sum(g * y, {d}, /*keepdim=*/true))};
+  });
   return out;
 }
 
 Tensor log_softmax(const Tensor& x, std::int64_t dim) {
   Tensor out = softmax_forward<true>(x, dim, "log_softmax");
   std::int64_t d = detail::wrap_dim(dim, x.dim(), "log_softmax");
-  detail::record(
-      "LogSoftmaxBackward0", out, {&x},
-      [d](const Tensor& g, FunctionNode& n) {
-        // grad_x = g - exp(y) * sum(g, dim), fused without create_graph
-        // (Note [Fused softmax backward]).
-        Tensor y = n.output();
-        if (fused_backward_ok(g, y)) return Grads{softmax_backward_fused<true>(g, y, d)};
-        return Grads{g - exp(y) * sum(g, {d}, /*keepdim=*/true)};
-      },
-      false, SaveOutput::kYes);
+  detail::record("LogSoftmaxBackward0", out, {&x}, {kOutput},
+                 [d](const Tensor& g, FunctionNode& n) {
+                   // grad_x = g - exp(y) * sum(g, dim), fused without create_graph
+                   // (Note [Fused softmax backward]).
+                   Tensor y = n.saved(0);
+                   if (fused_backward_ok(g, y)) return Grads{softmax_backward_fused<true>(g, y, d)};
+                   return Grads{g - exp(y) * sum(g, {d}, /*keepdim=*/true)};
+                 });
   return out;
 }
 

@@ -1,0 +1,176 @@
+// Saved tensors and version counters (Note [Saved tensors], Note [Version counters]): backward
+// refuses a tensor that was written in place after it was saved, each op keeps only what the
+// gradients that are needed read, and every in-place write bumps the shared counter. Expected
+// values come from PyTorch 1.13 (the Python is in a comment) or are worked out by hand.
+#include <gtest/gtest.h>
+#include <minigrad/minigrad.h>
+
+#include <string>
+
+namespace mg = minigrad;
+
+namespace {
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const mg::Error& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+}  // namespace
+
+// a = torch.tensor([1., 2.], requires_grad=True); b = torch.tensor([5., 7.])
+// y = (a * b).sum(); b.fill_(100.); y.backward()
+// -> RuntimeError: ... [torch.FloatTensor [2]] is at version 1; expected version 0 instead.
+TEST(SavedTensors, WriteToASavedInputIsCaughtInBackward) {
+  auto a = mg::tensor({1.0, 2.0}).requires_grad_();
+  auto b = mg::tensor({5.0, 7.0});
+  auto y = (a * b).sum();
+  b.fill_(100.0);
+  EXPECT_EQ(error_of([&] { y.backward(); }),
+            "[MulBackward0] a tensor saved for backward (shape (2,), float32) was modified in "
+            "place: it is at version 1, expected version 0. Use clone() before the in-place op, "
+            "or do it after backward.");
+  EXPECT_FALSE(a.grad().defined());
+}
+
+// The fix the message gives: y = (a * b.clone()).sum(); b.fill_(100.); y.backward()
+// -> a.grad == tensor([5., 7.])
+TEST(SavedTensors, CloneBeforeTheWriteGivesPyTorchsGradient) {
+  auto a = mg::tensor({1.0, 2.0}).requires_grad_();
+  auto b = mg::tensor({5.0, 7.0});
+  auto y = (a * b.clone()).sum();
+  b.fill_(100.0);
+  y.backward();
+  EXPECT_EQ(a.grad().to_vector<float>(), (std::vector<float>{5.0f, 7.0f}));
+}
+
+// x = torch.tensor([1., 2.], requires_grad=True); y = x.exp(); y.zero_(); y.sum().backward()
+// -> RuntimeError: ... which is output 0 of ExpBackward0, is at version 1; expected version 0
+TEST(SavedTensors, WriteToASavedOutputIsCaughtInBackward) {
+  auto x = mg::tensor({1.0, 2.0}).requires_grad_();
+  auto y = x.exp();
+  auto s = y.sum();
+  {
+    mg::NoGradGuard no_grad;  // until in-place ops record history, write under no_grad
+    y.zero_();
+  }
+  EXPECT_EQ(error_of([&] { s.backward(); }),
+            "[ExpBackward0] its output saved for backward (shape (2,), float32) was modified in "
+            "place: it is at version 1, expected version 0. Use clone() before the in-place op, "
+            "or do it after backward.");
+}
+
+// A view shares the counter: writing through b[0] is a write to b.
+TEST(SavedTensors, WriteThroughAViewIsCaught) {
+  auto a = mg::tensor({1.0, 2.0}).requires_grad_();
+  auto b = mg::tensor({5.0, 7.0});
+  auto y = (a * b).sum();
+  b.select(0, 1).fill_(0.0);
+  EXPECT_NE(error_of([&] { y.backward(); }).find("it is at version 1, expected version 0"),
+            std::string::npos);
+}
+
+// An optimizer step between forward and backward: the second layer's weight is saved for the
+// first layer's gradient, and SGD wrote it.
+TEST(SavedTensors, OptimizerStepBetweenForwardAndBackwardIsCaught) {
+  mg::manual_seed(0);
+  mg::nn::Linear l1(3, 4), l2(4, 2);
+  std::vector<mg::Tensor> params = l1.parameters();
+  for (const auto& p : l2.parameters()) params.push_back(p);
+  mg::optim::SGD opt(params, {.lr = 0.1});
+  auto x = mg::ones({5, 3});
+  auto loss = l2.forward(l1.forward(x).relu()).sum();
+  for (auto& p : params) p.set_grad(mg::ones_like(p));
+  opt.step();
+  // l2's weight.t() (4, 2) is saved for l1's gradient; it was at version 1 (its init's uniform_).
+  EXPECT_EQ(error_of([&] { loss.backward(); }),
+            "[MmBackward0] a tensor saved for backward (shape (4, 2), float32) was modified in "
+            "place: it is at version 2, expected version 1. Use clone() before the in-place op, "
+            "or do it after backward.");
+}
+
+// Reading a saved tensor after its write is fine once backward is done.
+TEST(SavedTensors, WritesAfterBackwardAreFine) {
+  auto a = mg::tensor({1.0, 2.0}).requires_grad_();
+  auto b = mg::tensor({5.0, 7.0});
+  (a * b).sum().backward();
+  b.fill_(100.0);
+  EXPECT_EQ(a.grad().to_vector<float>(), (std::vector<float>{5.0f, 7.0f}));
+}
+
+// b = torch.tensor([5., 7.]); b._version -> 0; b.fill_(100) -> 1; b[0].fill_(1) -> 2 (the view
+// reads 2 too); b.detach().zero_() -> 3; uniform_ -> 4; copy_ -> 5; normal_ -> 6; random_ -> 7
+TEST(Versions, EveryInPlaceWriteBumpsTheSharedCounter) {
+  auto b = mg::tensor({5.0, 7.0});
+  EXPECT_EQ(b._version(), 0);
+  b.fill_(100.0);
+  EXPECT_EQ(b._version(), 1);
+  auto v = b.select(0, 0);
+  v.fill_(1.0);
+  EXPECT_EQ(b._version(), 2);
+  EXPECT_EQ(v._version(), 2);
+  b.detach().zero_();
+  EXPECT_EQ(b._version(), 3);
+  b.uniform_();
+  EXPECT_EQ(b._version(), 4);
+  b.copy_(mg::ones({2}));
+  EXPECT_EQ(b._version(), 5);
+  b.normal_();
+  EXPECT_EQ(b._version(), 6);
+  b.random_(0, 5);
+  EXPECT_EQ(b._version(), 7);
+  mg::autograd::increment_version(b);
+  EXPECT_EQ(b._version(), 8);
+  // A new tensor from an op starts at 0; a clone does not share the counter.
+  EXPECT_EQ((b + 1)._version(), 0);
+  EXPECT_EQ(b.clone()._version(), 0);
+}
+
+TEST(Versions, OptimizerStepAndLoadStateDictBumpTheParameters) {
+  mg::manual_seed(0);
+  mg::nn::Linear lin(3, 2);
+  mg::optim::SGD opt(lin.parameters(), {.lr = 0.1});
+  lin.forward(mg::ones({4, 3})).sum().backward();
+  std::int64_t before = lin.weight._version();
+  opt.step();
+  EXPECT_GT(lin.weight._version(), before);
+  before = lin.weight._version();
+  lin.load_state_dict(lin.state_dict());
+  EXPECT_GT(lin.weight._version(), before);
+}
+
+// (w + 1) * m: MulBackward0 keeps m for w's gradient and w + 1 only for m's (derivatives.yaml:
+// self: grad * other, other: grad * self). In PyTorch, y.grad_fn._saved_self is None when m
+// does not require grad.
+TEST(SavedTensors, EachOpKeepsOnlyWhatTheNeededGradientsRead) {
+  auto storages_kept = [](bool w_grad, bool m_grad) {
+    auto w = mg::tensor({1.0, 2.0, 3.0, 4.0});
+    auto m = mg::tensor({4.0, 3.0, 2.0, 1.0});
+    w.requires_grad_(w_grad);
+    m.requires_grad_(m_grad);
+    std::int64_t before = mg::live_storage_count();
+    auto y = (w + 1) * m;
+    return mg::live_storage_count() - before;  // y, and w + 1 when MulBackward0 kept it
+  };
+  EXPECT_EQ(storages_kept(true, false), 1);  // only m is read: w + 1 is freed
+  EXPECT_EQ(storages_kept(false, true), 2);  // m's gradient reads w + 1
+  EXPECT_EQ(storages_kept(true, true), 2);
+}
+
+// exp saves its output, not its input: x can be freed once exp(x) is computed.
+TEST(SavedTensors, SavedOutputIsItsDataNotACopy) {
+  std::int64_t before = mg::live_storage_count();
+  mg::Tensor y;
+  {
+    auto x = mg::tensor({1.0, 2.0}).requires_grad_();
+    y = (x * 2).exp();
+  }
+  // The graph holds x (its AccumulateGrad) and the constant 2 (MulBackward0 reads it for x's
+  // gradient); x * 2 is freed, since ExpBackward0 reads y's own data.
+  EXPECT_EQ(mg::live_storage_count() - before, 3);  // x, the constant 2, y
+  y.sum().backward();
+}
