@@ -88,6 +88,15 @@ Tensor make_tensor(const Shape& shape, Dtype dtype) {
   return Tensor(std::move(impl));
 }
 
+Tensor make_view_of(const Tensor& x, const Shape& shape, const Shape& strides,
+                    std::int64_t offset) {
+  Tensor out = make_view(x, shape, strides, offset);
+  TensorImpl* impl = out.impl();
+  impl->view_base = x.impl()->view_base ? x.impl()->view_base : x.impl_ptr();
+  impl->history = impl->view_base->history;
+  return out;
+}
+
 Tensor make_view(const Tensor& base, const Shape& shape, const Shape& strides,
                  std::int64_t offset) {
   auto impl = new_impl();
@@ -317,49 +326,13 @@ Tensor Tensor::detach() const {
   return detail::make_view(*this, shape(), strides(), storage_offset());
 }
 
-Tensor& Tensor::fill_(Scalar value) {
-  MG_CHECK(defined(), "fill_", "called on an undefined tensor");
-  MG_CHECK(!(requires_grad() && is_leaf() && is_grad_enabled()), "fill_",
-           "a leaf tensor that requires grad cannot be modified in place; use it under "
-           "NoGradGuard");
-  if (dtype() == kInt64 && value.kind() == Scalar::Kind::Float) {
-    double d = value.to_double();
-    MG_CHECK(d >= -9223372036854775808.0 && d < 9223372036854775808.0, "fill_", "value ", d,
-             " cannot be converted to int64 without overflow");
-  }
-  detail::dispatch(dtype(), [&]<typename T>() {
-    T v{};
-    if constexpr (std::is_same_v<T, bool>)
-      v = value.to_double() != 0.0;
-    else if constexpr (std::is_same_v<T, std::int64_t>)
-      v = value.to_int();
-    else
-      v = static_cast<T>(value.to_double());
-    detail::unary_loop<T, T>(shape(), impl_->data<T>(), impl_->strides, impl_->data<T>(),
-                             impl_->strides, [v](T) { return v; });
-  });
-  detail::bump_version(*this);
-  return *this;
-}
-
-Tensor& Tensor::copy_(const Tensor& src) {
-  MG_CHECK(defined() && src.defined(), "copy_", "called with an undefined tensor");
-  MG_CHECK(!(requires_grad() && is_leaf() && is_grad_enabled()), "copy_",
-           "a leaf tensor that requires grad cannot be modified in place; use it under "
-           "NoGradGuard");
-  Shape b = detail::broadcast_shapes(shape(), src.shape(), "copy_");
-  MG_CHECK(b == shape(), "copy_", "source of shape ", src.shape(),
-           " cannot be broadcast to the destination's shape ", shape());
-  // Copy through a temporary when the two overlap in memory.
-  Tensor s = src.impl()->storage == impl_->storage ? src.detach().clone() : src;
-  detail::copy_into(*this, s);
-  detail::bump_version(*this);
-  return *this;
-}
-
 // ---------------------------------------------------------------- autograd accessors
 
-bool Tensor::requires_grad() const { return checked(impl_.get(), "requires_grad").requires_grad; }
+bool Tensor::requires_grad() const {
+  checked(impl_.get(), "requires_grad");
+  detail::refresh_view(impl_.get());
+  return impl_->requires_grad;
+}
 
 Tensor& Tensor::requires_grad_(bool requires_grad) {
   MG_CHECK(defined(), "requires_grad_", "called on an undefined tensor");
@@ -394,8 +367,12 @@ void increment_version(const Tensor& t) {
 }
 }  // namespace autograd
 
-bool Tensor::is_leaf() const { return checked(impl_.get(), "is_leaf").grad_fn == nullptr; }
-std::shared_ptr<Node> Tensor::grad_fn() const { return checked(impl_.get(), "grad_fn").grad_fn; }
+bool Tensor::is_leaf() const { return grad_fn() == nullptr; }
+std::shared_ptr<Node> Tensor::grad_fn() const {
+  checked(impl_.get(), "grad_fn");
+  detail::refresh_view(impl_.get());
+  return impl_->grad_fn;
+}
 
 void Tensor::retain_grad() const {
   MG_CHECK(defined(), "retain_grad", "called on an undefined tensor");
@@ -429,14 +406,6 @@ void Tensor::backward(const Tensor& gradient, bool retain_graph, bool create_gra
   if (gradient.defined()) grads.push_back(gradient);
   autograd::backward({*this}, grads, retain_graph, create_graph);
 }
-
-// ---------------------------------------------------------------- in-place arithmetic
-// These rebind the handle to a new result (out of place), so autograd stays correct.
-
-Tensor& Tensor::operator+=(const Tensor& other) { return *this = *this + other; }
-Tensor& Tensor::operator-=(const Tensor& other) { return *this = *this - other; }
-Tensor& Tensor::operator*=(const Tensor& other) { return *this = *this * other; }
-Tensor& Tensor::operator/=(const Tensor& other) { return *this = *this / other; }
 
 // ---------------------------------------------------------------- methods forwarding to ops
 

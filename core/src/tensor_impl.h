@@ -55,6 +55,13 @@ struct TensorImpl {
   /// Hooks registered on a leaf before its AccumulateGrad node exists.
   std::vector<TensorHook> leaf_hooks;
 
+  // Views and in-place history (Note [In-place on views], ops/inplace.cpp).
+  /// For a view made by a view op: the tensor whose storage it views (never itself a view).
+  std::shared_ptr<TensorImpl> view_base;
+  /// For a base: bumped whenever an in-place op replaces its grad_fn. For a view: the base's
+  /// count when this view's grad_fn was made; a different count means it must be remade.
+  std::uint32_t history = 0;
+
   template <typename T>
   T* data() const {
     return static_cast<T*>(storage->data) + offset;
@@ -83,6 +90,14 @@ std::int64_t wrap_dim(std::int64_t dim, std::int64_t ndim, const char* op);
 Tensor make_tensor(const Shape& shape, Dtype dtype);
 /// A view of base's storage with the given geometry (no autograd history).
 Tensor make_view(const Tensor& base, const Shape& shape, const Shape& strides, std::int64_t offset);
+/// The same for a view op's result: the view also remembers x's base, so that an in-place op on
+/// it rewrites the base's history (Note [In-place on views]).
+Tensor make_view_of(const Tensor& x, const Shape& shape, const Shape& strides, std::int64_t offset);
+/// Remakes the grad_fn of a view whose base's history an in-place op replaced.
+void regenerate_view_history(TensorImpl* view);
+inline void refresh_view(TensorImpl* impl) {
+  if (impl->view_base && impl->view_base->history != impl->history) regenerate_view_history(impl);
+}
 /// Broadcast shape of a and b, or "[op] shapes (..) and (..) cannot be broadcast ...".
 Shape broadcast_shapes(const Shape& a, const Shape& b, const char* op);
 /// Strides that read t as if expanded to `shape` (0 on broadcast dims).

@@ -97,11 +97,42 @@ class Tensor {
   void backward(const Tensor& gradient = Tensor(), bool retain_graph = false,
                 bool create_graph = false) const;
 
-  // ---- in-place (no autograd history; use under NoGradGuard or on leaves' data) ----
-  /// Fills every element with value. Throws if this tensor requires grad and grad mode is on.
+  // ---- in-place ops: write this tensor's elements, as PyTorch ----
+  // Each keeps this tensor's identity (same handle, storage and views) and, in grad mode, records
+  // history: the tensor's grad_fn becomes the op's node (y = x * 2; y.add_(1) has AddBackward0),
+  // and an in-place op on a view rewrites its base's history (CopySlices). Throws for a leaf that
+  // requires grad (or a view of one) in grad mode (write it under NoGradGuard, as an optimizer
+  // does), for a tensor with a stride-0 dim (expand), when the result would not keep this shape
+  // or not fit this dtype. Every one bumps _version() (docs/architecture.md, in-place ops).
+  /// this += alpha * other (other broadcasts to this shape).
+  Tensor& add_(const Tensor& other, Scalar alpha = 1);
+  Tensor& add_(Scalar other, Scalar alpha = 1);
+  /// this -= alpha * other.
+  Tensor& sub_(const Tensor& other, Scalar alpha = 1);
+  Tensor& sub_(Scalar other, Scalar alpha = 1);
+  Tensor& mul_(const Tensor& other);
+  Tensor& mul_(Scalar other);
+  /// True division; an integer tensor cannot hold the result.
+  Tensor& div_(const Tensor& other);
+  Tensor& div_(Scalar other);
+  Tensor& pow_(Scalar exponent);
+  Tensor& pow_(const Tensor& exponent);
+  Tensor& neg_();
+  Tensor& exp_();
+  Tensor& log_();
+  Tensor& sqrt_();
+  Tensor& abs_();
+  Tensor& relu_();
+  Tensor& sigmoid_();
+  Tensor& tanh_();
+  Tensor& clamp_(std::optional<double> min, std::optional<double> max = std::nullopt);
+  /// Sets the elements where mask (bool, broadcast to this shape) is true to value.
+  Tensor& masked_fill_(const Tensor& mask, Scalar value);
+  /// Fills every element with value (gradient to the old value: zero).
   Tensor& fill_(Scalar value);
-  Tensor& zero_() { return fill_(0.0); }
-  /// Copies src (broadcast to this shape, converted to this dtype) into this tensor's elements.
+  Tensor& zero_();
+  /// Copies src (broadcast to this shape, converted to this dtype) into this tensor's elements;
+  /// differentiable with respect to src.
   Tensor& copy_(const Tensor& src);
   /// Random fills with PyTorch's streams: after the same manual_seed (or Generator), the same
   /// calls give PyTorch's values bit for bit. Elements are drawn in memory order, as PyTorch does
@@ -191,10 +222,15 @@ class Tensor {
   Tensor tril(std::int64_t diagonal = 0) const;
   Tensor triu(std::int64_t diagonal = 0) const;
 
+  /// In place, as in PyTorch and libtorch: add_, sub_, mul_, div_ (the handle is not rebound).
   Tensor& operator+=(const Tensor& other);
   Tensor& operator-=(const Tensor& other);
   Tensor& operator*=(const Tensor& other);
   Tensor& operator/=(const Tensor& other);
+  Tensor& operator+=(Scalar other);
+  Tensor& operator-=(Scalar other);
+  Tensor& operator*=(Scalar other);
+  Tensor& operator/=(Scalar other);
 
   /// Internal: the implementation object (shared by every alias of this tensor).
   TensorImpl* impl() const { return impl_.get(); }

@@ -51,7 +51,7 @@ struct Save {
 };
 
 /// Whether t will need a gradient from a node recorded now (grad mode is checked by record()).
-inline bool needs_grad(const Tensor& t) { return t.impl() != nullptr && t.impl()->requires_grad; }
+inline bool needs_grad(const Tensor& t) { return t.defined() && t.requires_grad(); }
 
 /// A tensor a node keeps for its backward (Note [Saved tensors]).
 class SavedTensor {
@@ -67,8 +67,12 @@ class SavedTensor {
   /// tensor's version moved on since it was saved.
   void check_version(const char* node_name) const;
   /// The saved tensor; an output is re-attached to `node` (its grad_fn).
-  Tensor unpack(const std::shared_ptr<FunctionNode>& node) const;
+  Tensor unpack(const std::shared_ptr<Node>& node) const;
   void reset() { impl_.reset(); }
+  /// Whether this (non-output) saved tensor views `storage`.
+  bool shares(const Storage* storage) const {
+    return impl_ && !is_output_ && impl_->storage.get() == storage;
+  }
 
  private:
   std::shared_ptr<TensorImpl> impl_;
@@ -94,6 +98,16 @@ class FunctionNode : public Node {
   /// Fills the save list from the op's entries (output entries keep `out`'s data).
   void save(const Save* saves, std::size_t n, const Tensor& out,
             const std::shared_ptr<FunctionNode>& self);
+  /// In-place ops (Note [In-place ops]): saved tensors that view `storage` become clones, taken
+  /// before the write destroys their values.
+  void clone_saved_sharing(const Storage* storage);
+  /// In-place ops: a saved output now lives in `self`'s elements.
+  void rebind_saved_output(const Tensor& self);
+  /// In-place ops on a view (Note [In-place on views]): the saved output is the view's new
+  /// value, whose grad_fn is not this node but one that `make` builds (the view's history).
+  void set_output_history(std::function<std::shared_ptr<Node>()> make) {
+    output_history_ = std::move(make);
+  }
 
  protected:
   /// Derived nodes hand over the storage of their save list once, in their constructor.
@@ -114,6 +128,7 @@ class FunctionNode : public Node {
   // Only nodes that save their output keep a handle to themselves: a weak_ptr in every node
   // (enable_shared_from_this) would cost locked instructions on every node's creation and death.
   std::weak_ptr<FunctionNode> self_;
+  std::function<std::shared_ptr<Node>()> output_history_;
 };
 
 /// A FunctionNode holding its backward lambda of type F and N saved tensors in place.

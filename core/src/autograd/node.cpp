@@ -192,7 +192,16 @@ namespace detail {
 SavedTensor SavedTensor::of(const Tensor& t) {
   SavedTensor s;
   if (!t.defined()) return s;
-  s.impl_ = t.impl_ptr();
+  if (t.impl()->view_base) {
+    // A view keeps its base alive (Note [In-place on views]); what backward reads is the view's
+    // data and grad_fn, so keep a handle without the base: a node that saves a view of a tensor
+    // whose history leads back to that node would otherwise be a reference cycle.
+    auto copy = new_impl(*t.impl());
+    copy->view_base.reset();
+    s.impl_ = std::move(copy);
+  } else {
+    s.impl_ = t.impl_ptr();
+  }
   s.version_ = t.impl()->storage->version;
   return s;
 }
@@ -214,7 +223,7 @@ void SavedTensor::check_version(const char* node_name) const {
            ". Use clone() before the in-place op, or do it after backward.");
 }
 
-Tensor SavedTensor::unpack(const std::shared_ptr<FunctionNode>& node) const {
+Tensor SavedTensor::unpack(const std::shared_ptr<Node>& node) const {
   if (!impl_) return Tensor();
   if (!is_output_) return Tensor(impl_);
   // Re-attach the saved data to its node, so that create_graph differentiates through it.
@@ -238,7 +247,9 @@ std::vector<Tensor> FunctionNode::apply(const Tensor& grad) {
 
 Tensor FunctionNode::saved(std::size_t i) const {
   MG_CHECK(i < saved_count_, name_, "internal error: saved tensor ", i, " of ", saved_count_);
-  return saved_[i].unpack(saved_[i].is_output() ? self_.lock() : nullptr);
+  if (!saved_[i].is_output()) return saved_[i].unpack(nullptr);
+  return saved_[i].unpack(output_history_ ? output_history_()
+                                          : std::shared_ptr<Node>(self_.lock()));
 }
 
 void FunctionNode::save(const Save* saves, std::size_t n, const Tensor& out,
@@ -251,6 +262,16 @@ void FunctionNode::save(const Save* saves, std::size_t n, const Tensor& out,
       saved_[i] = SavedTensor::of(*saves[i].tensor);
     }
   }
+}
+
+void FunctionNode::clone_saved_sharing(const Storage* storage) {
+  for (std::size_t i = 0; i < saved_count_; ++i)
+    if (saved_[i].shares(storage)) saved_[i] = SavedTensor::of(saved_[i].unpack(nullptr).clone());
+}
+
+void FunctionNode::rebind_saved_output(const Tensor& self) {
+  for (std::size_t i = 0; i < saved_count_; ++i)
+    if (saved_[i].is_output()) saved_[i] = SavedTensor::of_output(self);
 }
 
 void FunctionNode::release() {
@@ -282,7 +303,9 @@ std::vector<Tensor> AccumulateGrad::apply(const Tensor& grad) {
 
 Edge gradient_edge(const Tensor& t) {
   TensorImpl* impl = t.impl();
-  if (impl == nullptr || !impl->requires_grad) return Edge{nullptr};
+  if (impl == nullptr) return Edge{nullptr};
+  refresh_view(impl);
+  if (!impl->requires_grad) return Edge{nullptr};
   if (impl->grad_fn) return Edge{impl->grad_fn};
   std::shared_ptr<Node> acc = impl->grad_accumulator.lock();
   if (!acc) {

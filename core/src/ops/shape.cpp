@@ -83,7 +83,7 @@ Tensor reshape_impl(const Tensor& x, const Shape& shape, bool allow_copy, const 
   auto strides = view_strides(x.shape(), x.strides(), target);
   Tensor out;
   if (strides) {
-    out = detail::make_view(x, target, *strides, x.storage_offset());
+    out = detail::make_view_of(x, target, *strides, x.storage_offset());
   } else {
     MG_CHECK(allow_copy, op, "view size is not compatible with the input's size and stride (shape ",
              x.shape(), ", strides ", x.strides(),
@@ -126,7 +126,7 @@ Tensor transpose(const Tensor& x, std::int64_t dim0, std::int64_t dim1) {
     std::swap(shape[d0], shape[d1]);
     std::swap(strides[d0], strides[d1]);
   }
-  Tensor out = detail::make_view(x, shape, strides, x.storage_offset());
+  Tensor out = detail::make_view_of(x, shape, strides, x.storage_offset());
   record("TransposeBackward0", out, {&x},
          [d0, d1](const Tensor& g, FunctionNode&) { return Grads{g.transpose(d0, d1)}; });
   return out;
@@ -153,7 +153,7 @@ Tensor permute(const Tensor& x, const Shape& dims) {
     shape[i] = x.shape()[d];
     strides[i] = x.strides()[d];
   }
-  Tensor out = detail::make_view(x, shape, strides, x.storage_offset());
+  Tensor out = detail::make_view_of(x, shape, strides, x.storage_offset());
   Shape inverse(dims.size());
   for (std::size_t i = 0; i < dims.size(); ++i) inverse[wrapped[i]] = static_cast<std::int64_t>(i);
   record("PermuteBackward0", out, {&x},
@@ -184,7 +184,7 @@ Tensor Tensor::expand(const Shape& target) const {
     shape_out[i] = want;
     strides_out[i] = cur == want ? strides()[i - lead] : 0;
   }
-  Tensor out = detail::make_view(*this, shape_out, strides_out, storage_offset());
+  Tensor out = detail::make_view_of(*this, shape_out, strides_out, storage_offset());
   // The engine sums the gradient back to this tensor's shape (Note [The engine]).
   detail::record("ExpandBackward0", out, {this},
                  [](const Tensor& g, FunctionNode&) { return Grads{g}; });
@@ -198,7 +198,7 @@ Tensor unsqueeze(const Tensor& x, std::int64_t dim) {
   std::int64_t st = d < x.dim() ? shape[d] * strides[d] : 1;
   shape.insert(shape.begin() + d, 1);
   strides.insert(strides.begin() + d, st);
-  Tensor out = detail::make_view(x, shape, strides, x.storage_offset());
+  Tensor out = detail::make_view_of(x, shape, strides, x.storage_offset());
   record("UnsqueezeBackward0", out, {&x},
          [d](const Tensor& g, FunctionNode&) { return Grads{g.squeeze(d)}; });
   return out;
@@ -212,7 +212,7 @@ Tensor squeeze(const Tensor& x) {
     shape.push_back(x.shape()[i]);
     strides.push_back(x.strides()[i]);
   }
-  Tensor out = detail::make_view(x, shape, strides, x.storage_offset());
+  Tensor out = detail::make_view_of(x, shape, strides, x.storage_offset());
   Shape in_shape = x.shape();
   record("SqueezeBackward0", out, {&x},
          [in_shape](const Tensor& g, FunctionNode&) { return Grads{g.reshape(in_shape)}; });
@@ -227,7 +227,7 @@ Tensor squeeze(const Tensor& x, std::int64_t dim) {
     shape.erase(shape.begin() + d);
     strides.erase(strides.begin() + d);
   }
-  Tensor out = detail::make_view(x, shape, strides, x.storage_offset());
+  Tensor out = detail::make_view_of(x, shape, strides, x.storage_offset());
   Shape in_shape = x.shape();
   record("SqueezeBackward1", out, {&x},
          [in_shape](const Tensor& g, FunctionNode&) { return Grads{g.reshape(in_shape)}; });
@@ -246,7 +246,7 @@ Tensor Tensor::select(std::int64_t dim_, std::int64_t index) const {
   std::int64_t offset = storage_offset() + i * st[d];
   sh.erase(sh.begin() + d);
   st.erase(st.begin() + d);
-  Tensor out = detail::make_view(*this, sh, st, offset);
+  Tensor out = detail::make_view_of(*this, sh, st, offset);
   Shape in_shape = shape();
   detail::record("SelectBackward0", out, {this}, [in_shape, d, i](const Tensor& g, FunctionNode&) {
     return Grads{detail::narrow_backward(g.unsqueeze(d), in_shape, d, i)};
@@ -266,7 +266,7 @@ Tensor Tensor::narrow(std::int64_t dim_, std::int64_t start, std::int64_t length
            ") exceeds the size of dim ", d, " (", n, ")");
   Shape sh = shape();
   sh[d] = length;
-  Tensor out = detail::make_view(*this, sh, strides(), storage_offset() + s * strides()[d]);
+  Tensor out = detail::make_view_of(*this, sh, strides(), storage_offset() + s * strides()[d]);
   Shape in_shape = shape();
   detail::record("SliceBackward0", out, {this}, [in_shape, d, s](const Tensor& g, FunctionNode&) {
     return Grads{detail::narrow_backward(g, in_shape, d, s)};
