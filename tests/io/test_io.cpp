@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -351,6 +352,116 @@ TEST_F(Io, SafetensorsRejectsBadFiles) {
                    "[load_safetensors] " + path("missing.safetensors") +
                        ": cannot open for reading: No such file or directory");
   EXPECT_ERROR_HAS(mg::load_safetensors(dir_.string()), "not a regular file");
+}
+
+// Hostile headers (issue 18): each is a clear minigrad::Error, not a crash, another exception or
+// a long wait.
+TEST_F(Io, SafetensorsRejectsDeeplyNestedHeaders) {
+  const std::string p = path("deep.safetensors");
+  // 100,000 nested arrays in a 200 KB header: the error path used to dump() the value recursively
+  // and overflow the stack.
+  write_bytes(p, safetensors_bytes(
+                     R"({"a":)" + std::string(100'000, '[') + std::string(100'000, ']') + "}", ""));
+  EXPECT_EQ(error_of([&] { mg::load_safetensors(p); }),
+            "[load_safetensors] " + p +
+                ": the header nests JSON arrays and objects deeper than the limit of 64 levels");
+  // Objects count too; 64 levels are allowed (then the value is rejected as a tensor).
+  std::string deep_objects = "{";
+  for (int i = 0; i < 64; ++i) deep_objects += R"("k":{)";
+  deep_objects += std::string(65, '}');
+  write_bytes(p, safetensors_bytes(deep_objects, ""));
+  EXPECT_ERROR_HAS(mg::load_safetensors(p), "deeper than the limit of 64 levels");
+  write_bytes(
+      p, safetensors_bytes(R"({"a":)" + std::string(63, '[') + std::string(63, ']') + "}", ""));
+  EXPECT_ERROR_HAS(mg::load_safetensors(p), "[load_safetensors] " + p +
+                                                ": tensor \"a\" must be an "
+                                                "object, got [[[");
+  // Brackets inside strings (escaped quotes included) are text, not nesting.
+  const std::string brackets = std::string(1000, '[') + "\\\"" + std::string(1000, '{');
+  write_bytes(p, safetensors_bytes(R"({"__metadata__":{"m":")" + brackets + R"("}})", ""));
+  EXPECT_EQ(mg::load_safetensors(p).metadata.at("m"),
+            std::string(1000, '[') + "\"" + std::string(1000, '{'));
+}
+
+TEST_F(Io, SafetensorsNumberOverflowIsAMinigradError) {
+  const std::string p = path("big.safetensors");
+  // nlohmann's out_of_range (number overflow) used to escape instead of minigrad::Error.
+  write_bytes(p, safetensors_bytes(R"({"a":{"dtype":"F32","shape":[1e400],"data_offsets":[0,4]}})",
+                                   std::string(4, '\0')));
+  EXPECT_EQ(error_of([&] { mg::load_safetensors(p); }),
+            "[load_safetensors] " + p +
+                ": invalid JSON header: [json.exception.out_of_range.406] number overflow parsing "
+                "'1e400'");
+  write_bytes(p, safetensors_bytes(R"({"__metadata__":{"m":"x"},"b":-1e999})", ""));
+  EXPECT_ERROR_HAS(mg::load_safetensors(p), "number overflow parsing '-1e999'");
+}
+
+// Parsing is linear in the number of tensors: 200,000 zero-size tensors used to take minutes
+// (nlohmann's parse callback rescans the header object at the end of every tensor object).
+TEST_F(Io, SafetensorsManyTensorsLoadInLinearTime) {
+  const std::string p = path("many.safetensors");
+  constexpr int kTensors = 200'000;
+  std::string header = "{";
+  for (int i = 0; i < kTensors; ++i)
+    header += (i ? ",\"t" : "\"t") + std::to_string(i) +
+              R"(":{"dtype":"F32","shape":[0],"data_offsets":[0,0]})";
+  header += "}";
+  write_bytes(p, safetensors_bytes(header, ""));
+  const auto start = std::chrono::steady_clock::now();
+  const mg::SafetensorsFile f = mg::load_safetensors(p);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::printf("[          ] load_safetensors of %d zero-size tensors (%zu-byte header): %.3f s\n",
+              kTensors, header.size(), seconds);
+  ASSERT_EQ(f.tensors.size(), static_cast<std::size_t>(kTensors));
+  EXPECT_EQ(f.tensors.front().first, "t0");  // header order is kept
+  EXPECT_EQ(f.tensors.back().first, "t" + std::to_string(kTensors - 1));
+  EXPECT_EQ(f.tensors.back().second.shape(), (mg::Shape{0}));
+  // Duplicates are still found, however far apart.
+  write_bytes(p, safetensors_bytes(header.substr(0, header.size() - 1) +
+                                       R"(,"t0":{"dtype":"F32","shape":[0],"data_offsets":[0,0]}})",
+                                   ""));
+  EXPECT_ERROR_HAS(mg::load_safetensors(p), "the header names \"t0\" twice");
+}
+
+TEST_F(Io, SafetensorsCapsTensorsAndDims) {
+  const std::string p = path("caps.safetensors");
+  // One tensor more than the limit, counted before the header is parsed (the values would be
+  // rejected while parsing) ...
+  std::string header = R"({"__metadata__":{})";
+  for (int i = 0; i <= 1'000'000; ++i) header += ",\"" + std::to_string(i) + "\":0";
+  header += "}";
+  write_bytes(p, safetensors_bytes(header, ""));
+  EXPECT_EQ(
+      error_of([&] { mg::load_safetensors(p); }),
+      "[load_safetensors] " + p + ": the header lists more than the limit of 1000000 tensors");
+  // ... and while parsing: 1,000,001 valid zero-size tensors and no metadata.
+  header = "{";
+  for (int i = 0; i <= 1'000'000; ++i)
+    header += (i ? ",\"" : "\"") + std::to_string(i) +
+              R"(":{"dtype":"F32","shape":[0],"data_offsets":[0,0]})";
+  header += "}";
+  write_bytes(p, safetensors_bytes(header, ""));
+  EXPECT_EQ(
+      error_of([&] { mg::load_safetensors(p); }),
+      "[load_safetensors] " + p + ": the header lists more than the limit of 1000000 tensors");
+  // A shape of 100,000 dims of size 1 holds one element: it used to load (printing it then
+  // recursed once per dim).
+  auto with_dims = [](std::size_t dims) {
+    std::string shape = "[1";
+    for (std::size_t i = 1; i < dims; ++i) shape += ",1";
+    return safetensors_bytes(
+        R"({"a":{"dtype":"F32","shape":)" + shape + R"(],"data_offsets":[0,4]}})",
+        std::string(4, '\0'));
+  };
+  write_bytes(p, with_dims(100'000));
+  EXPECT_EQ(error_of([&] { mg::load_safetensors(p); }),
+            "[load_safetensors] " + p +
+                ": tensor \"a\": shape has 100000 dims, more than the limit of 64");
+  write_bytes(p, with_dims(65));
+  EXPECT_ERROR_HAS(mg::load_safetensors(p), "shape has 65 dims, more than the limit of 64");
+  write_bytes(p, with_dims(64));
+  EXPECT_EQ(mg::load_safetensors(p).at("a").dim(), 64);
 }
 
 // Every prefix of a valid file is a truncated file: each one must throw minigrad::Error.
