@@ -502,6 +502,27 @@ const std::vector<BadInput>& bad_inputs() {
        },
        "[load_safetensors] model.safetensors: tensor \"w\": shape has 100000 dims, more than the "
        "limit of 64"},
+      {"files", ".npy file of shape (1, 1, ...) with 65 dims",
+       [] {
+         InTempDir tmp;
+         std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': (";
+         for (int i = 0; i < 65; ++i) header += "1, ";
+         header += "), }\n";
+         write_bytes("x.npy",
+                     std::string("\x93NUMPY\x01\x00", 8) + static_cast<char>(header.size() & 0xff) +
+                         static_cast<char>(header.size() >> 8) + header + std::string(4, '\0'));
+         mg::load_npy("x.npy");
+       },
+       "[load_npy] x.npy: the shape has more than the limit of 64 dims"},
+      {"files", ".npy header over numpy.load's 10000-byte limit",
+       [] {
+         InTempDir tmp;
+         // format 1.0, header length 0x2740 = 10048
+         write_bytes("x.npy",
+                     std::string("\x93NUMPY\x01\x00\x40\x27", 10) + std::string(10048, ' '));
+         mg::load_npy("x.npy");
+       },
+       "[load_npy] x.npy: header length 10048 exceeds the limit of 10000 bytes"},
       {"files", "nn::load of a checkpoint with another shape",
        [] {
          InTempDir tmp;

@@ -632,6 +632,47 @@ TEST_F(Io, NpyRejectsBadFiles) {
   EXPECT_ERROR_HAS(mg::save_npy(p, mg::Tensor()), "[save_npy] " + p + ": the tensor is undefined");
 }
 
+// Hostile .npy headers (issue 18): a shape of more dims than NumPy allows, and headers over
+// numpy.load's size limit, are refused before anything is built from them.
+TEST_F(Io, NpyCapsDimsAndHeaderSize) {
+  const std::string p = path("dims.npy");
+  auto with_dims = [](std::size_t dims) {
+    std::string dict = "{'descr': '<f4', 'fortran_order': False, 'shape': (";
+    for (std::size_t i = 0; i < dims; ++i) dict += "1, ";
+    return dict + "), }";
+  };
+  auto v2 = [](std::string dict, const std::string& data) {  // format 2.0: 4-byte header length
+    dict.append(64 - (12 + dict.size() + 1) % 64, ' ');
+    dict += '\n';
+    return std::string("\x93NUMPY\x02\x00", 8) +
+           raw_of<std::uint32_t>({static_cast<std::uint32_t>(dict.size())}) + dict + data;
+  };
+  const std::string one = raw_of<float>({1.f});
+  // 65 dims of size 1: one element, and it used to load.
+  write_bytes(p, npy_bytes(with_dims(65), one));
+  EXPECT_EQ(error_of([&] { mg::load_npy(p); }),
+            "[load_npy] " + p + ": the shape has more than the limit of 64 dims");
+  write_bytes(p, npy_bytes(with_dims(64), one));
+  EXPECT_EQ(mg::load_npy(p).dim(), 64);
+  // 100,000 dims need a 300 KB header: refused by its length, before it is parsed.
+  const std::string huge = v2(with_dims(100'000), one);
+  write_bytes(p, huge);
+  EXPECT_EQ(error_of([&] { mg::load_npy(p); }), "[load_npy] " + p + ": header length " +
+                                                    std::to_string(huge.size() - 12 - 4) +
+                                                    " exceeds the limit of 10000 bytes");
+  // A header of exactly 10000 bytes is allowed, one more byte is not.
+  for (std::uint32_t hlen : {10'000u, 10'001u}) {
+    std::string h = "{'descr': '<f4', 'fortran_order': False, 'shape': (1,), }";
+    h.append(hlen - h.size() - 1, ' ');
+    h += '\n';
+    write_bytes(p, std::string("\x93NUMPY\x02\x00", 8) + raw_of<std::uint32_t>({hlen}) + h + one);
+    if (hlen == 10'000u)
+      EXPECT_EQ(mg::load_npy(p).numel(), 1);
+    else
+      EXPECT_ERROR_HAS(mg::load_npy(p), "header length 10001 exceeds the limit of 10000 bytes");
+  }
+}
+
 // ================================ Module state_dict ================================
 
 TEST_F(Io, StateDictHasPyTorchsNamesAndOrder) {
