@@ -7,10 +7,13 @@
 #include <gtest/gtest.h>
 #include <minigrad/io.h>
 #include <minigrad/minigrad.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -22,6 +25,7 @@
 #include <memory>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace mg = minigrad;
@@ -510,6 +514,101 @@ TEST_F(Io, SafetensorsSaveReplacesAtomically) {
   EXPECT_EQ(old_bytes, before);  // the old file, whole, not a mix
   EXPECT_TRUE(same_bits(mg::load_safetensors(p).at("a"), mg::zeros({1000})));
   EXPECT_EQ(listing(), std::vector<std::string>{"m.safetensors"});
+}
+
+// A symlink planted at the temporary name the writer used to use (path.tmp.<pid>, opened with
+// O_CREAT | O_TRUNC) made a save truncate and overwrite the link's target.
+TEST_F(Io, SaveDoesNotFollowASymlinkAtATemporaryName) {
+  const std::string p = path("m.safetensors");
+  const std::string victim = path("victim.txt");
+  write_bytes(victim, "precious");
+  const std::string link = p + ".tmp." + std::to_string(::getpid());
+  fs::create_symlink(victim, link);
+  mg::save_safetensors(p, {{"a", mg::ones({3})}});
+  mg::save_npy(path("x.npy"), mg::ones({3}));
+  fs::create_symlink(victim, path("x.npy") + ".tmp." + std::to_string(::getpid()));
+  mg::save_npy(path("x.npy"), mg::ones({4}));
+  EXPECT_EQ(read_bytes(victim), "precious");
+  EXPECT_TRUE(fs::is_symlink(link));
+  EXPECT_TRUE(same_bits(mg::load_safetensors(p).at("a"), mg::ones({3})));
+  EXPECT_TRUE(same_bits(mg::load_npy(path("x.npy")), mg::ones({4})));
+  EXPECT_EQ(listing().size(), 5u);  // the two files, the victim, the two links: no temporary
+}
+
+// Two threads saving to one path used to share the temporary name (same pid) and write into one
+// file: a torn checkpoint, or a failed rename. Each save must leave one whole file.
+TEST_F(Io, ConcurrentSavesToOnePathLeaveOneWholeFile) {
+  const std::string p = path("m.safetensors");
+  const mg::NamedTensors first = {{"a", mg::full({1000}, 1.0)}};
+  const mg::NamedTensors second = {{"b", mg::full({3000}, 2.0, mg::kFloat64)},
+                                   {"c", mg::ones({7}, mg::kInt64)}};
+  const std::string first_bytes = [&] {
+    mg::save_safetensors(path("first.safetensors"), first);
+    return read_bytes(path("first.safetensors"));
+  }();
+  const std::string second_bytes = [&] {
+    mg::save_safetensors(path("second.safetensors"), second);
+    return read_bytes(path("second.safetensors"));
+  }();
+  std::atomic<int> errors{0};
+  int torn = 0, seen_first = 0, seen_second = 0;
+  for (int round = 0; round < 100; ++round) {
+    auto saver = [&](const mg::NamedTensors& tensors) {
+      for (int i = 0; i < 3; ++i) {
+        try {
+          mg::save_safetensors(p, tensors);
+        } catch (const mg::Error& e) {
+          if (errors++ == 0) ADD_FAILURE() << e.what();
+        }
+      }
+    };
+    std::thread t1(saver, std::cref(first)), t2(saver, std::cref(second));
+    t1.join();
+    t2.join();
+    const std::string bytes = read_bytes(p);
+    seen_first += bytes == first_bytes;
+    seen_second += bytes == second_bytes;
+    torn += bytes != first_bytes && bytes != second_bytes;
+    EXPECT_NO_THROW(mg::load_safetensors(p));
+  }
+  std::printf("[          ] 100 rounds: last writer first %d, second %d, torn %d, errors %d\n",
+              seen_first, seen_second, torn, errors.load());
+  EXPECT_EQ(torn, 0);
+  EXPECT_EQ(errors.load(), 0);
+  EXPECT_EQ(listing(),
+            (std::vector<std::string>{"first.safetensors", "m.safetensors", "second.safetensors"}));
+}
+
+// What already held: a save that fails while writing (here the file size limit, EFBIG) or cannot
+// create its temporary leaves the old checkpoint whole and no temporary file behind.
+TEST_F(Io, FailedSaveKeepsTheOldFileAndLeavesNoTemporary) {
+  const std::string p = path("m.safetensors");
+  mg::save_safetensors(p, {{"a", mg::ones({4})}});
+  const std::string before = read_bytes(p);
+  {
+    struct rlimit old_limit {};
+    ASSERT_EQ(::getrlimit(RLIMIT_FSIZE, &old_limit), 0);
+    void (*old_handler)(int) = std::signal(SIGXFSZ, SIG_IGN);
+    struct rlimit small = old_limit;
+    small.rlim_cur = 4096;
+    ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &small), 0);
+    const std::string msg = error_of([&] {
+      mg::save_safetensors(p, {{"a", mg::zeros({100'000})}});
+    });
+    ::setrlimit(RLIMIT_FSIZE, &old_limit);
+    std::signal(SIGXFSZ, old_handler);
+    EXPECT_EQ(msg, "[save_safetensors] " + p + ": write error: File too large");
+  }
+  EXPECT_EQ(read_bytes(p), before);
+  EXPECT_EQ(listing(), std::vector<std::string>{"m.safetensors"});
+  if (::geteuid() != 0) {  // root writes into a read-only directory anyway
+    fs::permissions(dir_, fs::perms::owner_read | fs::perms::owner_exec);
+    EXPECT_ERROR_HAS(mg::save_safetensors(p, {{"a", mg::zeros({8})}}),
+                     "cannot create " + p + ".tmp.");
+    fs::permissions(dir_, fs::perms::owner_all);
+    EXPECT_EQ(read_bytes(p), before);
+    EXPECT_EQ(listing(), std::vector<std::string>{"m.safetensors"});
+  }
 }
 
 // ================================ .npy ================================
