@@ -486,6 +486,72 @@ const std::vector<BadInput>& bad_inputs() {
          mg::load_npy("x.npy");
        },
        "[load_npy] x.npy: shape (2, 3) '<f4' needs 24 bytes of data but the file has 8"},
+      {"files", "safetensors header nesting 100,000 JSON arrays",
+       [] {
+         InTempDir tmp;
+         write_bytes("model.safetensors", safetensors_bytes(R"({"w":)" + std::string(100'000, '[') +
+                                                                std::string(100'000, ']') + "}",
+                                                            ""));
+         mg::load_safetensors("model.safetensors");
+       },
+       "[load_safetensors] model.safetensors: the header nests JSON arrays and objects deeper than "
+       "the limit of 64 levels"},
+      {"files", "safetensors header holding the number 1e400",
+       [] {
+         InTempDir tmp;
+         write_bytes(
+             "model.safetensors",
+             safetensors_bytes(R"({"w":{"dtype":"F32","shape":[1e400],"data_offsets":[0,4]}})",
+                               std::string(4, '\0')));
+         mg::load_safetensors("model.safetensors");
+       },
+       "[load_safetensors] model.safetensors: invalid JSON header: "
+       "[json.exception.out_of_range.406] number overflow parsing '1e400'"},
+      {"files", "safetensors header listing more than a million tensors",
+       [] {
+         InTempDir tmp;
+         std::string header = "{";
+         for (int i = 0; i <= 1'000'001; ++i)
+           header += (i ? ",\"" : "\"") + std::to_string(i) + "\":0";
+         write_bytes("model.safetensors", safetensors_bytes(header + "}", ""));
+         mg::load_safetensors("model.safetensors");
+       },
+       "[load_safetensors] model.safetensors: the header lists more than the limit of 1000000 "
+       "tensors"},
+      {"files", "safetensors tensor of shape [1, 1, ...] with 100,000 dims",
+       [] {
+         InTempDir tmp;
+         std::string shape = "[1";
+         for (int i = 1; i < 100'000; ++i) shape += ",1";
+         write_bytes("model.safetensors",
+                     safetensors_bytes(
+                         R"({"w":{"dtype":"F32","shape":)" + shape + R"(],"data_offsets":[0,4]}})",
+                         std::string(4, '\0')));
+         mg::load_safetensors("model.safetensors");
+       },
+       "[load_safetensors] model.safetensors: tensor \"w\": shape has 100000 dims, more than the "
+       "limit of 64"},
+      {"files", ".npy file of shape (1, 1, ...) with 65 dims",
+       [] {
+         InTempDir tmp;
+         std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': (";
+         for (int i = 0; i < 65; ++i) header += "1, ";
+         header += "), }\n";
+         write_bytes("x.npy",
+                     std::string("\x93NUMPY\x01\x00", 8) + static_cast<char>(header.size() & 0xff) +
+                         static_cast<char>(header.size() >> 8) + header + std::string(4, '\0'));
+         mg::load_npy("x.npy");
+       },
+       "[load_npy] x.npy: the shape has more than the limit of 64 dims"},
+      {"files", ".npy header over numpy.load's 10000-byte limit",
+       [] {
+         InTempDir tmp;
+         // format 1.0, header length 0x2740 = 10048
+         write_bytes("x.npy",
+                     std::string("\x93NUMPY\x01\x00\x40\x27", 10) + std::string(10048, ' '));
+         mg::load_npy("x.npy");
+       },
+       "[load_npy] x.npy: header length 10048 exceeds the limit of 10000 bytes"},
       {"files", "nn::load of a checkpoint with another shape",
        [] {
          InTempDir tmp;

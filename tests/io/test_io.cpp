@@ -7,9 +7,13 @@
 #include <gtest/gtest.h>
 #include <minigrad/io.h>
 #include <minigrad/minigrad.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -21,6 +25,7 @@
 #include <memory>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace mg = minigrad;
@@ -353,6 +358,116 @@ TEST_F(Io, SafetensorsRejectsBadFiles) {
   EXPECT_ERROR_HAS(mg::load_safetensors(dir_.string()), "not a regular file");
 }
 
+// Hostile headers (issue 18): each is a clear minigrad::Error, not a crash, another exception or
+// a long wait.
+TEST_F(Io, SafetensorsRejectsDeeplyNestedHeaders) {
+  const std::string p = path("deep.safetensors");
+  // 100,000 nested arrays in a 200 KB header: the error path used to dump() the value recursively
+  // and overflow the stack.
+  write_bytes(p, safetensors_bytes(
+                     R"({"a":)" + std::string(100'000, '[') + std::string(100'000, ']') + "}", ""));
+  EXPECT_EQ(error_of([&] { mg::load_safetensors(p); }),
+            "[load_safetensors] " + p +
+                ": the header nests JSON arrays and objects deeper than the limit of 64 levels");
+  // Objects count too; 64 levels are allowed (then the value is rejected as a tensor).
+  std::string deep_objects = "{";
+  for (int i = 0; i < 64; ++i) deep_objects += R"("k":{)";
+  deep_objects += std::string(65, '}');
+  write_bytes(p, safetensors_bytes(deep_objects, ""));
+  EXPECT_ERROR_HAS(mg::load_safetensors(p), "deeper than the limit of 64 levels");
+  write_bytes(
+      p, safetensors_bytes(R"({"a":)" + std::string(63, '[') + std::string(63, ']') + "}", ""));
+  EXPECT_ERROR_HAS(mg::load_safetensors(p), "[load_safetensors] " + p +
+                                                ": tensor \"a\" must be an "
+                                                "object, got [[[");
+  // Brackets inside strings (escaped quotes included) are text, not nesting.
+  const std::string brackets = std::string(1000, '[') + "\\\"" + std::string(1000, '{');
+  write_bytes(p, safetensors_bytes(R"({"__metadata__":{"m":")" + brackets + R"("}})", ""));
+  EXPECT_EQ(mg::load_safetensors(p).metadata.at("m"),
+            std::string(1000, '[') + "\"" + std::string(1000, '{'));
+}
+
+TEST_F(Io, SafetensorsNumberOverflowIsAMinigradError) {
+  const std::string p = path("big.safetensors");
+  // nlohmann's out_of_range (number overflow) used to escape instead of minigrad::Error.
+  write_bytes(p, safetensors_bytes(R"({"a":{"dtype":"F32","shape":[1e400],"data_offsets":[0,4]}})",
+                                   std::string(4, '\0')));
+  EXPECT_EQ(error_of([&] { mg::load_safetensors(p); }),
+            "[load_safetensors] " + p +
+                ": invalid JSON header: [json.exception.out_of_range.406] number overflow parsing "
+                "'1e400'");
+  write_bytes(p, safetensors_bytes(R"({"__metadata__":{"m":"x"},"b":-1e999})", ""));
+  EXPECT_ERROR_HAS(mg::load_safetensors(p), "number overflow parsing '-1e999'");
+}
+
+// Parsing is linear in the number of tensors: 200,000 zero-size tensors used to take minutes
+// (nlohmann's parse callback rescans the header object at the end of every tensor object).
+TEST_F(Io, SafetensorsManyTensorsLoadInLinearTime) {
+  const std::string p = path("many.safetensors");
+  constexpr int kTensors = 200'000;
+  std::string header = "{";
+  for (int i = 0; i < kTensors; ++i)
+    header += (i ? ",\"t" : "\"t") + std::to_string(i) +
+              R"(":{"dtype":"F32","shape":[0],"data_offsets":[0,0]})";
+  header += "}";
+  write_bytes(p, safetensors_bytes(header, ""));
+  const auto start = std::chrono::steady_clock::now();
+  const mg::SafetensorsFile f = mg::load_safetensors(p);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::printf("[          ] load_safetensors of %d zero-size tensors (%zu-byte header): %.3f s\n",
+              kTensors, header.size(), seconds);
+  ASSERT_EQ(f.tensors.size(), static_cast<std::size_t>(kTensors));
+  EXPECT_EQ(f.tensors.front().first, "t0");  // header order is kept
+  EXPECT_EQ(f.tensors.back().first, "t" + std::to_string(kTensors - 1));
+  EXPECT_EQ(f.tensors.back().second.shape(), (mg::Shape{0}));
+  // Duplicates are still found, however far apart.
+  write_bytes(p, safetensors_bytes(header.substr(0, header.size() - 1) +
+                                       R"(,"t0":{"dtype":"F32","shape":[0],"data_offsets":[0,0]}})",
+                                   ""));
+  EXPECT_ERROR_HAS(mg::load_safetensors(p), "the header names \"t0\" twice");
+}
+
+TEST_F(Io, SafetensorsCapsTensorsAndDims) {
+  const std::string p = path("caps.safetensors");
+  // One tensor more than the limit, counted before the header is parsed (the values would be
+  // rejected while parsing) ...
+  std::string header = R"({"__metadata__":{})";
+  for (int i = 0; i <= 1'000'000; ++i) header += ",\"" + std::to_string(i) + "\":0";
+  header += "}";
+  write_bytes(p, safetensors_bytes(header, ""));
+  EXPECT_EQ(
+      error_of([&] { mg::load_safetensors(p); }),
+      "[load_safetensors] " + p + ": the header lists more than the limit of 1000000 tensors");
+  // ... and while parsing: 1,000,001 valid zero-size tensors and no metadata.
+  header = "{";
+  for (int i = 0; i <= 1'000'000; ++i)
+    header += (i ? ",\"" : "\"") + std::to_string(i) +
+              R"(":{"dtype":"F32","shape":[0],"data_offsets":[0,0]})";
+  header += "}";
+  write_bytes(p, safetensors_bytes(header, ""));
+  EXPECT_EQ(
+      error_of([&] { mg::load_safetensors(p); }),
+      "[load_safetensors] " + p + ": the header lists more than the limit of 1000000 tensors");
+  // A shape of 100,000 dims of size 1 holds one element: it used to load (printing it then
+  // recursed once per dim).
+  auto with_dims = [](std::size_t dims) {
+    std::string shape = "[1";
+    for (std::size_t i = 1; i < dims; ++i) shape += ",1";
+    return safetensors_bytes(
+        R"({"a":{"dtype":"F32","shape":)" + shape + R"(],"data_offsets":[0,4]}})",
+        std::string(4, '\0'));
+  };
+  write_bytes(p, with_dims(100'000));
+  EXPECT_EQ(error_of([&] { mg::load_safetensors(p); }),
+            "[load_safetensors] " + p +
+                ": tensor \"a\": shape has 100000 dims, more than the limit of 64");
+  write_bytes(p, with_dims(65));
+  EXPECT_ERROR_HAS(mg::load_safetensors(p), "shape has 65 dims, more than the limit of 64");
+  write_bytes(p, with_dims(64));
+  EXPECT_EQ(mg::load_safetensors(p).at("a").dim(), 64);
+}
+
 // Every prefix of a valid file is a truncated file: each one must throw minigrad::Error.
 TEST_F(Io, SafetensorsEveryTruncationThrows) {
   mg::save_safetensors(path("full.safetensors"),
@@ -399,6 +514,101 @@ TEST_F(Io, SafetensorsSaveReplacesAtomically) {
   EXPECT_EQ(old_bytes, before);  // the old file, whole, not a mix
   EXPECT_TRUE(same_bits(mg::load_safetensors(p).at("a"), mg::zeros({1000})));
   EXPECT_EQ(listing(), std::vector<std::string>{"m.safetensors"});
+}
+
+// A symlink planted at the temporary name the writer used to use (path.tmp.<pid>, opened with
+// O_CREAT | O_TRUNC) made a save truncate and overwrite the link's target.
+TEST_F(Io, SaveDoesNotFollowASymlinkAtATemporaryName) {
+  const std::string p = path("m.safetensors");
+  const std::string victim = path("victim.txt");
+  write_bytes(victim, "precious");
+  const std::string link = p + ".tmp." + std::to_string(::getpid());
+  fs::create_symlink(victim, link);
+  mg::save_safetensors(p, {{"a", mg::ones({3})}});
+  mg::save_npy(path("x.npy"), mg::ones({3}));
+  fs::create_symlink(victim, path("x.npy") + ".tmp." + std::to_string(::getpid()));
+  mg::save_npy(path("x.npy"), mg::ones({4}));
+  EXPECT_EQ(read_bytes(victim), "precious");
+  EXPECT_TRUE(fs::is_symlink(link));
+  EXPECT_TRUE(same_bits(mg::load_safetensors(p).at("a"), mg::ones({3})));
+  EXPECT_TRUE(same_bits(mg::load_npy(path("x.npy")), mg::ones({4})));
+  EXPECT_EQ(listing().size(), 5u);  // the two files, the victim, the two links: no temporary
+}
+
+// Two threads saving to one path used to share the temporary name (same pid) and write into one
+// file: a torn checkpoint, or a failed rename. Each save must leave one whole file.
+TEST_F(Io, ConcurrentSavesToOnePathLeaveOneWholeFile) {
+  const std::string p = path("m.safetensors");
+  const mg::NamedTensors first = {{"a", mg::full({1000}, 1.0)}};
+  const mg::NamedTensors second = {{"b", mg::full({3000}, 2.0, mg::kFloat64)},
+                                   {"c", mg::ones({7}, mg::kInt64)}};
+  const std::string first_bytes = [&] {
+    mg::save_safetensors(path("first.safetensors"), first);
+    return read_bytes(path("first.safetensors"));
+  }();
+  const std::string second_bytes = [&] {
+    mg::save_safetensors(path("second.safetensors"), second);
+    return read_bytes(path("second.safetensors"));
+  }();
+  std::atomic<int> errors{0};
+  int torn = 0, seen_first = 0, seen_second = 0;
+  for (int round = 0; round < 100; ++round) {
+    auto saver = [&](const mg::NamedTensors& tensors) {
+      for (int i = 0; i < 3; ++i) {
+        try {
+          mg::save_safetensors(p, tensors);
+        } catch (const mg::Error& e) {
+          if (errors++ == 0) ADD_FAILURE() << e.what();
+        }
+      }
+    };
+    std::thread t1(saver, std::cref(first)), t2(saver, std::cref(second));
+    t1.join();
+    t2.join();
+    const std::string bytes = read_bytes(p);
+    seen_first += bytes == first_bytes;
+    seen_second += bytes == second_bytes;
+    torn += bytes != first_bytes && bytes != second_bytes;
+    EXPECT_NO_THROW(mg::load_safetensors(p));
+  }
+  std::printf("[          ] 100 rounds: last writer first %d, second %d, torn %d, errors %d\n",
+              seen_first, seen_second, torn, errors.load());
+  EXPECT_EQ(torn, 0);
+  EXPECT_EQ(errors.load(), 0);
+  EXPECT_EQ(listing(),
+            (std::vector<std::string>{"first.safetensors", "m.safetensors", "second.safetensors"}));
+}
+
+// What already held: a save that fails while writing (here the file size limit, EFBIG) or cannot
+// create its temporary leaves the old checkpoint whole and no temporary file behind.
+TEST_F(Io, FailedSaveKeepsTheOldFileAndLeavesNoTemporary) {
+  const std::string p = path("m.safetensors");
+  mg::save_safetensors(p, {{"a", mg::ones({4})}});
+  const std::string before = read_bytes(p);
+  {
+    struct rlimit old_limit {};
+    ASSERT_EQ(::getrlimit(RLIMIT_FSIZE, &old_limit), 0);
+    void (*old_handler)(int) = std::signal(SIGXFSZ, SIG_IGN);
+    struct rlimit small = old_limit;
+    small.rlim_cur = 4096;
+    ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &small), 0);
+    const std::string msg = error_of([&] {
+      mg::save_safetensors(p, {{"a", mg::zeros({100'000})}});
+    });
+    ::setrlimit(RLIMIT_FSIZE, &old_limit);
+    std::signal(SIGXFSZ, old_handler);
+    EXPECT_EQ(msg, "[save_safetensors] " + p + ": write error: File too large");
+  }
+  EXPECT_EQ(read_bytes(p), before);
+  EXPECT_EQ(listing(), std::vector<std::string>{"m.safetensors"});
+  if (::geteuid() != 0) {  // root writes into a read-only directory anyway
+    fs::permissions(dir_, fs::perms::owner_read | fs::perms::owner_exec);
+    EXPECT_ERROR_HAS(mg::save_safetensors(p, {{"a", mg::zeros({8})}}),
+                     "cannot create " + p + ".tmp.");
+    fs::permissions(dir_, fs::perms::owner_all);
+    EXPECT_EQ(read_bytes(p), before);
+    EXPECT_EQ(listing(), std::vector<std::string>{"m.safetensors"});
+  }
 }
 
 // ================================ .npy ================================
@@ -519,6 +729,47 @@ TEST_F(Io, NpyRejectsBadFiles) {
     EXPECT_EQ(error_of([&] { mg::load_npy(p); }).rfind("[load_npy] ", 0), 0u) << n;
   }
   EXPECT_ERROR_HAS(mg::save_npy(p, mg::Tensor()), "[save_npy] " + p + ": the tensor is undefined");
+}
+
+// Hostile .npy headers (issue 18): a shape of more dims than NumPy allows, and headers over
+// numpy.load's size limit, are refused before anything is built from them.
+TEST_F(Io, NpyCapsDimsAndHeaderSize) {
+  const std::string p = path("dims.npy");
+  auto with_dims = [](std::size_t dims) {
+    std::string dict = "{'descr': '<f4', 'fortran_order': False, 'shape': (";
+    for (std::size_t i = 0; i < dims; ++i) dict += "1, ";
+    return dict + "), }";
+  };
+  auto v2 = [](std::string dict, const std::string& data) {  // format 2.0: 4-byte header length
+    dict.append(64 - (12 + dict.size() + 1) % 64, ' ');
+    dict += '\n';
+    return std::string("\x93NUMPY\x02\x00", 8) +
+           raw_of<std::uint32_t>({static_cast<std::uint32_t>(dict.size())}) + dict + data;
+  };
+  const std::string one = raw_of<float>({1.f});
+  // 65 dims of size 1: one element, and it used to load.
+  write_bytes(p, npy_bytes(with_dims(65), one));
+  EXPECT_EQ(error_of([&] { mg::load_npy(p); }),
+            "[load_npy] " + p + ": the shape has more than the limit of 64 dims");
+  write_bytes(p, npy_bytes(with_dims(64), one));
+  EXPECT_EQ(mg::load_npy(p).dim(), 64);
+  // 100,000 dims need a 300 KB header: refused by its length, before it is parsed.
+  const std::string huge = v2(with_dims(100'000), one);
+  write_bytes(p, huge);
+  EXPECT_EQ(error_of([&] { mg::load_npy(p); }), "[load_npy] " + p + ": header length " +
+                                                    std::to_string(huge.size() - 12 - 4) +
+                                                    " exceeds the limit of 10000 bytes");
+  // A header of exactly 10000 bytes is allowed, one more byte is not.
+  for (std::uint32_t hlen : {10'000u, 10'001u}) {
+    std::string h = "{'descr': '<f4', 'fortran_order': False, 'shape': (1,), }";
+    h.append(hlen - h.size() - 1, ' ');
+    h += '\n';
+    write_bytes(p, std::string("\x93NUMPY\x02\x00", 8) + raw_of<std::uint32_t>({hlen}) + h + one);
+    if (hlen == 10'000u)
+      EXPECT_EQ(mg::load_npy(p).numel(), 1);
+    else
+      EXPECT_ERROR_HAS(mg::load_npy(p), "header length 10001 exceeds the limit of 10000 bytes");
+  }
 }
 
 // ================================ Module state_dict ================================

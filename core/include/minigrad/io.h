@@ -5,8 +5,9 @@
 //   mg::SafetensorsFile f = mg::load_safetensors("model.safetensors");
 //   mg::Tensor w2 = f.at("W_q.weight");
 //
-// Writing is atomic: the file is written to `path.tmp.<pid>`, flushed with fsync and renamed over
-// `path`, so a crash leaves either the old file or the new one, never half of one. Reading checks
+// Writing is atomic: the file is written to a new, uniquely named `path.tmp.<pid>.<random>`,
+// flushed with fsync and renamed over `path`, so a crash, or another thread or process saving to
+// the same path, leaves either the old file or a new one, never half of one. Reading checks
 // every length, offset, shape and dtype of the header against the file's size before allocating
 // anything; a bad file throws minigrad::Error naming the reader, the file and the problem:
 // "[load_safetensors] model.safetensors: header length 4294967296 exceeds file size 100".

@@ -6,11 +6,14 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <bit>
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <random>
 #include <vector>
 
 #include "tensor_impl.h"
@@ -22,6 +25,24 @@ static_assert(std::endian::native == std::endian::little,
 
 namespace {
 std::string errno_text() { return std::strerror(errno); }
+
+// 16 hex digits that differ between the saves of a process (threads included) and between
+// processes: a counter mixed with a random seed (splitmix64), like mkstemp's random letters.
+std::string unique_suffix() {
+  static std::atomic<std::uint64_t> counter{0};
+  static const std::uint64_t seed = [] {
+    std::random_device rd;
+    return (std::uint64_t{rd()} << 32) ^ rd() ^
+           static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
+  }();
+  std::uint64_t x = seed + 0x9e3779b97f4a7c15ULL * (counter.fetch_add(1) + 1);
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  x ^= x >> 31;
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(x));
+  return buf;
+}
 }  // namespace
 
 InputFile::InputFile(const std::string& path, const char* op) : path_(path), op_(op) {
@@ -55,10 +76,16 @@ void InputFile::read(std::uint64_t offset, void* out, std::uint64_t n) const {
   }
 }
 
-AtomicOutputFile::AtomicOutputFile(const std::string& path, const char* op)
-    : path_(path), tmp_path_(path + ".tmp." + std::to_string(::getpid())), op_(op) {
+AtomicOutputFile::AtomicOutputFile(const std::string& path, const char* op) : path_(path), op_(op) {
   MG_CHECK(!path.empty(), op_, "the path is empty");
-  fd_ = ::open(tmp_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  // A new file of a name no other save uses, in the target's directory (rename stays on one file
+  // system). O_EXCL | O_NOFOLLOW: never an existing file, nor the target of a symlink planted at
+  // the name; such a name is skipped. Mode 0644 less the umask, as open(2) creates files.
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    tmp_path_ = path + ".tmp." + std::to_string(::getpid()) + "." + unique_suffix();
+    fd_ = ::open(tmp_path_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd_ >= 0 || errno != EEXIST) break;
+  }
   MG_CHECK(fd_ >= 0, op_, path_, ": cannot create ", tmp_path_, ": ", errno_text());
 }
 

@@ -27,9 +27,10 @@ class InputFile {
   std::uint64_t size_ = 0;
 };
 
-/// A file written atomically: the bytes go to `path.tmp.<pid>`, commit() flushes them with fsync
-/// and renames the file over path. Destroyed without commit() (an error), it removes the
-/// temporary file and leaves path untouched.
+/// A file written atomically: the bytes go to a new temporary file `path.tmp.<pid>.<16 hex
+/// digits>` (created with O_EXCL | O_NOFOLLOW, a name no other save, thread or process, uses),
+/// commit() flushes it with fsync, renames it over path and fsyncs the directory. Destroyed
+/// without commit() (an error), it removes the temporary file and leaves path untouched.
 class AtomicOutputFile {
  public:
   AtomicOutputFile(const std::string& path, const char* op);

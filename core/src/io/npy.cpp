@@ -16,6 +16,12 @@ constexpr const char* kSave = "save_npy";
 constexpr const char* kLoad = "load_npy";
 constexpr char kMagic[] = "\x93NUMPY";
 constexpr std::size_t kMagicLen = 6;
+// numpy.load refuses headers over 10000 bytes by default (max_header_size); so do we: a bound
+// before allocating, and on the header text quoted in error messages. np.save never writes a
+// larger header for the dtypes read here.
+constexpr std::uint64_t kMaxHeader = 10'000;
+// NumPy's NPY_MAXDIMS: more dims make a tensor that printing and indexing recurse over.
+constexpr std::size_t kMaxDims = 64;
 
 const char* npy_descr(Dtype dtype) {
   switch (dtype) {
@@ -128,6 +134,8 @@ class HeaderParser {
           fail("size too large");
         ++i_;
       }
+      MG_CHECK(out.size() < kMaxDims, kLoad, path_, ": the shape has more than the limit of ",
+               kMaxDims, " dims");
       out.push_back(v);
       skip_ws();
       if (peek() == ',') {
@@ -205,6 +213,8 @@ Tensor load_npy(const std::string& path) {
   const std::uint64_t data_start = 8 + len_bytes + hlen;
   MG_CHECK(hlen <= size - 8 - len_bytes, kLoad, path, ": header length ", hlen,
            " exceeds file size ", size);
+  MG_CHECK(hlen <= kMaxHeader, kLoad, path, ": header length ", hlen, " exceeds the limit of ",
+           kMaxHeader, " bytes");
   std::string text(hlen, '\0');
   file.read(8 + len_bytes, text.data(), hlen);
   const HeaderParser::Header h = HeaderParser(text, path).parse();

@@ -7,6 +7,8 @@
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
+#include <unordered_set>
+#include <vector>
 
 #include "io/file_io.h"
 #include "minigrad/io.h"
@@ -15,12 +17,21 @@
 namespace minigrad {
 namespace {
 
-using Json = nlohmann::ordered_json;
+// The writer keeps the tensors' order (ordered_json); the reader keeps it in its own list and
+// parses each value into a plain json (std::map: no linear-time insertion).
+using OrderedJson = nlohmann::ordered_json;
+using Json = nlohmann::json;
 
 constexpr const char* kSave = "save_safetensors";
 constexpr const char* kLoad = "load_safetensors";
 // The reference implementation refuses headers over 100 MB; so do we (a bound before allocating).
 constexpr std::uint64_t kMaxHeader = 100'000'000;
+// Limits on what a header may hold, each a clear error rather than a crash or a long wait:
+// nesting (a few levels are needed: header, tensor, shape), tensors (far more than any model has)
+// and dims per shape (NumPy's NPY_MAXDIMS; PyTorch prints and indexes recursively over dims).
+constexpr int kMaxDepth = 64;
+constexpr std::size_t kMaxTensors = 1'000'000;
+constexpr std::size_t kMaxDims = 64;
 
 const char* safetensors_dtype(Dtype dtype) {
   switch (dtype) {
@@ -69,6 +80,125 @@ bool as_uint(const Json& j, std::uint64_t& out) {
   return false;
 }
 
+// What a scan of the header text finds before it is parsed: the deepest nesting of JSON arrays
+// and objects, and the number of members of the top-level object (its ':' at depth 1), brackets
+// and colons inside strings not counted. Exact for valid JSON; for invalid JSON, bounds on what
+// the parser reaches before it fails.
+struct HeaderScan {
+  int depth = 0;
+  std::size_t members = 0;
+};
+HeaderScan scan_header(const std::string& text) {
+  HeaderScan out;
+  int depth = 0;
+  bool in_string = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\')
+        ++i;
+      else if (c == '"')
+        in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      out.depth = std::max(out.depth, ++depth);
+    } else if (c == ']' || c == '}') {
+      --depth;
+    } else if (c == ':' && depth == 1) {
+      ++out.members;
+    }
+  }
+  return out;
+}
+
+// A SAX handler for the header object: it refuses duplicate and too many top-level keys as they
+// come (a DOM parser would silently keep the last of two), builds each top-level value as a Json
+// and hands it to on_entry(key, value), and turns nlohmann's parse errors (syntax, and numbers
+// such as 1e400 that overflow a double) into minigrad::Error. The header starts with '{', so the
+// top-level value is an object.
+template <typename OnEntry>
+class HeaderReader {
+ public:
+  HeaderReader(const std::string& path, OnEntry& on_entry) : path_(path), on_entry_(on_entry) {}
+
+  bool null() { return value(nullptr); }
+  bool boolean(bool v) { return value(v); }
+  bool number_integer(Json::number_integer_t v) { return value(v); }
+  bool number_unsigned(Json::number_unsigned_t v) { return value(v); }
+  bool number_float(Json::number_float_t v, const std::string&) { return value(v); }
+  bool string(std::string& v) { return value(std::move(v)); }
+  bool binary(Json::binary_t& v) { return value(Json::binary(std::move(v))); }
+  bool start_object(std::size_t) { return open(Json::object()); }
+  bool start_array(std::size_t) { return open(Json::array()); }
+  bool end_object() { return close(); }
+  bool end_array() { return close(); }
+  bool key(std::string& k) {
+    if (depth_ == 1) {
+      MG_CHECK(keys_.insert(k).second, kLoad, path_, ": the header names \"", k, "\" twice");
+      MG_CHECK(k == "__metadata__" || ++tensors_ <= kMaxTensors, kLoad, path_,
+               ": the header lists more than the limit of ", kMaxTensors, " tensors");
+      key_ = std::move(k);
+    } else {
+      slot_ = &(*stack_.back())[k];
+    }
+    return true;
+  }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception& e) {
+    MG_ERROR(kLoad, path_, ": invalid JSON header: ", e.what());
+  }
+
+ private:
+  // A scalar: a whole top-level value, an element of the array being built or the value of the
+  // last key of the object being built.
+  template <typename V>
+  bool value(V&& v) {
+    if (depth_ == 1) {
+      on_entry_(key_, Json(std::forward<V>(v)));
+    } else if (stack_.back()->is_array()) {
+      stack_.back()->emplace_back(std::forward<V>(v));
+    } else {
+      *slot_ = Json(std::forward<V>(v));
+    }
+    return true;
+  }
+  bool open(Json container) {
+    ++depth_;
+    if (depth_ == 1) return true;  // the header object itself is not built
+    Json* where = nullptr;
+    if (depth_ == 2) {
+      entry_ = std::move(container);
+      where = &entry_;
+    } else if (stack_.back()->is_array()) {
+      stack_.back()->push_back(std::move(container));
+      where = &stack_.back()->back();
+    } else {
+      *slot_ = std::move(container);
+      where = slot_;
+    }
+    // Pointers into the containers stay valid: only the innermost one (stack_.back()) grows.
+    stack_.push_back(where);
+    return true;
+  }
+  bool close() {
+    --depth_;
+    if (depth_ == 0) return true;
+    stack_.pop_back();
+    if (depth_ == 1) on_entry_(key_, std::move(entry_));
+    return true;
+  }
+
+  const std::string& path_;
+  OnEntry& on_entry_;
+  int depth_ = 0;
+  std::size_t tensors_ = 0;
+  std::unordered_set<std::string> keys_;
+  std::string key_;           // the top-level key whose value is being built
+  Json entry_;                // that value, when it is an array or an object
+  std::vector<Json*> stack_;  // the arrays and objects being built, innermost last
+  Json* slot_ = nullptr;      // where the value of the last key of an object goes
+};
+
 struct Entry {
   std::string name;
   Shape shape;
@@ -92,9 +222,9 @@ bool SafetensorsFile::contains(const std::string& name) const {
 
 void save_safetensors(const std::string& path, const NamedTensors& tensors,
                       const Metadata& metadata) {
-  Json header = Json::object();
+  OrderedJson header = OrderedJson::object();
   if (!metadata.empty()) {
-    Json meta = Json::object();
+    OrderedJson meta = OrderedJson::object();
     for (const auto& [k, v] : metadata) meta[k] = v;
     header["__metadata__"] = std::move(meta);
   }
@@ -109,15 +239,15 @@ void save_safetensors(const std::string& path, const NamedTensors& tensors,
     MG_CHECK(t.defined(), kSave, path, ": tensor \"", name, "\" is undefined");
     std::uint64_t nbytes = 0;
     detail::checked_nbytes(t.shape(), t.dtype(), nbytes);
-    header[name] = Json{{"dtype", safetensors_dtype(t.dtype())},
-                        {"shape", t.shape()},
-                        {"data_offsets", {offset, offset + nbytes}}};
+    header[name] = OrderedJson{{"dtype", safetensors_dtype(t.dtype())},
+                               {"shape", t.shape()},
+                               {"data_offsets", {offset, offset + nbytes}}};
     offset += nbytes;
   }
   std::string text;
   try {
     text = header.dump();
-  } catch (const Json::exception& e) {
+  } catch (const OrderedJson::exception& e) {
     MG_ERROR(kSave, path, ": a name or metadata string is not valid UTF-8 (", e.what(), ")");
   }
   // Pad with spaces so the data section starts 8-byte aligned, as the reference writer does.
@@ -150,27 +280,23 @@ SafetensorsFile load_safetensors(const std::string& path) {
   file.read(8, text.data(), n);
   MG_CHECK(text[0] == '{', kLoad, path, ": the header does not start with '{'");
 
-  // Parse, refusing duplicate top-level keys (JSON parsers would silently keep the last one).
-  std::set<std::string> keys;
-  std::string duplicate;
-  Json header;
-  try {
-    header = Json::parse(text, [&](int depth, Json::parse_event_t event, Json& parsed) {
-      if (depth == 1 && event == Json::parse_event_t::key && parsed.is_string() &&
-          !keys.insert(parsed.get<std::string>()).second && duplicate.empty())
-        duplicate = parsed.get<std::string>();
-      return true;
-    });
-  } catch (const Json::parse_error& e) {
-    MG_ERROR(kLoad, path, ": invalid JSON header: ", e.what());
-  }
-  MG_CHECK(header.is_object(), kLoad, path, ": the header is not a JSON object");
-  MG_CHECK(duplicate.empty(), kLoad, path, ": the header names \"", duplicate, "\" twice");
+  // Bound the nesting before parsing: the parser is iterative, but printing a value in an error
+  // message (dump()) and destroying it recurse once per level. The tensor count is bounded here
+  // too (the members, less "__metadata__"), and exactly while parsing.
+  const HeaderScan scan = scan_header(text);
+  MG_CHECK(scan.depth <= kMaxDepth, kLoad, path,
+           ": the header nests JSON arrays and objects deeper than the limit of ", kMaxDepth,
+           " levels");
+  MG_CHECK(scan.members <= kMaxTensors + 1, kLoad, path,
+           ": the header lists more than the limit of ", kMaxTensors, " tensors");
 
   const std::uint64_t data_size = size - 8 - n;
   SafetensorsFile out;
   std::vector<Entry> entries;
-  for (const auto& [key, value] : header.items()) {
+  // Each top-level value is checked as soon as it is parsed, then dropped: memory and time stay
+  // linear in the header (a DOM of the whole header with ordered_json, or nlohmann's parse
+  // callback, costs time quadratic in the number of tensors).
+  auto on_entry = [&](const std::string& key, const Json& value) {
     if (key == "__metadata__") {
       MG_CHECK(value.is_object(), kLoad, path, ": \"__metadata__\" must be an object of strings");
       for (const auto& [mk, mv] : value.items()) {
@@ -178,7 +304,7 @@ SafetensorsFile load_safetensors(const std::string& path) {
                  mv.dump());
         out.metadata[mk] = mv.get<std::string>();
       }
-      continue;
+      return;
     }
     const std::string what = "tensor \"" + key + "\"";
     MG_CHECK(value.is_object(), kLoad, path, ": ", what, " must be an object, got ", value.dump());
@@ -199,6 +325,8 @@ SafetensorsFile load_safetensors(const std::string& path) {
              "\" (minigrad reads F32, F64, I64 and BOOL)");
     const Json& sh = value["shape"];
     MG_CHECK(sh.is_array(), kLoad, path, ": ", what, ": shape must be a list, got ", sh.dump());
+    MG_CHECK(sh.size() <= kMaxDims, kLoad, path, ": ", what, ": shape has ", sh.size(),
+             " dims, more than the limit of ", kMaxDims);
     for (const Json& d : sh) {
       std::uint64_t s = 0;
       MG_CHECK(as_uint(d, s) && s <= static_cast<std::uint64_t>(INT64_MAX), kLoad, path, ": ", what,
@@ -221,6 +349,15 @@ SafetensorsFile load_safetensors(const std::string& path) {
              dt.get<std::string>(), " needs ", nbytes, " bytes but data_offsets ",
              list_str(e.begin, e.end), " hold ", e.end - e.begin);
     entries.push_back(std::move(e));
+  };
+  HeaderReader reader(path, on_entry);
+  try {
+    // strict: one JSON value and nothing after it but whitespace.
+    Json::sax_parse(text, &reader);
+  } catch (const Json::exception& e) {
+    // The reader turns parse errors into minigrad::Error; this catches anything else nlohmann
+    // throws, so none of its exceptions escapes.
+    MG_ERROR(kLoad, path, ": invalid JSON header: ", e.what());
   }
 
   // The tensors must tile the data section: sorted by offset, each starts where the last ended.
