@@ -1114,6 +1114,146 @@ void add_nn(std::vector<OpInfo>& t) {
       {e("dropout", "p = 1.5", [] { F::dropout(make({2}, 1), 1.5); })}));
 }
 
+// ---------------------------------------------------------------- in-place ops
+// Each writes a clone of its first input (a leaf cannot be written in grad mode) and returns it:
+// gradcheck differentiates through the in-place history. The view samples write a narrowed or
+// transposed view of the clone and return the whole clone (CopySlices).
+
+using InplaceBinary = void (*)(Tensor&, const Tensor&);
+using InplaceUnary = void (*)(Tensor&);
+
+std::vector<Sample> inplace_binary_samples(Maker ma, Maker mb, InplaceBinary op) {
+  auto mb_t = [mb](const Shape& base, std::int64_t seed) {
+    return mb(base, seed).detach().transpose(0, 1).requires_grad_();
+  };
+  return {
+      s("same shape", {ma({2, 3}, 1), mb({2, 3}, 2)}),
+      s("broadcast other", {ma({2, 3}, 1), mb({3}, 2)}),
+      s("0-dim other", {ma({2, 3}, 1), mb({}, 2)}),
+      s("non-contiguous other", {ma({2, 3}, 1), mb_t({3, 2}, 2)}),
+      s("only other requires grad", {ma({2, 3}, 1).detach(), mb({2, 3}, 2)}),
+      s("only self requires grad", {ma({2, 3}, 1), mb({2, 3}, 2).detach()}),
+      s("empty", {ma({0, 3}, 1), mb({3}, 2)}),
+      s("on a row view (CopySlices)", {ma({3, 4}, 1), mb({4}, 2)},
+        [op](const V& v) {
+          Tensor h = v[0].clone();
+          Tensor rows = h.narrow(0, 1, 2);
+          op(rows, v[1]);
+          return h;
+        }),
+      s("on a transposed view (CopySlices)", {ma({3, 2}, 1), mb({2, 3}, 2)},
+        [op](const V& v) {
+          Tensor h = v[0].clone();
+          Tensor ht = h.t();
+          op(ht, v[1]);
+          return h;
+        }),
+  };
+}
+
+std::vector<Sample> inplace_unary_samples(Maker m, InplaceUnary op) {
+  std::vector<Sample> r = unary_samples(m);
+  r.push_back(s("on a row view (CopySlices)", {m({3, 4}, 6)}, [op](const V& v) {
+    Tensor h = v[0].clone();
+    Tensor rows = h.narrow(0, 1, 2);
+    op(rows);
+    return h;
+  }));
+  r.push_back(s("on a transposed view (CopySlices)", {m({3, 2}, 7)}, [op](const V& v) {
+    Tensor h = v[0].clone();
+    Tensor ht = h.t();
+    op(ht);
+    return h;
+  }));
+  return r;
+}
+
+/// The op an entry's errors name: "add_scalar_" and "pow_tensor_" are add_ and pow_.
+std::string inplace_op_name(std::string name) {
+  for (const char* suffix : {"_scalar_", "_tensor_"}) {
+    std::size_t at = name.find(suffix);
+    if (at != std::string::npos) name = name.substr(0, at) + "_";
+  }
+  return name;
+}
+
+OpInfo inplace_binary(std::string name, Maker ma, Maker mb, InplaceBinary op) {
+  std::string op_name = inplace_op_name(name);
+  return entry(std::move(name),
+               [op](const V& v) {
+                 Tensor y = v[0].clone();
+                 op(y, v[1]);
+                 return y;
+               },
+               inplace_binary_samples(ma, mb, op),
+               {e(op_name, "a leaf that requires grad",
+                  [op] {
+                    Tensor leaf = arg({2}, 1);
+                    op(leaf, make({2}, 2));
+                  }),
+                e(op_name, "other does not broadcast to self's shape", [op] {
+                  Tensor y = make({3}, 1);
+                  op(y, make({2, 3}, 2));
+                })});
+}
+
+OpInfo inplace_unary(std::string name, Maker m, InplaceUnary op) {
+  std::string op_name = inplace_op_name(name);
+  return entry(std::move(name),
+               [op](const V& v) {
+                 Tensor y = v[0].clone();
+                 op(y);
+                 return y;
+               },
+               inplace_unary_samples(m, op), {e(op_name, "a leaf that requires grad", [op] {
+                 Tensor leaf = arg({2}, 1);
+                 op(leaf);
+               })});
+}
+
+void add_inplace(std::vector<OpInfo>& t) {
+  t.push_back(inplace_binary("add_", arg, arg, [](Tensor& y, const Tensor& o) { y.add_(o); }));
+  t.push_back(inplace_binary("sub_", arg, arg, [](Tensor& y, const Tensor& o) { y.sub_(o); }));
+  t.push_back(inplace_binary("mul_", arg, arg, [](Tensor& y, const Tensor& o) { y.mul_(o); }));
+  t.push_back(inplace_binary("div_", arg, arg, [](Tensor& y, const Tensor& o) { y.div_(o); }));
+  t.push_back(
+      inplace_binary("pow_tensor_", arg_pos, arg, [](Tensor& y, const Tensor& o) { y.pow_(o); }));
+  t.push_back(inplace_binary("copy_", arg, arg, [](Tensor& y, const Tensor& o) { y.copy_(o); }));
+  t.push_back(inplace_unary("add_scalar_", arg, [](Tensor& y) { y.add_(2.5, -2); }));
+  t.push_back(inplace_unary("sub_scalar_", arg, [](Tensor& y) { y.sub_(2.5); }));
+  t.push_back(inplace_unary("mul_scalar_", arg, [](Tensor& y) { y.mul_(-3); }));
+  t.push_back(inplace_unary("div_scalar_", arg, [](Tensor& y) { y.div_(2.5); }));
+  t.push_back(inplace_unary("pow_", arg, [](Tensor& y) { y.pow_(3); }));
+  t.push_back(inplace_unary("neg_", arg, [](Tensor& y) { y.neg_(); }));
+  t.push_back(inplace_unary("exp_", arg, [](Tensor& y) { y.exp_(); }));
+  t.push_back(inplace_unary("log_", arg_pos, [](Tensor& y) { y.log_(); }));
+  t.push_back(inplace_unary("sqrt_", arg_pos, [](Tensor& y) { y.sqrt_(); }));
+  t.push_back(inplace_unary("abs_", arg, [](Tensor& y) { y.abs_(); }));
+  t.push_back(inplace_unary("relu_", arg, [](Tensor& y) { y.relu_(); }));
+  t.push_back(inplace_unary("sigmoid_", arg, [](Tensor& y) { y.sigmoid_(); }));
+  t.push_back(inplace_unary("tanh_", arg, [](Tensor& y) { y.tanh_(); }));
+  t.push_back(inplace_unary("clamp_", arg, [](Tensor& y) { y.clamp_(-0.5, 0.8); }));
+  t.push_back(inplace_unary("fill_", arg, [](Tensor& y) { y.fill_(2.5); }));
+  t.push_back(inplace_unary("zero_", arg, [](Tensor& y) { y.zero_(); }));
+  t.push_back(entry("masked_fill_",
+                    [](const V& v) {
+                      Tensor y = v[0].clone();
+                      y.masked_fill_(v[1], -2.5);
+                      return y;
+                    },
+                    {s("same shape", {arg({2, 3}, 1), mask({1, 0, 0, 1, 1, 0}, {2, 3})}),
+                     s("broadcast mask", {arg({2, 3}, 2), mask({0, 1, 1}, {3})}),
+                     s("on a row view (CopySlices)", {arg({3, 3}, 3), mask({1, 0, 1}, {3})},
+                       [](const V& v) {
+                         Tensor h = v[0].clone();
+                         h.narrow(0, 1, 2).masked_fill_(v[1], -2.5);
+                         return h;
+                       })},
+                    {e("masked_fill_", "a leaf that requires grad", [] {
+                      arg({2}, 1).masked_fill_(mask({1, 0}, {2}), 0.0);
+                    })}));
+}
+
 std::vector<OpInfo> build() {
   std::vector<OpInfo> t;
   add_elementwise(t);
@@ -1122,6 +1262,7 @@ std::vector<OpInfo> build() {
   add_shape(t);
   add_indexing(t);
   add_nn(t);
+  add_inplace(t);
   return t;
 }
 

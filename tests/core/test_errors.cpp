@@ -254,6 +254,28 @@ const std::vector<BadInput>& bad_inputs() {
        "[ExpBackward0] its output saved for backward (shape (2,), float32) was modified in place: "
        "it is at version 1, expected version 0. Use clone() before the in-place op, or do it after "
        "backward."},
+      {"autograd",
+       "an in-place op on a view of a leaf that requires grad (`x.select(0, 0).mul_(2)`)",
+       [] {
+         mg::tensor({1.0, 2.0}).requires_grad_().select(0, 0).mul_(2);
+       },
+       "[mul_] a view of a leaf tensor that requires grad cannot be modified in place; use it"
+       " under NoGradGuard"},
+      {"autograd", "an in-place op on an expanded tensor (`zeros({1}).expand({3}).add_(1)`)",
+       [] { mg::zeros({1}).expand({3}).add_(1); },
+       "[add_] unsupported operation: more than one element of the written-to tensor refers t"
+       "o a single memory location (dim 0 of shape (3,) has stride 0); clone() the tensor fir"
+       "st"},
+      {"autograd",
+       "an in-place op whose result does not fit the dtype (`zeros({2}, kInt64).add_(1.5)`)",
+       [] { mg::zeros({2}, mg::kInt64).add_(1.5); },
+       "[add_] result type float32 can't be cast to the desired output type int64"},
+      {"autograd",
+       "an in-place op whose result would grow the tensor (`zeros({2}).add_(zeros({2, 2}))`)",
+       [] {
+         mg::zeros({2}).add_(mg::zeros({2, 2}));
+       },
+       "[add_] output with shape (2,) doesn't match the broadcast shape (2, 2)"},
       {"autograd", "in-place fill_ of a leaf that requires grad",
        [] { mg::ones({2}).requires_grad_().fill_(0.0); },
        "[fill_] a leaf tensor that requires grad cannot be modified in place; use it under "

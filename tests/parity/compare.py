@@ -187,6 +187,20 @@ def scatter_add(x, dim, index, src):
     return torch.scatter_add(x, dim, index, src[tuple(slice(0, n) for n in index.shape)])
 
 
+def inplace(call):
+    """An in-place entry of op_table.cpp's add_inplace: call(y, x) writes y, a clone of x[0]."""
+    def run(target_of):
+        def f(x):
+            h = x[0].clone()
+            call(target_of(h), x)
+            return h
+        return f
+    return (run(lambda h: h), {
+        "on a row view (CopySlices)": run(lambda h: h.narrow(0, 1, 2)),
+        "on a transposed view (CopySlices)": run(lambda h: h.t()),
+    })
+
+
 TORCH_OPS = {
     # elementwise
     "add": binary(torch.add),
@@ -429,6 +443,30 @@ TORCH_OPS = {
         "p 1 zeroes everything": lambda x: F.dropout(x[0], 1.0),
         "eval": lambda x: F.dropout(x[0], 0.5, training=False),
     }),
+    # in-place (op_table.cpp's add_inplace)
+    "add_": inplace(lambda y, x: y.add_(x[1])),
+    "sub_": inplace(lambda y, x: y.sub_(x[1])),
+    "mul_": inplace(lambda y, x: y.mul_(x[1])),
+    "div_": inplace(lambda y, x: y.div_(x[1])),
+    "pow_tensor_": inplace(lambda y, x: y.pow_(x[1])),
+    "copy_": inplace(lambda y, x: y.copy_(x[1])),
+    "add_scalar_": inplace(lambda y, x: y.add_(2.5, alpha=-2)),
+    "sub_scalar_": inplace(lambda y, x: y.sub_(2.5)),
+    "mul_scalar_": inplace(lambda y, x: y.mul_(-3)),
+    "div_scalar_": inplace(lambda y, x: y.div_(2.5)),
+    "pow_": inplace(lambda y, x: y.pow_(3)),
+    "neg_": inplace(lambda y, x: y.neg_()),
+    "exp_": inplace(lambda y, x: y.exp_()),
+    "log_": inplace(lambda y, x: y.log_()),
+    "sqrt_": inplace(lambda y, x: y.sqrt_()),
+    "abs_": inplace(lambda y, x: y.abs_()),
+    "relu_": inplace(lambda y, x: y.relu_()),
+    "sigmoid_": inplace(lambda y, x: y.sigmoid_()),
+    "tanh_": inplace(lambda y, x: y.tanh_()),
+    "clamp_": inplace(lambda y, x: y.clamp_(-0.5, 0.8)),
+    "fill_": inplace(lambda y, x: y.fill_(2.5)),
+    "zero_": inplace(lambda y, x: y.zero_()),
+    "masked_fill_": inplace(lambda y, x: y.masked_fill_(x[1], -2.5)),
 }
 
 # Samples compared against a reconstruction of minigrad's documented convention rather than the
