@@ -380,7 +380,7 @@ void Tensor::retain_grad() const {
            "can't retain_grad on a tensor that has requires_grad=False");
   if (is_leaf() || impl_->retains_grad) return;  // leaves keep their grad anyway
   impl_->retains_grad = true;
-  impl_->grad_fn->retained().push_back(impl_);
+  detail::NodeAccess::retained(*impl_->grad_fn).push_back(impl_);
 }
 
 bool Tensor::retains_grad() const { return checked(impl_.get(), "retains_grad").retains_grad; }
@@ -390,12 +390,11 @@ std::size_t Tensor::register_hook(TensorHook hook) const {
   MG_CHECK(requires_grad(), "register_hook",
            "cannot register a hook on a tensor that doesn't require gradient");
   if (!is_leaf()) {
-    impl_->grad_fn->pre_hooks().push_back(std::move(hook));
-    return impl_->grad_fn->pre_hooks().size() - 1;
+    return impl_->grad_fn->register_prehook(std::move(hook), impl_->output_nr);
   }
   // A leaf keeps its hooks for every graph it will take part in; a graph alive now (its
   // AccumulateGrad node exists) gets the hook too.
-  if (auto acc = impl_->grad_accumulator.lock()) acc->pre_hooks().push_back(hook);
+  if (auto acc = impl_->grad_accumulator.lock()) acc->register_prehook(hook);
   impl_->leaf_hooks.push_back(std::move(hook));
   return impl_->leaf_hooks.size() - 1;
 }

@@ -51,6 +51,8 @@ struct TensorImpl {
   bool retains_grad = false;
   Tensor grad;
   std::shared_ptr<Node> grad_fn;
+  /// Which output of grad_fn this tensor is (custom Functions have several).
+  std::uint32_t output_nr = 0;
   std::weak_ptr<Node> grad_accumulator;
   /// Hooks registered on a leaf before its AccumulateGrad node exists.
   std::vector<TensorHook> leaf_hooks;

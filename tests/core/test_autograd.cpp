@@ -281,3 +281,24 @@ TEST(Autograd, AttentionStepGradchecks) {
   EXPECT_GRADCHECK(attention, {wq, wk, wv});
   EXPECT_GRADGRADCHECK(attention, {wq, wk, wv});
 }
+
+// A hook that registers more hooks on its own tensor: the engine must not iterate the hook list by
+// reference while it grows (a heap-use-after-free under ASan before). The new hooks run from the
+// next backward on.
+TEST(Autograd, AHookThatRegistersHooksOnItsTensorIsSafe) {
+  auto x = mg::tensor({1.0, 2.0}).requires_grad_();
+  auto y = x * 2;
+  int calls = 0;
+  y.register_hook([&](const mg::Tensor&) {
+    ++calls;
+    for (int i = 0; i < 16; ++i)
+      y.register_hook([&](const mg::Tensor&) {
+        ++calls;
+        return mg::Tensor();
+      });
+    return mg::Tensor();
+  });
+  y.sum().backward(mg::Tensor(), /*retain_graph=*/true);
+  EXPECT_EQ(calls, 1);
+  EXPECT_EQ(x.grad().to_vector<float>(), (std::vector<float>{2, 2}));
+}

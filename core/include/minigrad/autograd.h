@@ -6,6 +6,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "minigrad/tensor.h"
@@ -13,14 +14,27 @@
 namespace minigrad {
 
 /// An edge of the backward graph: the node that receives a gradient (nullptr when that input
-/// does not require grad).
+/// does not require grad), and which of its outputs the gradient is for.
 struct Edge {
   std::shared_ptr<Node> fn;
+  std::uint32_t input_nr = 0;
 };
 
-/// A node of the backward graph (a tensor's grad_fn). It has exactly one forward output, so it
-/// receives one gradient, and returns one gradient per forward input (next_edges()). Backward
-/// formulas are written with public differentiable ops, so create_graph works through them.
+namespace detail {
+struct NodeAccess;
+}
+
+/// A hook on the gradient of one output of a node (what Tensor::register_hook adds).
+struct PreHook {
+  std::uint32_t output_nr = 0;
+  TensorHook fn;
+};
+
+/// A node of the backward graph (a tensor's grad_fn). It receives one gradient per forward output
+/// (ops have one output; a custom Function may have several) and returns one gradient per
+/// forward input (next_edges()). Backward formulas are written with public differentiable ops, so
+/// create_graph works through them. Only the engine rewires a node: what a user may call is
+/// below (PyTorch's name, next_functions, needs_input_grad, hooks).
 class Node {
  public:
   /// Destroys the graph behind this node iteratively (Note [Iterative graph destruction]).
@@ -30,42 +44,55 @@ class Node {
   /// Gradients for each forward input, given the gradient of the forward output. An entry may
   /// be undefined when that input needs no gradient.
   virtual std::vector<Tensor> apply(const Tensor& grad) = 0;
+  /// The same for a node with several outputs: one gradient per output, undefined for an output
+  /// no gradient reached. The engine calls it when num_outputs() > 1.
+  virtual std::vector<Tensor> apply_outputs(std::vector<Tensor> grads) { return apply(grads[0]); }
   /// Frees saved tensors after a backward without retain_graph.
   virtual void release() {}
 
+  /// Where this node's gradients go, one edge per forward input (PyTorch's next_functions).
   const std::vector<Edge>& next_edges() const { return next_edges_; }
-  std::vector<Edge>& mutable_next_edges() { return next_edges_; }
   /// Whether forward input i needs a gradient (its edge is set).
   bool needs_input_grad(std::size_t i) const {
     return i < next_edges_.size() && next_edges_[i].fn != nullptr;
   }
-  /// Shape and dtype of this node's forward output: what its incoming gradient must look like.
-  virtual const Shape& output_shape() const { return output_shape_; }
-  virtual Dtype output_dtype() const { return output_dtype_; }
-  void set_output_meta(const Shape& shape, Dtype dtype) {
-    output_shape_ = shape;
-    output_dtype_ = dtype;
+  /// Number of forward outputs (gradients this node receives).
+  std::size_t num_outputs() const { return num_outputs_; }
+  /// Shape and dtype of forward output i: what its incoming gradient must look like.
+  virtual const Shape& output_shape(std::size_t i = 0) const {
+    return i == 0 ? output_shape_ : more_outputs_[i - 1].first;
+  }
+  virtual Dtype output_dtype(std::size_t i = 0) const {
+    return i == 0 ? output_dtype_ : more_outputs_[i - 1].second;
   }
   /// Creation order; the engine runs later nodes first among the ready ones, as PyTorch does.
   std::uint64_t sequence_nr() const { return sequence_nr_; }
 
-  /// Hooks run on the incoming gradient before apply() (tensor hooks, retain_grad).
-  std::vector<TensorHook>& pre_hooks() { return pre_hooks_; }
-  /// Non-leaf tensors whose retain_grad() asked for this node's incoming gradient.
-  std::vector<std::weak_ptr<TensorImpl>>& retained() { return retained_; }
+  /// Calls hook with the gradient of output `output_nr` before apply(); the hook may return a
+  /// replacement. Returns the hook's index (Tensor::register_hook on a non-leaf calls this).
+  std::size_t register_prehook(TensorHook hook, std::uint32_t output_nr = 0);
   /// The call stack (return addresses) where this node's op ran; recorded in anomaly mode only.
   const std::vector<void*>& creation_trace() const { return creation_trace_; }
-  void set_creation_trace(std::vector<void*> trace) { creation_trace_ = std::move(trace); }
 
  protected:
   Node();
+  std::vector<Edge>& mutable_next_edges() { return next_edges_; }
+  void set_output_meta(const Shape& shape, Dtype dtype) {
+    output_shape_ = shape;
+    output_dtype_ = dtype;
+  }
+  /// For nodes with several outputs: the shape and dtype of each, in order.
+  void set_outputs_meta(const std::vector<std::pair<Shape, Dtype>>& outputs);
 
  private:
+  friend struct detail::NodeAccess;
   std::vector<Edge> next_edges_;
   Shape output_shape_;
   Dtype output_dtype_ = kFloat32;
+  std::uint32_t num_outputs_ = 1;
+  std::vector<std::pair<Shape, Dtype>> more_outputs_;
   std::uint64_t sequence_nr_;
-  std::vector<TensorHook> pre_hooks_;
+  std::vector<PreHook> pre_hooks_;
   std::vector<std::weak_ptr<TensorImpl>> retained_;
   std::vector<void*> creation_trace_;
 };

@@ -13,8 +13,9 @@
 //     equal the input's or reduce to it by summing broadcast dims. This is the one place where
 //     broadcast gradients are reduced (sum_to), so ops return gradients shaped like their
 //     output. A dtype different from the input's is converted.
-// Gradients arriving at the same node are summed into its buffer. Under create_graph the whole
-// pass records history (grad mode on), so the gradients can be differentiated again.
+// Gradients arriving at the same node are summed into its buffer, one per output of the node
+// (an edge names the output it feeds: custom Functions have several). Under create_graph the
+// whole pass records history (grad mode on), so the gradients can be differentiated again.
 #include <queue>
 #include <unordered_map>
 #include <unordered_set>
@@ -49,15 +50,17 @@ bool reducible_to(const Shape& g, const Shape& target) {
   return true;
 }
 
-Tensor validate(const Node& producer, std::size_t index, Tensor grad, const Node& consumer) {
-  if (grad.shape() != consumer.output_shape()) {
-    MG_CHECK(reducible_to(grad.shape(), consumer.output_shape()), "backward", "Function ",
-             producer.name(), " returned an invalid gradient at index ", index, ": got shape ",
-             grad.shape(), " but expected shape ", consumer.output_shape(),
-             " or one that broadcasts to it");
-    grad = detail::sum_to(grad, consumer.output_shape());
+Tensor validate(const Node& producer, std::size_t index, Tensor grad, const Node& consumer,
+                std::uint32_t output_nr) {
+  const Shape& want = consumer.output_shape(output_nr);
+  if (grad.shape() != want) {
+    MG_CHECK(reducible_to(grad.shape(), want), "backward", "Function ", producer.name(),
+             " returned an invalid gradient at index ", index, ": got shape ", grad.shape(),
+             " but expected shape ", want, " or one that broadcasts to it");
+    grad = detail::sum_to(grad, want);
   }
-  if (grad.dtype() != consumer.output_dtype()) grad = grad.to(consumer.output_dtype());
+  Dtype dtype = consumer.output_dtype(output_nr);
+  if (grad.dtype() != dtype) grad = grad.to(dtype);
   return grad;
 }
 
@@ -65,12 +68,51 @@ void accumulate(Tensor& buffer, Tensor grad) {
   buffer = buffer.defined() ? buffer + grad : std::move(grad);
 }
 
+/// The incoming gradients of a node: output 0's, and the others' for nodes with several.
+struct InputBuffer {
+  Tensor first;
+  std::vector<Tensor> rest;
+  void add(std::uint32_t output_nr, Tensor grad, std::size_t num_outputs) {
+    if (output_nr == 0) return accumulate(first, std::move(grad));
+    if (rest.size() < num_outputs - 1) rest.resize(num_outputs - 1);
+    accumulate(rest[output_nr - 1], std::move(grad));
+  }
+  Tensor& at(std::uint32_t output_nr) { return output_nr == 0 ? first : rest[output_nr - 1]; }
+};
+
+/// Runs node n's hooks on the gradient of output k and stores it for retain_grad().
+void run_hooks(Node& n, std::uint32_t k, Tensor& grad, bool create_graph) {
+  // By index, and only the hooks there were when it started: a hook may register another one,
+  // which reallocates the list.
+  std::vector<PreHook>& hooks = detail::NodeAccess::pre_hooks(n);
+  const std::size_t count = hooks.size();
+  for (std::size_t h = 0; h < count; ++h) {
+    if (hooks[h].output_nr != k) continue;
+    TensorHook fn = hooks[h].fn;
+    Tensor r = fn(grad);
+    if (r.defined()) grad = validate(n, 0, r, n, k);
+  }
+  for (auto& weak : detail::NodeAccess::retained(n)) {
+    if (auto impl = weak.lock()) {
+      if (impl->output_nr != k) continue;
+      Tensor g = create_graph ? grad : grad.detach();
+      impl->grad = impl->grad.defined() ? impl->grad + g : g.clone();
+    }
+  }
+}
+
+/// An input of autograd::grad: the gradient arriving at output `output_nr` of its node goes to
+/// `index` of the result.
+struct Capture {
+  std::size_t index;
+  std::uint32_t output_nr;
+};
+
 /// Runs backward from `roots` (with their seed gradients). When `capture` is given, the gradient
 /// arriving at each captured node is stored into `captured` at its index instead of being
 /// accumulated into a leaf (torch.autograd.grad).
 void run_backward(const std::vector<Edge>& roots, std::vector<Tensor> root_grads, bool keep_graph,
-                  bool create_graph,
-                  const std::unordered_map<Node*, std::vector<std::size_t>>* capture,
+                  bool create_graph, const std::unordered_map<Node*, std::vector<Capture>>* capture,
                   std::vector<Tensor>* captured) {
   GradModeGuard grad_mode(create_graph);
 
@@ -91,9 +133,9 @@ void run_backward(const std::vector<Edge>& roots, std::vector<Tensor> root_grads
   }
 
   // 2. Seed and run.
-  Map<Node*, Tensor> buffers;
+  Map<Node*, InputBuffer> buffers;
   for (std::size_t i = 0; i < roots.size(); ++i)
-    accumulate(buffers[roots[i].fn.get()], root_grads[i]);
+    buffers[roots[i].fn.get()].add(roots[i].input_nr, root_grads[i], roots[i].fn->num_outputs());
   std::priority_queue<Node*, std::vector<Node*>, LaterFirst> ready;
   Set<Node*> queued;
   for (const Edge& r : roots)
@@ -102,34 +144,41 @@ void run_backward(const std::vector<Edge>& roots, std::vector<Tensor> root_grads
   while (!ready.empty()) {
     Node* n = ready.top();
     ready.pop();
-    Tensor grad;
+    InputBuffer in;
     if (auto it = buffers.find(n); it != buffers.end()) {
-      grad = std::move(it->second);
+      in = std::move(it->second);
       buffers.erase(it);
     }
+    const std::size_t outputs = n->num_outputs();
+    in.rest.resize(outputs - 1);
+    bool any = false;
+    for (std::uint32_t k = 0; k < outputs; ++k) any |= in.at(k).defined();
     std::vector<Tensor> grads;
     bool is_accumulator = dynamic_cast<detail::AccumulateGrad*>(n) != nullptr;
-    if (grad.defined()) {
-      for (auto& hook : n->pre_hooks()) {
-        Tensor r = hook(grad);
-        if (r.defined()) grad = validate(*n, 0, r, *n);
-      }
-      for (auto& weak : n->retained()) {
-        if (auto impl = weak.lock()) {
-          Tensor g = create_graph ? grad : grad.detach();
-          impl->grad = impl->grad.defined() ? impl->grad + g : g.clone();
-        }
-      }
+    if (any) {
+      for (std::uint32_t k = 0; k < outputs; ++k)
+        if (in.at(k).defined()) run_hooks(*n, k, in.at(k), create_graph);
       bool skip = false;
       if (capture) {
         if (auto it = capture->find(n); it != capture->end()) {
-          for (std::size_t idx : it->second) accumulate((*captured)[idx], grad);
+          for (const Capture& c : it->second)
+            if (in.at(c.output_nr).defined()) accumulate((*captured)[c.index], in.at(c.output_nr));
         }
         skip = is_accumulator;  // autograd::grad never writes .grad
       }
       if (!skip) {
-        grads = n->apply(grad);
-        if (autograd::is_anomaly_enabled()) detail::check_backward_anomaly(*n, grad, grads);
+        if (outputs == 1) {
+          grads = n->apply(in.first);
+        } else {
+          std::vector<Tensor> all{in.first};
+          for (auto& g : in.rest) all.push_back(g);
+          grads = n->apply_outputs(std::move(all));
+        }
+        if (autograd::is_anomaly_enabled()) {
+          Tensor incoming = in.first;
+          for (std::uint32_t k = 1; !incoming.defined() && k < outputs; ++k) incoming = in.at(k);
+          detail::check_backward_anomaly(*n, incoming, grads);
+        }
       }
       if (!keep_graph) n->release();
     }
@@ -140,7 +189,9 @@ void run_backward(const std::vector<Edge>& roots, std::vector<Tensor> root_grads
       Node* next = edges[i].fn.get();
       if (!next) continue;
       if (i < grads.size() && grads[i].defined())
-        accumulate(buffers[next], validate(*n, i, std::move(grads[i]), *next));
+        buffers[next].add(edges[i].input_nr,
+                          validate(*n, i, std::move(grads[i]), *next, edges[i].input_nr),
+                          next->num_outputs());
       if (--deps[next] == 0) ready.push(next);
     }
   }
@@ -201,14 +252,14 @@ std::vector<Tensor> grad(const std::vector<Tensor>& outputs, const std::vector<T
   std::vector<Edge> roots;
   for (std::size_t i = 0; i < outputs.size(); ++i)
     roots.push_back(root_edge(outputs[i], i, "grad"));
-  std::unordered_map<Node*, std::vector<std::size_t>> capture;
+  std::unordered_map<Node*, std::vector<Capture>> capture;
   std::vector<Edge> keep_alive;
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     MG_CHECK(inputs[i].defined() && inputs[i].requires_grad(), "grad", "input ", i,
              " does not require grad");
     Edge e = detail::gradient_edge(inputs[i]);
     keep_alive.push_back(e);
-    capture[e.fn.get()].push_back(i);
+    capture[e.fn.get()].push_back(Capture{i, e.input_nr});
   }
   std::vector<Tensor> captured(inputs.size());
   run_backward(roots, root_gradients(outputs, grad_outputs, "grad"),

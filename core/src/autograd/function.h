@@ -37,6 +37,19 @@
 
 namespace minigrad::detail {
 
+/// The engine's and the ops' access to what Node keeps private (Note [The engine]).
+struct NodeAccess {
+  static std::vector<Edge>& edges(Node& n) { return n.next_edges_; }
+  static void set_output_meta(Node& n, const Shape& shape, Dtype dtype) {
+    n.set_output_meta(shape, dtype);
+  }
+  static std::vector<PreHook>& pre_hooks(Node& n) { return n.pre_hooks_; }
+  static std::vector<std::weak_ptr<TensorImpl>>& retained(Node& n) { return n.retained_; }
+  static void set_creation_trace(Node& n, std::vector<void*> trace) {
+    n.creation_trace_ = std::move(trace);
+  }
+};
+
 class FunctionNode;
 
 /// One entry of an op's save list: a tensor (nullptr saves nothing in that slot) or kOutput.
@@ -156,8 +169,8 @@ class AccumulateGrad final : public Node {
   std::vector<Tensor> apply(const Tensor& grad) override;
   const std::shared_ptr<TensorImpl>& leaf() const { return leaf_; }
   /// The leaf's current shape and dtype (not a copy made when the node was).
-  const Shape& output_shape() const override { return leaf_->shape; }
-  Dtype output_dtype() const override { return leaf_->dtype; }
+  const Shape& output_shape(std::size_t = 0) const override { return leaf_->shape; }
+  Dtype output_dtype(std::size_t = 0) const override { return leaf_->dtype; }
 
  private:
   std::shared_ptr<TensorImpl> leaf_;
@@ -188,7 +201,7 @@ void record_impl(const char* name, Tensor& out, std::initializer_list<const Tens
                  const Save* saves, F&& backward) {
   if (!any_requires_grad(inputs)) return;
   auto node = make_function_node<N>(name, std::forward<F>(backward));
-  std::vector<Edge>& edges = node->mutable_next_edges();
+  std::vector<Edge>& edges = NodeAccess::edges(*node);
   edges.reserve(inputs.size());
   for (const Tensor* t : inputs) edges.push_back(gradient_edge(*t));
   if constexpr (N > 0) node->save(saves, N, out, node);
@@ -217,7 +230,7 @@ void record(const char* name, Tensor& out, const std::vector<Tensor>& inputs, F&
   for (const auto& t : inputs) any |= t.requires_grad();
   if (!any) return;
   auto node = make_function_node<0>(name, std::forward<F>(backward));
-  std::vector<Edge>& edges = node->mutable_next_edges();
+  std::vector<Edge>& edges = NodeAccess::edges(*node);
   edges.reserve(inputs.size());
   for (const auto& t : inputs) edges.push_back(gradient_edge(t));
   finish_record(name, out, std::move(node), inputs);

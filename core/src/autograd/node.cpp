@@ -30,6 +30,21 @@ std::int64_t live_node_count() { return detail::live_total(detail::LiveKind::kNo
 
 Node::Node() : sequence_nr_(next_sequence_nr++) { detail::live_add(detail::LiveKind::kNode, 1); }
 
+std::size_t Node::register_prehook(TensorHook hook, std::uint32_t output_nr) {
+  MG_CHECK(output_nr < num_outputs_, "register_prehook", "output ", output_nr, " of ", name(),
+           ", which has ", num_outputs_, " outputs");
+  pre_hooks_.push_back(PreHook{output_nr, std::move(hook)});
+  return pre_hooks_.size() - 1;
+}
+
+void Node::set_outputs_meta(const std::vector<std::pair<Shape, Dtype>>& outputs) {
+  MG_CHECK(!outputs.empty(), "Node", "a node needs at least one output");
+  num_outputs_ = static_cast<std::uint32_t>(outputs.size());
+  output_shape_ = outputs[0].first;
+  output_dtype_ = outputs[0].second;
+  more_outputs_.assign(outputs.begin() + 1, outputs.end());
+}
+
 // Note [Iterative graph destruction]
 // Dropping the last handle to a long graph (a 100,000-op chain) would destroy node after node
 // recursively and overflow the stack. Instead a dying node hands its edges to a thread-local
@@ -174,7 +189,7 @@ void check_backward_anomaly(const Node& n, const Tensor& grad, const std::vector
 namespace {
 /// Anomaly mode's forward check of a freshly recorded op.
 void check_forward_anomaly(const char* name, const Tensor& out, bool in_nan, bool in_inf) {
-  out.impl()->grad_fn->set_creation_trace(capture_trace());
+  NodeAccess::set_creation_trace(*out.impl()->grad_fn, capture_trace());
   bool nan = false, inf = false;
   scan(out, nan, inf);
   // masked_fill's fill value is deliberate (-inf masks attention scores).
@@ -306,11 +321,11 @@ Edge gradient_edge(const Tensor& t) {
   if (impl == nullptr) return Edge{nullptr};
   refresh_view(impl);
   if (!impl->requires_grad) return Edge{nullptr};
-  if (impl->grad_fn) return Edge{impl->grad_fn};
+  if (impl->grad_fn) return Edge{impl->grad_fn, impl->output_nr};
   std::shared_ptr<Node> acc = impl->grad_accumulator.lock();
   if (!acc) {
     acc = std::allocate_shared<AccumulateGrad>(CachingAllocator<AccumulateGrad>{}, t.impl_ptr());
-    for (auto& h : impl->leaf_hooks) acc->pre_hooks().push_back(h);
+    for (auto& h : impl->leaf_hooks) NodeAccess::pre_hooks(*acc).push_back(PreHook{0, h});
     impl->grad_accumulator = acc;
   }
   return Edge{std::move(acc)};
@@ -318,7 +333,7 @@ Edge gradient_edge(const Tensor& t) {
 
 namespace {
 void attach(Tensor& out, std::shared_ptr<FunctionNode> node) {
-  node->set_output_meta(out.shape(), out.dtype());
+  NodeAccess::set_output_meta(*node, out.shape(), out.dtype());
   TensorImpl* impl = out.impl();
   impl->requires_grad = true;
   impl->grad_fn = std::move(node);

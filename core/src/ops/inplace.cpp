@@ -81,8 +81,8 @@ std::shared_ptr<Node> as_strided_node(Edge base_edge, const Shape& base_shape, c
                                             [base_shape, geo](const Tensor& g, FunctionNode&) {
                                               return Grads{as_strided_scatter(g, base_shape, geo)};
                                             });
-  node->mutable_next_edges().push_back(std::move(base_edge));
-  node->set_output_meta(shape, dtype);
+  detail::NodeAccess::edges(*node).push_back(std::move(base_edge));
+  detail::NodeAccess::set_output_meta(*node, shape, dtype);
   return node;
 }
 
@@ -98,7 +98,7 @@ class CopySlices final : public Node {
     const std::vector<Edge>& fn_edges = fn_->next_edges();
     for (std::size_t i = 1; i < fn_edges.size(); ++i) edges.push_back(fn_edges[i]);
     // fn's gradient for the view's old value is needed exactly when the old base needed one.
-    fn_->mutable_next_edges()[0] = next_edges()[0];
+    detail::NodeAccess::edges(*fn_)[0] = next_edges()[0];
   }
   std::string name() const override { return "CopySlices"; }
   void release() override { fn_->release(); }
@@ -177,9 +177,10 @@ void write(const Tensor& self, const Tensor& r) {
 /// Gives self the history of r's node after r was written into it (Note [In-place ops]).
 void take_history(Tensor& self, const std::shared_ptr<FunctionNode>& node) {
   TensorImpl* impl = self.impl();
-  node->set_output_meta(impl->shape, impl->dtype);
+  detail::NodeAccess::set_output_meta(*node, impl->shape, impl->dtype);
   if (!impl->view_base) {
     impl->grad_fn = node;
+    impl->output_nr = 0;
     impl->requires_grad = true;
     ++impl->history;  // views of self remake their grad_fn from it
     return;
@@ -201,6 +202,7 @@ void take_history(Tensor& self, const std::shared_ptr<FunctionNode>& node) {
     return as_strided_node(Edge{std::move(base_fn)}, base_shape, geo, shape, dtype);
   });
   base->grad_fn = std::move(copy_slices);
+  base->output_nr = 0;
   base->requires_grad = true;
   ++base->history;
   detail::refresh_view(impl);
@@ -261,6 +263,7 @@ void regenerate_view_history(TensorImpl* view) {
   if (!base->requires_grad) return;
   view->grad_fn = as_strided_node(gradient_edge(Tensor(view->view_base)), base->shape,
                                   geometry_in_base(*view), view->shape, view->dtype);
+  view->output_nr = 0;
   view->requires_grad = true;
 }
 
