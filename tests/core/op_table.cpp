@@ -6,7 +6,7 @@
 
 namespace minigrad::testing {
 
-using autograd::Function;
+using autograd::GradcheckFn;
 using V = std::vector<Tensor>;
 
 double sample_value(std::int64_t i, std::int64_t seed) {
@@ -44,7 +44,7 @@ Tensor mask(const std::vector<double>& values, const Shape& shape) {
 
 namespace {
 
-Sample s(std::string desc, V inputs, Function fn = {}) {
+Sample s(std::string desc, V inputs, GradcheckFn fn = {}) {
   return Sample{std::move(desc), std::move(inputs), std::move(fn)};
 }
 
@@ -89,7 +89,7 @@ std::vector<Sample> unary_samples(Maker m) {
   };
 }
 
-OpInfo entry(std::string name, Function fn, std::vector<Sample> samples,
+OpInfo entry(std::string name, GradcheckFn fn, std::vector<Sample> samples,
              std::vector<ErrorInput> errors = {}, bool gradgrad = true) {
   OpInfo op;
   op.name = std::move(name);

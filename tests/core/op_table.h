@@ -17,7 +17,7 @@ namespace minigrad::testing {
 struct Sample {
   std::string desc;
   std::vector<Tensor> inputs;
-  autograd::Function fn;
+  autograd::GradcheckFn fn;
 };
 
 /// A call that must throw minigrad::Error whose message starts with "[op]".
@@ -30,7 +30,7 @@ struct ErrorInput {
 struct OpInfo {
   /// Unique entry name (a valid GoogleTest name): "add", "add_scalar", "pow_tensor", ...
   std::string name;
-  autograd::Function fn;
+  autograd::GradcheckFn fn;
   std::vector<Sample> samples;
   std::vector<ErrorInput> error_inputs;
   /// Tolerances of gradcheck and gradgradcheck for this entry.

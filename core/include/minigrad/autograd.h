@@ -146,7 +146,7 @@ void increment_version(const Tensor& t);
 std::int64_t live_node_count();
 
 /// The function type gradcheck takes: inputs in, one tensor out.
-using Function = std::function<Tensor(const std::vector<Tensor>&)>;
+using GradcheckFn = std::function<Tensor(const std::vector<Tensor>&)>;
 
 struct GradcheckOptions {
   double eps = 1e-6;
@@ -168,16 +168,16 @@ struct GradcheckResult {
 
 /// Compares the analytic Jacobian of fn (by backward) with central finite differences, for every
 /// input that requires grad. Inputs must be float64 (float32 is too coarse for finite differences).
-GradcheckResult gradcheck_report(const Function& fn, const std::vector<Tensor>& inputs,
+GradcheckResult gradcheck_report(const GradcheckFn& fn, const std::vector<Tensor>& inputs,
                                  const GradcheckOptions& options = {});
 /// gradcheck_report(...).ok, as torch.autograd.gradcheck.
-bool gradcheck(const Function& fn, const std::vector<Tensor>& inputs,
+bool gradcheck(const GradcheckFn& fn, const std::vector<Tensor>& inputs,
                const GradcheckOptions& options = {});
 
 /// Checks second derivatives: gradcheck of (inputs, v) -> d(fn . v)/d(inputs), with a random v.
-GradcheckResult gradgradcheck_report(const Function& fn, const std::vector<Tensor>& inputs,
+GradcheckResult gradgradcheck_report(const GradcheckFn& fn, const std::vector<Tensor>& inputs,
                                      const GradcheckOptions& options = {});
-bool gradgradcheck(const Function& fn, const std::vector<Tensor>& inputs,
+bool gradgradcheck(const GradcheckFn& fn, const std::vector<Tensor>& inputs,
                    const GradcheckOptions& options = {});
 
 }  // namespace autograd

@@ -14,7 +14,7 @@
 namespace minigrad::testing {
 
 /// gradcheck as a GoogleTest assertion result (with the report as its message).
-inline ::testing::AssertionResult gradcheck_passes(const autograd::Function& fn,
+inline ::testing::AssertionResult gradcheck_passes(const autograd::GradcheckFn& fn,
                                                    const std::vector<Tensor>& inputs,
                                                    const autograd::GradcheckOptions& options = {}) {
   auto r = autograd::gradcheck_report(fn, inputs, options);
@@ -24,7 +24,7 @@ inline ::testing::AssertionResult gradcheck_passes(const autograd::Function& fn,
 
 /// gradgradcheck as a GoogleTest assertion result.
 inline ::testing::AssertionResult gradgradcheck_passes(
-    const autograd::Function& fn, const std::vector<Tensor>& inputs,
+    const autograd::GradcheckFn& fn, const std::vector<Tensor>& inputs,
     const autograd::GradcheckOptions& options = {}) {
   auto r = autograd::gradgradcheck_report(fn, inputs, options);
   if (r.ok) return ::testing::AssertionSuccess() << r.checked << " Jacobian entries agree";

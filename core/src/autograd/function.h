@@ -45,6 +45,9 @@ struct NodeAccess {
   }
   static std::vector<PreHook>& pre_hooks(Node& n) { return n.pre_hooks_; }
   static std::vector<std::weak_ptr<TensorImpl>>& retained(Node& n) { return n.retained_; }
+  static void set_outputs_meta(Node& n, const std::vector<std::pair<Shape, Dtype>>& outputs) {
+    n.set_outputs_meta(outputs);
+  }
   static void set_creation_trace(Node& n, std::vector<void*> trace) {
     n.creation_trace_ = std::move(trace);
   }
@@ -82,6 +85,8 @@ class SavedTensor {
   /// The saved tensor; an output is re-attached to `node` (its grad_fn).
   Tensor unpack(const std::shared_ptr<Node>& node) const;
   void reset() { impl_.reset(); }
+  /// For a saved output: which output of its node it is.
+  void set_output_nr(std::uint32_t nr) { output_nr_ = nr; }
   /// Whether this (non-output) saved tensor views `storage`.
   bool shares(const Storage* storage) const {
     return impl_ && !is_output_ && impl_->storage.get() == storage;
@@ -90,6 +95,7 @@ class SavedTensor {
  private:
   std::shared_ptr<TensorImpl> impl_;
   std::uint32_t version_ = 0;
+  std::uint32_t output_nr_ = 0;
   bool is_output_ = false;
 };
 

@@ -23,7 +23,7 @@ std::int64_t storage_index(const Tensor& t, std::int64_t flat) {
   return off;
 }
 
-std::vector<double> evaluate(const Function& fn, const std::vector<Tensor>& inputs) {
+std::vector<double> evaluate(const GradcheckFn& fn, const std::vector<Tensor>& inputs) {
   // Grad mode stays on: gradgradcheck's function differentiates inside.
   Tensor out = fn(inputs);
   MG_CHECK(out.defined(), "gradcheck", "the function returned an undefined tensor");
@@ -32,7 +32,7 @@ std::vector<double> evaluate(const Function& fn, const std::vector<Tensor>& inpu
 
 }  // namespace
 
-GradcheckResult gradcheck_report(const Function& fn, const std::vector<Tensor>& inputs,
+GradcheckResult gradcheck_report(const GradcheckFn& fn, const std::vector<Tensor>& inputs,
                                  const GradcheckOptions& options) {
   GradcheckResult result;
   std::vector<std::size_t> diff;  // positions of inputs that require grad
@@ -117,12 +117,12 @@ GradcheckResult gradcheck_report(const Function& fn, const std::vector<Tensor>& 
   return result;
 }
 
-bool gradcheck(const Function& fn, const std::vector<Tensor>& inputs,
+bool gradcheck(const GradcheckFn& fn, const std::vector<Tensor>& inputs,
                const GradcheckOptions& options) {
   return gradcheck_report(fn, inputs, options).ok;
 }
 
-GradcheckResult gradgradcheck_report(const Function& fn, const std::vector<Tensor>& inputs,
+GradcheckResult gradgradcheck_report(const GradcheckFn& fn, const std::vector<Tensor>& inputs,
                                      const GradcheckOptions& options) {
   Tensor out;
   {
@@ -140,7 +140,7 @@ GradcheckResult gradgradcheck_report(const Function& fn, const std::vector<Tenso
   std::vector<Tensor> all = inputs;
   all.push_back(v);
   const std::size_t n = inputs.size();
-  Function first_derivative = [&fn, n](const std::vector<Tensor>& xs) {
+  GradcheckFn first_derivative = [&fn, n](const std::vector<Tensor>& xs) {
     std::vector<Tensor> in(xs.begin(), xs.begin() + static_cast<std::ptrdiff_t>(n));
     Tensor o = fn(in);
     std::vector<Tensor> wrt;
@@ -159,7 +159,7 @@ GradcheckResult gradgradcheck_report(const Function& fn, const std::vector<Tenso
   return gradcheck_report(first_derivative, all, options);
 }
 
-bool gradgradcheck(const Function& fn, const std::vector<Tensor>& inputs,
+bool gradgradcheck(const GradcheckFn& fn, const std::vector<Tensor>& inputs,
                    const GradcheckOptions& options) {
   return gradgradcheck_report(fn, inputs, options).ok;
 }

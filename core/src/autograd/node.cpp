@@ -246,6 +246,7 @@ Tensor SavedTensor::unpack(const std::shared_ptr<Node>& node) const {
   auto impl = new_impl(*impl_);
   impl->requires_grad = true;
   impl->grad_fn = node;
+  impl->output_nr = output_nr_;
   return Tensor(std::move(impl));
 }
 
