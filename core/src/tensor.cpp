@@ -358,6 +358,25 @@ void Tensor::set_grad(const Tensor& g) const {
   impl_->grad = g;
 }
 
+bool Tensor::is_alias_of(const Tensor& other) const {
+  MG_CHECK(defined() && other.defined(), "is_alias_of", "called with an undefined tensor");
+  return impl_->storage == other.impl_->storage;
+}
+
+void Tensor::set_data(const Tensor& new_data) const {
+  MG_CHECK(defined() && new_data.defined(), "set_data", "called with an undefined tensor");
+  MG_CHECK(!impl_->view_base, "set_data", "cannot change the data of a view");
+  TensorImpl* impl = impl_.get();
+  const TensorImpl* src = new_data.impl();
+  impl->storage = src->storage;
+  impl->offset = src->offset;
+  impl->shape = src->shape;
+  impl->strides = src->strides;
+  impl->numel = src->numel;
+  if (impl->grad.defined() && impl->grad.dtype() != src->dtype) impl->grad = Tensor();
+  impl->dtype = src->dtype;
+}
+
 std::int64_t Tensor::_version() const { return checked(impl_.get(), "_version").storage->version; }
 
 namespace autograd {
@@ -490,5 +509,9 @@ std::vector<Tensor> Tensor::chunk(std::int64_t c, std::int64_t d) const {
 }
 Tensor Tensor::tril(std::int64_t d) const { return minigrad::tril(*this, d); }
 Tensor Tensor::triu(std::int64_t d) const { return minigrad::triu(*this, d); }
+
+Shape broadcast_shapes(const Shape& a, const Shape& b, const char* op) {
+  return detail::broadcast_shapes(a, b, op);
+}
 
 }  // namespace minigrad

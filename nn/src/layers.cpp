@@ -6,14 +6,12 @@
 #include <cmath>
 #include <cstring>
 
-#include "autograd/function.h"
-#include "kernels/dispatch.h"
+#include "minigrad/custom_function.h"
+#include "minigrad/dispatch.h"
 #include "minigrad/nn/init.h"
-#include "tensor_impl.h"
 
 namespace minigrad::nn {
 
-using detail::FunctionNode;
 using Grads = std::vector<Tensor>;
 
 namespace {
@@ -48,6 +46,39 @@ std::string python_float_repr(double v) {
   return negative ? "-" + out : out;
 }
 
+// nn's fused primitives are custom Functions on the public API (minigrad/custom_function.h),
+// named as PyTorch names their nodes.
+
+/// Rows of weight gathered at flat's (checked) indices, shaped `shape`.
+struct EmbeddingFn : autograd::Function<EmbeddingFn> {
+  static constexpr const char* node_name = "EmbeddingBackward0";
+  static Tensor forward(autograd::AutogradContext* ctx, const Tensor& weight, const Tensor& flat,
+                        const Shape& shape) {
+    const std::int64_t dim = weight.size(1);
+    const std::int64_t* idx = flat.data_ptr<std::int64_t>();
+    Tensor w = weight.contiguous();
+    Tensor out = empty(shape, weight.dtype());
+    dispatch(weight.dtype(), [&]<typename T>() {
+      const T* src = w.data_ptr<T>();
+      T* dst = out.data_ptr<T>();
+      for (std::int64_t i = 0; i < flat.numel(); ++i)
+        std::copy(src + idx[i] * dim, src + (idx[i] + 1) * dim, dst + i * dim);
+    });
+    ctx->save_for_backward({flat});
+    ctx->saved_data["num"] = weight.size(0);
+    return out;
+  }
+  static std::vector<Tensor> backward(autograd::AutogradContext* ctx, std::vector<Tensor> grads) {
+    // grad [..., dim] -> rows [N, dim] added at the N indices -> [num, dim]
+    const Tensor& g = grads[0];
+    Tensor indices = ctx->get_saved_variables()[0];
+    std::int64_t dim = g.size(-1);
+    Tensor rows = g.reshape({indices.numel(), dim});
+    Tensor zero = zeros({ctx->saved_data["num"].toInt(), dim}, g.dtype());
+    return {index_add(zero, 0, indices, rows), Tensor(), Tensor()};
+  }
+};
+
 Tensor embedding_impl(const Tensor& input, const Tensor& weight, const char* op) {
   MG_CHECK(input.defined() && weight.defined(), op, "got an undefined tensor");
   MG_CHECK(input.dtype() == kInt64, op, "expected int64 indices, got ", dtype_name(input.dtype()));
@@ -55,30 +86,113 @@ Tensor embedding_impl(const Tensor& input, const Tensor& weight, const char* op)
            weight.shape());
   const std::int64_t num = weight.size(0), dim = weight.size(1);
   Tensor flat = input.reshape({input.numel()}).contiguous();
-  const std::int64_t* idx = flat.impl()->data<std::int64_t>();
+  const std::int64_t* idx = flat.data_ptr<std::int64_t>();
   for (std::int64_t i = 0; i < flat.numel(); ++i)
     MG_CHECK(idx[i] >= 0 && idx[i] < num, op, "index ", idx[i], " is out of range for ", num,
              " embeddings");
   Shape shape = input.shape();
   shape.push_back(dim);
-  Tensor w = weight.detach().contiguous();
-  Tensor out = detail::make_tensor(shape, weight.dtype());
-  detail::dispatch(weight.dtype(), [&]<typename T>() {
-    const T* src = w.impl()->data<T>();
-    T* dst = out.impl()->data<T>();
-    for (std::int64_t i = 0; i < flat.numel(); ++i)
-      std::copy(src + idx[i] * dim, src + (idx[i] + 1) * dim, dst + i * dim);
-  });
-  Shape weight_shape = weight.shape();
-  detail::record("EmbeddingBackward0", out, {&weight}, {&flat},
-                 [weight_shape, dim](const Tensor& g, FunctionNode& n) {
-                   // grad [..., dim] -> rows [N, dim] added at the N indices -> [num, dim]
-                   Tensor indices = n.saved(0);
-                   Tensor rows = g.reshape({indices.numel(), dim});
-                   return Grads{index_add(zeros(weight_shape, g.dtype()), 0, indices, rows)};
-                 });
-  return out;
+  return EmbeddingFn::apply(weight, flat, shape);
 }
+
+/// layer_norm over the last k dims of x (arguments checked), with optional weight and bias.
+struct LayerNormFn : autograd::Function<LayerNormFn> {
+  static constexpr const char* node_name = "NativeLayerNormBackward0";
+  static Tensor forward(autograd::AutogradContext* ctx, const Tensor& x, const Tensor& weight,
+                        const Tensor& bias, std::int64_t k, double eps) {
+    // Each row of n elements (the normalised dims) gets a mean and rstd = 1 / sqrt(var + eps).
+    Shape stat_shape = x.shape();
+    std::int64_t rows = 1, n = 1;
+    for (std::int64_t i = 0; i < x.dim(); ++i) {
+      if (i < x.dim() - k) {
+        rows *= x.size(i);
+      } else {
+        n *= x.size(i);
+        stat_shape[static_cast<std::size_t>(i)] = 1;
+      }
+    }
+    Tensor xc = x.contiguous();
+    Tensor w = weight.defined() ? weight.contiguous() : Tensor();
+    Tensor b = bias.defined() ? bias.contiguous() : Tensor();
+    Tensor out = empty(x.shape(), x.dtype());
+    // NOTE: the statistics are kept in float64 whatever the input dtype: backward rebuilds x_hat
+    // from them, and a float32 mean of 1e4-scale rows would lose the digits that matter.
+    Tensor mean_t = empty(stat_shape, kFloat64);
+    Tensor rstd_t = empty(stat_shape, kFloat64);
+    dispatch_floating(x.dtype(), "layer_norm", [&]<typename T>() {
+      const T* px = xc.data_ptr<T>();
+      const T* pw = w.defined() ? w.data_ptr<T>() : nullptr;
+      const T* pb = b.defined() ? b.data_ptr<T>() : nullptr;
+      T* po = out.data_ptr<T>();
+      double* pm = mean_t.data_ptr<double>();
+      double* pr = rstd_t.data_ptr<double>();
+      for (std::int64_t r = 0; r < rows; ++r) {
+        const T* row = px + r * n;
+        T* orow = po + r * n;
+        // NOTE: Welford's one-pass update in double: no E[x^2] - E[x]^2 cancellation, so rows
+        // of 1e4 + small values keep their variance. The variance is biased (divided by n), as
+        // PyTorch.
+        double mean = 0, m2 = 0;
+        for (std::int64_t j = 0; j < n; ++j) {
+          double v = static_cast<double>(row[j]);
+          double delta = v - mean;
+          mean += delta / static_cast<double>(j + 1);
+          m2 += delta * (v - mean);
+        }
+        double rstd = 1.0 / std::sqrt(m2 / static_cast<double>(n) + eps);
+        pm[r] = mean;
+        pr[r] = rstd;
+        for (std::int64_t j = 0; j < n; ++j) {
+          double y = (static_cast<double>(row[j]) - mean) * rstd;
+          if (pw) y *= static_cast<double>(pw[j]);
+          if (pb) y += static_cast<double>(pb[j]);
+          orow[j] = static_cast<T>(y);
+        }
+      }
+    });
+    // x_hat (from x and the statistics) feeds grad_x and grad_weight; weight only grad_x.
+    bool x_hat_needed = ctx->needs_input_grad(0) || ctx->needs_input_grad(1);
+    ctx->save_for_backward({x_hat_needed ? x : Tensor(),
+                            ctx->needs_input_grad(0) ? weight : Tensor(),
+                            x_hat_needed ? mean_t : Tensor(), x_hat_needed ? rstd_t : Tensor()});
+    Shape dims;
+    for (std::int64_t i = x.dim() - k; i < x.dim(); ++i) dims.push_back(i);
+    ctx->saved_data["dims"] = dims;
+    ctx->saved_data["eps"] = eps;
+    return out;
+  }
+
+  static std::vector<Tensor> backward(autograd::AutogradContext* ctx, std::vector<Tensor> grads) {
+    const Tensor& g = grads[0];
+    auto saved = ctx->get_saved_variables();
+    const Tensor &input = saved[0], &gamma = saved[1], &mean64 = saved[2], &rstd64 = saved[3];
+    if (!input.defined()) return {Tensor(), Tensor(), g, Tensor(), Tensor()};  // only bias
+    Shape dims = ctx->saved_data["dims"].toIntVector();
+    double eps = ctx->saved_data["eps"].toDouble();
+    Tensor x_hat, rstd;
+    if (is_grad_enabled()) {
+      // create_graph: rebuild the statistics from input with public ops, so that second
+      // derivatives see how mean and rstd depend on input.
+      Tensor centered = input - mean(input, dims, /*keepdim=*/true);
+      rstd = rsqrt(mean(centered * centered, dims, /*keepdim=*/true) + eps);
+      x_hat = centered * rstd;
+    } else {
+      x_hat = ((input.to(kFloat64) - mean64) * rstd64).to(input.dtype());
+      rstd = rstd64.to(input.dtype());
+    }
+    // g [..., *ns] -> grad_x [..., *ns], with g_hat = g * gamma and row means:
+    // rstd * (g_hat - mean(g_hat) - x_hat * mean(g_hat * x_hat))
+    Tensor grad_x;
+    if (ctx->needs_input_grad(0)) {
+      Tensor g_hat = gamma.defined() ? g * gamma : g;
+      grad_x = rstd * (g_hat - mean(g_hat, dims, true) - x_hat * mean(g_hat * x_hat, dims, true));
+    }
+    // grad_weight = sum(g * x_hat) and grad_bias = sum(g) over the leading dims: returned shaped
+    // like the output, the engine sums them to normalized_shape (Note [The engine]).
+    return {grad_x, ctx->needs_input_grad(1) ? g * x_hat : Tensor(),
+            ctx->needs_input_grad(2) ? g : Tensor(), Tensor(), Tensor()};
+  }
+};
 
 void check_dropout_p(double p, const char* op) {
   MG_CHECK(p >= 0 && p <= 1, op, "dropout probability has to be between 0 and 1, but got ", p);
@@ -133,82 +247,7 @@ Tensor layer_norm(const Tensor& x, const Shape& normalized_shape, const Tensor& 
       stat_shape[static_cast<std::size_t>(i)] = 1;
     }
   }
-  Tensor xc = x.detach().contiguous();
-  Tensor w = weight.defined() ? weight.detach().contiguous() : Tensor();
-  Tensor b = bias.defined() ? bias.detach().contiguous() : Tensor();
-  Tensor out = detail::make_tensor(x.shape(), x.dtype());
-  // NOTE: the statistics are kept in float64 whatever the input dtype: backward rebuilds x_hat
-  // from them, and a float32 mean of 1e4-scale rows would lose the digits that matter.
-  Tensor mean_t = detail::make_tensor(stat_shape, kFloat64);
-  Tensor rstd_t = detail::make_tensor(stat_shape, kFloat64);
-  detail::dispatch_floating(x.dtype(), op, [&]<typename T>() {
-    const T* px = xc.impl()->data<T>();
-    const T* pw = w.defined() ? w.impl()->data<T>() : nullptr;
-    const T* pb = b.defined() ? b.impl()->data<T>() : nullptr;
-    T* po = out.impl()->data<T>();
-    double* pm = mean_t.impl()->data<double>();
-    double* pr = rstd_t.impl()->data<double>();
-    for (std::int64_t r = 0; r < rows; ++r) {
-      const T* row = px + r * n;
-      T* orow = po + r * n;
-      // NOTE: Welford's one-pass update in double: no E[x^2] - E[x]^2 cancellation, so rows of
-      // 1e4 + small values keep their variance. The variance is biased (divided by n), as PyTorch.
-      double mean = 0, m2 = 0;
-      for (std::int64_t j = 0; j < n; ++j) {
-        double v = static_cast<double>(row[j]);
-        double delta = v - mean;
-        mean += delta / static_cast<double>(j + 1);
-        m2 += delta * (v - mean);
-      }
-      double rstd = 1.0 / std::sqrt(m2 / static_cast<double>(n) + eps);
-      pm[r] = mean;
-      pr[r] = rstd;
-      for (std::int64_t j = 0; j < n; ++j) {
-        double y = (static_cast<double>(row[j]) - mean) * rstd;
-        if (pw) y *= static_cast<double>(pw[j]);
-        if (pb) y += static_cast<double>(pb[j]);
-        orow[j] = static_cast<T>(y);
-      }
-    }
-  });
-
-  Shape dims;
-  for (std::int64_t i = x.dim() - k; i < x.dim(); ++i) dims.push_back(i);
-  // x_hat (from x and the statistics) feeds grad_x and grad_weight; weight only grad_x.
-  bool x_hat_needed = detail::needs_grad(x) || detail::needs_grad(weight);
-  detail::record("NativeLayerNormBackward0", out, {&x, &weight, &bias},
-                 {x_hat_needed ? &x : nullptr, detail::needs_grad(x) ? &weight : nullptr,
-                  x_hat_needed ? &mean_t : nullptr, x_hat_needed ? &rstd_t : nullptr},
-                 [dims, eps](const Tensor& g, FunctionNode& node) {
-                   Tensor input = node.saved(0), gamma = node.saved(1);
-                   Tensor mean64 = node.saved(2), rstd64 = node.saved(3);
-                   if (!input.defined()) return Grads{Tensor(), Tensor(), g};  // only bias
-                   Tensor x_hat, rstd;
-                   if (is_grad_enabled()) {
-                     // create_graph: rebuild the statistics from input with public ops, so that
-                     // second derivatives see how mean and rstd depend on input.
-                     Tensor centered = input - mean(input, dims, /*keepdim=*/true);
-                     rstd = rsqrt(mean(centered * centered, dims, /*keepdim=*/true) + eps);
-                     x_hat = centered * rstd;
-                   } else {
-                     x_hat = ((input.to(kFloat64) - mean64) * rstd64).to(input.dtype());
-                     rstd = rstd64.to(input.dtype());
-                   }
-                   // g [..., *ns] -> grad_x [..., *ns], with g_hat = g * gamma and row means:
-                   // rstd * (g_hat - mean(g_hat) - x_hat * mean(g_hat * x_hat))
-                   Tensor grad_x;
-                   if (node.needs_input_grad(0)) {
-                     Tensor g_hat = gamma.defined() ? g * gamma : g;
-                     grad_x = rstd * (g_hat - mean(g_hat, dims, true) -
-                                      x_hat * mean(g_hat * x_hat, dims, true));
-                   }
-                   // grad_weight = sum(g * x_hat) and grad_bias = sum(g) over the leading dims:
-                   // returned shaped like the output, the engine sums them to normalized_shape
-                   // (Note [The engine]).
-                   return Grads{grad_x, node.needs_input_grad(1) ? g * x_hat : Tensor(),
-                                node.needs_input_grad(2) ? g : Tensor()};
-                 });
-  return out;
+  return LayerNormFn::apply(x, weight, bias, k, eps);
 }
 
 // Note [Dropout stream]

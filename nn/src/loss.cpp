@@ -8,13 +8,13 @@
 #include <limits>
 #include <vector>
 
-#include "autograd/function.h"
-#include "kernels/dispatch.h"
-#include "tensor_impl.h"
+#include "minigrad/custom_function.h"
+#include "minigrad/dispatch.h"
 
 namespace minigrad::nn::functional {
 
-using detail::FunctionNode;
+using autograd::AutogradContext;
+using autograd::IValue;
 using Grads = std::vector<Tensor>;
 
 namespace {
@@ -137,6 +137,85 @@ Tensor broadcast_grad(const Tensor& g, Reduction red, std::int64_t class_dim) {
 // indices q is built in backward from the target with public ops, and softmax(x) is the public
 // op, so create_graph differentiates it again.
 
+/// What the fused cross entropy needs besides its tensors (checked by its caller).
+struct CrossEntropyArgs {
+  std::int64_t ignore_index;
+  Reduction red;
+  double ls;
+  ClassLayout l;
+  IndexTarget it;
+};
+
+/// cross_entropy with class-index targets (Note [Fused cross entropy]).
+struct CrossEntropyIndexFn : autograd::Function<CrossEntropyIndexFn> {
+  static constexpr const char* node_name = "CrossEntropyBackward0";
+  static Tensor forward(AutogradContext* ctx, const Tensor& x, const Tensor& target,
+                        const Tensor& weight, const CrossEntropyArgs& args) {
+    Tensor xc = x.contiguous();
+    const IndexTarget& it = args.it;
+    const ClassLayout& l = args.l;
+    const double ls = args.ls;
+    const Reduction red = args.red;
+    std::vector<double> wc = weight.defined() ? weight.to_vector<double>() : std::vector<double>();
+    Tensor out = empty(red == Reduction::kNone ? l.loss_shape : Shape{}, x.dtype());
+    dispatch_floating(x.dtype(), "cross_entropy", [&]<typename T>() {
+      const T* px = xc.data_ptr<T>();
+      T* po = out.data_ptr<T>();
+      double total = 0;
+      for (std::int64_t o = 0; o < l.outer; ++o) {
+        for (std::int64_t i = 0; i < l.inner; ++i) {
+          std::size_t p = static_cast<std::size_t>(o * l.inner + i);
+          double loss = 0;
+          if (it.cls[p] >= 0) {
+            const T* row = px + o * l.C * l.inner + i;
+            double lse = row_logsumexp(row, l.C, l.inner);
+            loss = (1 - ls) * it.w[p] * (lse - static_cast<double>(row[it.cls[p] * l.inner]));
+            // NOTE: PyTorch adds the smoothing term only when label_smoothing > 0 (so an inf logit
+            // of a non-target class gives no inf * 0 = NaN without smoothing).
+            if (ls > 0) {
+              double smooth = 0;
+              for (std::int64_t j = 0; j < l.C; ++j) {
+                double wj = weight.defined() ? wc[static_cast<std::size_t>(j)] : 1.0;
+                smooth += wj * (lse - static_cast<double>(row[j * l.inner]));
+              }
+              loss += ls / static_cast<double>(l.C) * smooth;
+            }
+          }
+          if (red == Reduction::kNone) po[p] = static_cast<T>(loss);
+          total += loss;
+        }
+      }
+      // NOTE: "mean" divides both the nll and the smoothing term by the summed target weights, as
+      // PyTorch 1.13; no valid target gives 0 / 0 = NaN.
+      if (red == Reduction::kSum) po[0] = static_cast<T>(total);
+      if (red == Reduction::kMean) po[0] = static_cast<T>(total / it.weight_sum);
+    });
+    // NOTE: with no valid target the mean's gradient is 0 (every q entry is masked), as PyTorch.
+    double scale = red == Reduction::kMean && it.weight_sum != 0 ? 1 / it.weight_sum : 1.0;
+    double a = (1 - ls) * scale, b = l.C > 0 ? ls / static_cast<double>(l.C) * scale : 0.0;
+    ctx->save_for_backward({x, target, weight});
+    ctx->saved_data["args"] = IValue::of(Backward{args.ignore_index, red, l, x.dim(), a, b});
+    return out;
+  }
+  static std::vector<Tensor> backward(AutogradContext* ctx, std::vector<Tensor> grads) {
+    auto saved = ctx->get_saved_variables();
+    const Tensor &input = saved[0], &tgt = saved[1], &w = saved[2];
+    const auto& p = ctx->saved_data["args"].to<Backward>();
+    // g [] or [N, d...] . (softmax(input) * sum_c q - q) [N, C, d...] -> [N, C, d...]
+    Tensor q =
+        index_target_distribution(tgt, w, p.l, p.ndim, p.ignore_index, p.a, p.b, input.dtype());
+    Tensor probs = minigrad::softmax(input, p.l.dim) * sum(q, {p.l.dim}, true);
+    return {broadcast_grad(grads[0], p.red, p.l.dim) * (probs - q), Tensor(), Tensor(), Tensor()};
+  }
+  struct Backward {
+    std::int64_t ignore_index;
+    Reduction red;
+    ClassLayout l;
+    std::int64_t ndim;
+    double a, b;
+  };
+};
+
 Tensor cross_entropy_index(const Tensor& x, const Tensor& target, const Tensor& weight_in,
                            std::int64_t ignore_index, Reduction red, double ls,
                            const ClassLayout& l) {
@@ -146,59 +225,69 @@ Tensor cross_entropy_index(const Tensor& x, const Tensor& target, const Tensor& 
            " (class probabilities), got ", target.shape());
   Tensor weight = check_class_weight(weight_in, l, x.dtype(), op);
   IndexTarget it = check_index_target(target, l, weight, ignore_index, op);
-  std::vector<double> wc = weight.defined() ? weight.to_vector<double>() : std::vector<double>();
-  Tensor xc = x.detach().contiguous();
-  Tensor out = detail::make_tensor(red == Reduction::kNone ? l.loss_shape : Shape{}, x.dtype());
-  detail::dispatch_floating(x.dtype(), op, [&]<typename T>() {
-    const T* px = xc.impl()->data<T>();
-    T* po = out.impl()->data<T>();
-    double total = 0;
-    for (std::int64_t o = 0; o < l.outer; ++o) {
-      for (std::int64_t i = 0; i < l.inner; ++i) {
-        std::size_t p = static_cast<std::size_t>(o * l.inner + i);
-        double loss = 0;
-        if (it.cls[p] >= 0) {
-          const T* row = px + o * l.C * l.inner + i;
-          double lse = row_logsumexp(row, l.C, l.inner);
-          loss = (1 - ls) * it.w[p] * (lse - static_cast<double>(row[it.cls[p] * l.inner]));
-          // NOTE: PyTorch adds the smoothing term only when label_smoothing > 0 (so an inf logit
-          // of a non-target class gives no inf * 0 = NaN without smoothing).
-          if (ls > 0) {
-            double smooth = 0;
-            for (std::int64_t j = 0; j < l.C; ++j) {
-              double wj = weight.defined() ? wc[static_cast<std::size_t>(j)] : 1.0;
-              smooth += wj * (lse - static_cast<double>(row[j * l.inner]));
-            }
-            loss += ls / static_cast<double>(l.C) * smooth;
-          }
-        }
-        if (red == Reduction::kNone) po[p] = static_cast<T>(loss);
-        total += loss;
-      }
-    }
-    // NOTE: "mean" divides both the nll and the smoothing term by the summed target weights, as
-    // PyTorch 1.13; no valid target gives 0 / 0 = NaN.
-    if (red == Reduction::kSum) po[0] = static_cast<T>(total);
-    if (red == Reduction::kMean) po[0] = static_cast<T>(total / it.weight_sum);
-  });
-  // NOTE: with no valid target the mean's gradient is 0 (every q entry is masked), as PyTorch.
-  double scale = red == Reduction::kMean && it.weight_sum != 0 ? 1 / it.weight_sum : 1.0;
-  double a = (1 - ls) * scale, b = l.C > 0 ? ls / static_cast<double>(l.C) * scale : 0.0;
-  std::int64_t ndim = x.dim();
-  detail::record("CrossEntropyBackward0", out, {&x}, {&x, &target, &weight},
-                 [ignore_index, a, b, red, l, ndim](const Tensor& g, FunctionNode& n) {
-                   Tensor input = n.saved(0), tgt = n.saved(1), w = n.saved(2);
-                   // g [] or [N, d...] . (softmax(input) * sum_c q - q) [N, C, d...] -> [N, C,
-                   // d...]
-                   Tensor q = index_target_distribution(tgt, w, l, ndim, ignore_index, a, b,
-                                                        input.dtype());
-                   Tensor p = minigrad::softmax(input, l.dim) * sum(q, {l.dim}, true);
-                   return Grads{broadcast_grad(g, red, l.dim) * (p - q)};
-                 });
-  return out;
+  return CrossEntropyIndexFn::apply(x, target, weight,
+                                    CrossEntropyArgs{ignore_index, red, ls, l, std::move(it)});
 }
 
 // ---------------------------------------------------------------- cross_entropy, probabilities
+
+/// cross_entropy with a target distribution q (already smoothed and weighted), promoted to x's
+/// dtype (Note [Fused cross entropy]).
+struct CrossEntropyProbFn : autograd::Function<CrossEntropyProbFn> {
+  static constexpr const char* node_name = "CrossEntropyBackward0";
+  static Tensor forward(AutogradContext* ctx, const Tensor& x, const Tensor& q, Reduction red,
+                        const ClassLayout& l) {
+    Tensor xc = x.contiguous(), qc = q.contiguous();
+    const Dtype dt = x.dtype();
+    Tensor out = empty(red == Reduction::kNone ? l.loss_shape : Shape{}, dt);
+    dispatch_floating(dt, "cross_entropy", [&]<typename T>() {
+      const T* px = xc.data_ptr<T>();
+      const T* pq = qc.data_ptr<T>();
+      T* po = out.data_ptr<T>();
+      double total = 0;
+      for (std::int64_t o = 0; o < l.outer; ++o) {
+        for (std::int64_t i = 0; i < l.inner; ++i) {
+          std::int64_t base = o * l.C * l.inner + i;
+          double lse = row_logsumexp(px + base, l.C, l.inner);
+          double loss = 0;
+          for (std::int64_t j = 0; j < l.C; ++j) {
+            std::int64_t k = base + j * l.inner;
+            loss += static_cast<double>(pq[k]) * (lse - static_cast<double>(px[k]));
+          }
+          if (red == Reduction::kNone) po[o * l.inner + i] = static_cast<T>(loss);
+          total += loss;
+        }
+      }
+      if (red == Reduction::kSum) po[0] = static_cast<T>(total);
+      // NOTE: "mean" divides by the number of positions, numel / C; an empty input gives NaN.
+      if (red == Reduction::kMean)
+        po[0] = static_cast<T>(x.numel() == 0 ? std::numeric_limits<double>::quiet_NaN()
+                                              : total / static_cast<double>(l.outer * l.inner));
+    });
+    double scale = red == Reduction::kMean && l.outer * l.inner > 0
+                       ? 1.0 / static_cast<double>(l.outer * l.inner)
+                       : 1.0;
+    ctx->save_for_backward({x, ctx->needs_input_grad(0) ? q : Tensor()});
+    ctx->saved_data["scale"] = scale;
+    ctx->saved_data["none"] = red == Reduction::kNone;
+    ctx->saved_data["dim"] = l.dim;
+    return out;
+  }
+  static std::vector<Tensor> backward(AutogradContext* ctx, std::vector<Tensor> grads) {
+    auto saved = ctx->get_saved_variables();
+    const Tensor &input = saved[0], &probs = saved[1];
+    std::int64_t d = ctx->saved_data["dim"].toInt();
+    Reduction red = ctx->saved_data["none"].toBool() ? Reduction::kNone : Reduction::kSum;
+    Tensor gs = broadcast_grad(grads[0], red, d) * ctx->saved_data["scale"].toDouble();
+    Grads r(4);
+    // g [] or [N, d...] . (softmax(input) * sum_c probs - probs) [N, C, d...] -> [N, C, d...]
+    if (ctx->needs_input_grad(0))
+      r[0] = gs * (minigrad::softmax(input, d) * sum(probs, {d}, true) - probs);
+    // d loss / d probs = -log_softmax(input)
+    if (ctx->needs_input_grad(1)) r[1] = gs * -minigrad::log_softmax(input, d);
+    return r;
+  }
+};
 
 Tensor cross_entropy_prob(const Tensor& x_in, const Tensor& target, const Tensor& weight,
                           std::int64_t ignore_index, Reduction red, double ls,
@@ -227,50 +316,7 @@ Tensor cross_entropy_prob(const Tensor& x_in, const Tensor& target, const Tensor
     class_shape[static_cast<std::size_t>(l.dim)] = l.C;
     q = q * weight.detach().to(dt).reshape(class_shape);
   }
-  Tensor xc = x.detach().contiguous(), qc = q.detach().contiguous();
-  Tensor out = detail::make_tensor(red == Reduction::kNone ? l.loss_shape : Shape{}, dt);
-  detail::dispatch_floating(dt, op, [&]<typename T>() {
-    const T* px = xc.impl()->data<T>();
-    const T* pq = qc.impl()->data<T>();
-    T* po = out.impl()->data<T>();
-    double total = 0;
-    for (std::int64_t o = 0; o < l.outer; ++o) {
-      for (std::int64_t i = 0; i < l.inner; ++i) {
-        std::int64_t base = o * l.C * l.inner + i;
-        double lse = row_logsumexp(px + base, l.C, l.inner);
-        double loss = 0;
-        for (std::int64_t j = 0; j < l.C; ++j) {
-          std::int64_t k = base + j * l.inner;
-          loss += static_cast<double>(pq[k]) * (lse - static_cast<double>(px[k]));
-        }
-        if (red == Reduction::kNone) po[o * l.inner + i] = static_cast<T>(loss);
-        total += loss;
-      }
-    }
-    if (red == Reduction::kSum) po[0] = static_cast<T>(total);
-    // NOTE: "mean" divides by the number of positions, numel / C; an empty input gives NaN.
-    if (red == Reduction::kMean)
-      po[0] = static_cast<T>(x.numel() == 0 ? std::numeric_limits<double>::quiet_NaN()
-                                            : total / static_cast<double>(l.outer * l.inner));
-  });
-  double scale = red == Reduction::kMean && l.outer * l.inner > 0
-                     ? 1.0 / static_cast<double>(l.outer * l.inner)
-                     : 1.0;
-  std::int64_t d = l.dim;
-  detail::record("CrossEntropyBackward0", out, {&x, &q}, {&x, detail::needs_grad(x) ? &q : nullptr},
-                 [scale, red, d](const Tensor& g, FunctionNode& n) {
-                   Tensor input = n.saved(0), probs = n.saved(1);
-                   Tensor gs = broadcast_grad(g, red, d) * scale;
-                   Grads r(2);
-                   // g [] or [N, d...] . (softmax(input) * sum_c probs - probs) [N, C, d...] -> [N,
-                   // C, d...]
-                   if (n.needs_input_grad(0))
-                     r[0] = gs * (minigrad::softmax(input, d) * sum(probs, {d}, true) - probs);
-                   // d loss / d probs = -log_softmax(input)
-                   if (n.needs_input_grad(1)) r[1] = gs * -minigrad::log_softmax(input, d);
-                   return r;
-                 });
-  return out;
+  return CrossEntropyProbFn::apply(x, q, red, l);
 }
 
 // ---------------------------------------------------------------- softplus
@@ -278,28 +324,95 @@ Tensor cross_entropy_prob(const Tensor& x_in, const Tensor& target, const Tensor
 /// log(1 + exp(z)) as max(z, 0) + log1p(exp(-|z|)), finite for any finite z; gradient sigmoid(z).
 /// NOTE: an explicit primitive because composing relu and abs gives gradient 0 at z = 0 (both have
 /// a zero gradient at their kink) instead of sigmoid(0) = 0.5.
-Tensor softplus(const Tensor& z) {
-  Tensor zc = z.detach().contiguous();
-  Tensor out = detail::make_tensor(z.shape(), z.dtype());
-  detail::dispatch_floating(z.dtype(), "softplus", [&]<typename T>() {
-    const T* pz = zc.impl()->data<T>();
-    T* po = out.impl()->data<T>();
-    for (std::int64_t k = 0; k < zc.numel(); ++k) {
-      double v = static_cast<double>(pz[k]);
-      po[k] = static_cast<T>(std::max(v, 0.0) + std::log1p(std::exp(-std::fabs(v))));
-    }
-  });
-  detail::record("SoftplusBackward0", out, {&z}, {&z}, [](const Tensor& g, FunctionNode& n) {
-    return Grads{g * minigrad::sigmoid(n.saved(0))};
-  });
-  return out;
-}
+struct SoftplusFn : autograd::Function<SoftplusFn> {
+  static constexpr const char* node_name = "SoftplusBackward0";
+  static Tensor forward(AutogradContext* ctx, const Tensor& z) {
+    Tensor zc = z.contiguous();
+    Tensor out = empty(z.shape(), z.dtype());
+    dispatch_floating(z.dtype(), "softplus", [&]<typename T>() {
+      const T* pz = zc.data_ptr<T>();
+      T* po = out.data_ptr<T>();
+      for (std::int64_t k = 0; k < zc.numel(); ++k) {
+        double v = static_cast<double>(pz[k]);
+        po[k] = static_cast<T>(std::max(v, 0.0) + std::log1p(std::exp(-std::fabs(v))));
+      }
+    });
+    ctx->save_for_backward({z});
+    return out;
+  }
+  static std::vector<Tensor> backward(AutogradContext* ctx, std::vector<Tensor> grads) {
+    return {grads[0] * minigrad::sigmoid(ctx->get_saved_variables()[0])};
+  }
+};
+
+Tensor softplus(const Tensor& z) { return SoftplusFn::apply(z); }
 
 Tensor reduce(const Tensor& loss, Reduction red) {
   if (red == Reduction::kSum) return loss.sum();
   if (red == Reduction::kMean) return loss.mean();
   return loss;
 }
+
+}  // namespace
+
+namespace {
+
+struct NllArgs {
+  std::int64_t ignore_index;
+  Reduction red;
+  ClassLayout l;
+  IndexTarget it;
+};
+
+struct NllLossFn : autograd::Function<NllLossFn> {
+  static constexpr const char* node_name = "NllLossBackward0";
+  static Tensor forward(AutogradContext* ctx, const Tensor& input, const Tensor& target,
+                        const Tensor& weight, const NllArgs& args) {
+    Tensor xc = input.contiguous();
+    const IndexTarget& it = args.it;
+    const ClassLayout& l = args.l;
+    const Reduction red = args.red;
+    Tensor out = empty(red == Reduction::kNone ? l.loss_shape : Shape{}, input.dtype());
+    dispatch_floating(input.dtype(), "nll_loss", [&]<typename T>() {
+      const T* px = xc.data_ptr<T>();
+      T* po = out.data_ptr<T>();
+      double total = 0;
+      for (std::int64_t o = 0; o < l.outer; ++o) {
+        for (std::int64_t i = 0; i < l.inner; ++i) {
+          std::size_t p = static_cast<std::size_t>(o * l.inner + i);
+          double loss = 0;
+          if (it.cls[p] >= 0)
+            loss = -it.w[p] * static_cast<double>(px[(o * l.C + it.cls[p]) * l.inner + i]);
+          if (red == Reduction::kNone) po[p] = static_cast<T>(loss);
+          total += loss;
+        }
+      }
+      if (red == Reduction::kSum) po[0] = static_cast<T>(total);
+      if (red == Reduction::kMean) po[0] = static_cast<T>(total / it.weight_sum);
+    });
+    double scale = red == Reduction::kMean && it.weight_sum != 0 ? 1 / it.weight_sum : 1.0;
+    ctx->save_for_backward({target, weight});
+    ctx->saved_data["args"] =
+        IValue::of(Backward{args.ignore_index, red, l, input.dim(), input.dtype(), scale});
+    return out;
+  }
+  static std::vector<Tensor> backward(AutogradContext* ctx, std::vector<Tensor> grads) {
+    auto saved = ctx->get_saved_variables();
+    const auto& p = ctx->saved_data["args"].to<Backward>();
+    // g [] or [N, d...] . -q [N, C, d...] -> [N, C, d...]; q is one-hot * weight
+    Tensor q = index_target_distribution(saved[0], saved[1], p.l, p.ndim, p.ignore_index, p.scale,
+                                         0.0, p.dtype);
+    return {broadcast_grad(grads[0], p.red, p.l.dim) * -q, Tensor(), Tensor(), Tensor()};
+  }
+  struct Backward {
+    std::int64_t ignore_index;
+    Reduction red;
+    ClassLayout l;
+    std::int64_t ndim;
+    Dtype dtype;
+    double scale;
+  };
+};
 
 }  // namespace
 
@@ -331,37 +444,7 @@ Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight_
            ": target must have shape ", l.loss_shape, ", got ", target.shape());
   Tensor weight = check_class_weight(weight_in, l, input.dtype(), op);
   IndexTarget it = check_index_target(target, l, weight, ignore_index, op);
-  Tensor xc = input.detach().contiguous();
-  Tensor out = detail::make_tensor(red == Reduction::kNone ? l.loss_shape : Shape{}, input.dtype());
-  detail::dispatch_floating(input.dtype(), op, [&]<typename T>() {
-    const T* px = xc.impl()->data<T>();
-    T* po = out.impl()->data<T>();
-    double total = 0;
-    for (std::int64_t o = 0; o < l.outer; ++o) {
-      for (std::int64_t i = 0; i < l.inner; ++i) {
-        std::size_t p = static_cast<std::size_t>(o * l.inner + i);
-        double loss = 0;
-        if (it.cls[p] >= 0)
-          loss = -it.w[p] * static_cast<double>(px[(o * l.C + it.cls[p]) * l.inner + i]);
-        if (red == Reduction::kNone) po[p] = static_cast<T>(loss);
-        total += loss;
-      }
-    }
-    if (red == Reduction::kSum) po[0] = static_cast<T>(total);
-    if (red == Reduction::kMean) po[0] = static_cast<T>(total / it.weight_sum);
-  });
-  double scale = red == Reduction::kMean && it.weight_sum != 0 ? 1 / it.weight_sum : 1.0;
-  std::int64_t ndim = input.dim();
-  Dtype dt = input.dtype();
-  detail::record("NllLossBackward0", out, {&input}, {&target, &weight},
-                 [ignore_index, scale, red, l, ndim, dt](const Tensor& g, FunctionNode& n) {
-                   Tensor tgt = n.saved(0), w = n.saved(1);
-                   // g [] or [N, d...] . -q [N, C, d...] -> [N, C, d...]; q is one-hot * w
-                   Tensor q =
-                       index_target_distribution(tgt, w, l, ndim, ignore_index, scale, 0.0, dt);
-                   return Grads{broadcast_grad(g, red, l.dim) * -q};
-                 });
-  return out;
+  return NllLossFn::apply(input, target, weight, NllArgs{ignore_index, red, l, std::move(it)});
 }
 
 Tensor kl_div(const Tensor& input, const Tensor& target, const std::string& reduction,
@@ -375,7 +458,7 @@ Tensor kl_div(const Tensor& input, const Tensor& target, const std::string& redu
   MG_CHECK(input.is_floating_point() && target.is_floating_point(), op,
            "input and target must be floating point, got ", dtype_name(input.dtype()), " and ",
            dtype_name(target.dtype()));
-  detail::broadcast_shapes(input.shape(), target.shape(), op);
+  broadcast_shapes(input.shape(), target.shape(), op);
   Tensor loss;
   if (log_target) {
     loss = exp(target) * (target - input);
@@ -409,7 +492,7 @@ Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& targe
              dtype_name(w->dtype()));
     bool broadcasts = true;
     try {
-      broadcasts = detail::broadcast_shapes(input.shape(), w->shape(), op) == input.shape();
+      broadcasts = broadcast_shapes(input.shape(), w->shape(), op) == input.shape();
     } catch (const Error&) {
       broadcasts = false;
     }

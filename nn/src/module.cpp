@@ -9,7 +9,7 @@
 #include <sstream>
 #include <unordered_map>
 
-#include "tensor_impl.h"
+#include "minigrad/parameter_names.h"
 
 namespace minigrad::nn {
 
@@ -22,56 +22,9 @@ void check_name(const std::string& name, const std::string& type, const char* wh
            type, ": ", what, " name \"", name, "\" must be non-empty and contain no '.'");
 }
 
-// Note [Parameter names for optimizers]
-// parameters() returns plain tensors, so `SGD opt(model.parameters(), ...)` cannot hand the
-// names to the optimizer. Instead every parameters()/named_parameters() call records each
-// parameter's dotted name here, keyed by its TensorImpl, and the optimizer copies the names when
-// it is given the parameters. A record holds a weak pointer, so it never keeps a tensor alive, and
-// a dead tensor's record is never returned for a new tensor at the same address. Records of dead
-// tensors are dropped whenever the table has doubled since the last sweep.
-struct NameRecord {
-  std::weak_ptr<TensorImpl> impl;
-  std::string name;
-};
-struct NameTable {
-  std::mutex mutex;
-  std::unordered_map<const TensorImpl*, NameRecord> records;
-  std::size_t sweep_at = 1024;
-};
-NameTable& name_table() {
-  static NameTable table;
-  return table;
-}
-
-void record_names(const std::vector<std::pair<std::string, Tensor>>& params) {
-  NameTable& table = name_table();
-  std::lock_guard<std::mutex> lock(table.mutex);
-  for (const auto& [name, t] : params) {
-    NameRecord& rec = table.records[t.impl()];
-    // A call on a submodule ("weight") keeps the fuller name a call on its parent recorded
-    // ("W_k.weight"); any other name replaces the record.
-    if (rec.impl.lock().get() == t.impl() && rec.name.size() > name.size() &&
-        rec.name.ends_with("." + name))
-      continue;
-    rec.impl = t.impl_ptr();
-    rec.name = name;
-  }
-  if (table.records.size() >= table.sweep_at) {
-    std::erase_if(table.records, [](const auto& kv) { return kv.second.impl.expired(); });
-    table.sweep_at = std::max<std::size_t>(1024, 2 * table.records.size());
-  }
-}
-
 }  // namespace
 
-std::string parameter_name(const Tensor& p) {
-  if (!p.defined()) return "";
-  NameTable& table = name_table();
-  std::lock_guard<std::mutex> lock(table.mutex);
-  auto it = table.records.find(p.impl());
-  if (it == table.records.end() || it->second.impl.lock().get() != p.impl()) return "";
-  return it->second.name;
-}
+std::string parameter_name(const Tensor& p) { return minigrad::parameter_name(p); }
 
 Tensor Module::register_parameter(const std::string& name, Tensor param, bool requires_grad) {
   check_name(name, type_name_, "parameter");
@@ -111,7 +64,7 @@ void Module::collect(const std::string& prefix, bool recurse, bool buffers,
 std::vector<std::pair<std::string, Tensor>> Module::named_parameters(bool recurse) const {
   std::vector<std::pair<std::string, Tensor>> out;
   collect("", recurse, false, out);
-  record_names(out);
+  record_parameter_names(out);
   return out;
 }
 
@@ -182,15 +135,18 @@ LoadStateDictResult Module::load_state_dict(const StateDict& dict, bool strict) 
   // Everything matches: copy in place. A source that shares storage with one of the module's
   // tensors (a dict from this module's own state_dict) is copied first, so no copy reads data an
   // earlier copy overwrote.
-  std::set<const Storage*> storages;
-  for (const auto& [name, p] : own) storages.insert(p.impl()->storage.get());
+  auto aliases_own = [&own](const Tensor& src) {
+    for (const auto& [name, p] : own)
+      if (src.is_alias_of(p)) return true;
+    return false;
+  };
   NoGradGuard no_grad;
   for (auto& [name, p] : own) {
     auto it = given.find(name);
     if (it == given.end()) continue;
     const Tensor& src = *it->second;
     Tensor dst = p;
-    dst.copy_(storages.contains(src.impl()->storage.get()) ? src.detach().clone() : src);
+    dst.copy_(aliases_own(src) ? src.detach().clone() : src);
   }
   return result;
 }
@@ -249,13 +205,9 @@ void Module::to(Dtype dtype) {
   // (PyTorch assigns param.data the same way).
   auto convert = [dtype](Tensor& t) {
     if (!t.defined() || !t.is_floating_point() || t.dtype() == dtype) return;
-    Tensor converted = t.detach().to(dtype);
-    TensorImpl* impl = t.impl();
-    impl->storage = converted.impl()->storage;
-    impl->offset = converted.impl()->offset;
-    impl->strides = converted.impl()->strides;
-    impl->dtype = dtype;
-    impl->grad = impl->grad.defined() ? impl->grad.detach().to(dtype) : Tensor();
+    Tensor grad = t.grad();
+    t.set_data(t.detach().to(dtype));
+    if (grad.defined()) t.set_grad(grad.detach().to(dtype));
   };
   for (auto& [n, p] : parameters_) convert(p);
   for (auto& [n, b] : buffers_) convert(b);

@@ -6,7 +6,7 @@
 #include <sstream>
 #include <unordered_set>
 
-#include "minigrad/nn/module.h"
+#include "minigrad/parameter_names.h"
 
 namespace minigrad::optim {
 
@@ -28,7 +28,7 @@ bool strict_gradients() { return g_strict_gradients.load(); }
 
 void Optimizer::remember_names(const std::vector<Tensor>& new_params) {
   for (const Tensor& p : new_params) {
-    std::string name = nn::parameter_name(p);
+    std::string name = parameter_name(p);
     if (!name.empty()) names_[p.impl()] = std::move(name);
   }
 }

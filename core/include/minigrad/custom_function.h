@@ -19,6 +19,7 @@
 // one gradient per output and returns one per forward argument (Tensor() for the non-tensor ones
 // and for inputs that need none). It is written with minigrad ops, so create_graph differentiates
 // it again; saved tensors are version-checked like the built-in ops' (Note [Saved tensors]).
+#include <any>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -48,6 +49,21 @@ class IValue {
   IValue(Tensor v) : v_(std::move(v)) {}                        // NOLINT
   IValue(std::vector<std::int64_t> v) : v_(std::move(v)) {}     // NOLINT
   IValue(const Shape& v) : v_(std::vector<std::int64_t>(v)) {}  // NOLINT
+  /// Any other C++ value (a struct of a backward's parameters): IValue::of(layout), read back
+  /// with to<Layout>(). A minigrad extension: libtorch keeps custom classes as intrusive_ptrs.
+  template <typename T>
+  static IValue of(T value) {
+    IValue v;
+    v.v_ = std::any(std::move(value));
+    return v;
+  }
+  template <typename T>
+  const T& to() const {
+    const std::any* a = std::get_if<std::any>(&v_);
+    const T* p = a ? std::any_cast<T>(a) : nullptr;
+    if (!p) throw_wrong_kind("to<T>");
+    return *p;
+  }
 
   bool isNone() const { return v_.index() == 0; }
   bool isBool() const { return std::holds_alternative<bool>(v_); }
@@ -67,8 +83,9 @@ class IValue {
 
  private:
   const char* kind() const;
+  [[noreturn]] void throw_wrong_kind(const char* method) const;
   std::variant<std::monostate, bool, std::int64_t, double, std::string, Tensor,
-               std::vector<std::int64_t>>
+               std::vector<std::int64_t>, std::any>
       v_;
 };
 
@@ -115,7 +132,7 @@ namespace detail {
 struct CustomFunctionCore {
   /// Before forward: the node's edges (so needs_input_grad works in forward too).
   static void begin(Node& node, const std::shared_ptr<Node>& self, AutogradContext& ctx,
-                    const std::vector<Tensor>& inputs, const char* mangled_name);
+                    const std::vector<Tensor>& inputs, const std::string* name);
   /// After forward: attaches the outputs to the node, keeps what was saved.
   static void finish(Node& node, AutogradContext& ctx, const std::vector<Tensor>& inputs,
                      std::vector<Tensor>& outputs);
@@ -127,8 +144,10 @@ struct CustomFunctionCore {
                                             std::vector<Tensor> grads);
   static void release(AutogradContext& ctx);
   static CustomState& state(AutogradContext& ctx);
-  /// "MyExpBackward": the Function's name plus "Backward", as PyTorch names a custom node.
+  /// The node's name: T::node_name when T defines it, else "MyExpBackward" (T's name plus
+  /// "Backward", as PyTorch names a Python custom Function's node).
   static const std::string& name(const AutogradContext& ctx);
+  static std::string default_name(const char* mangled);
 };
 
 /// The node of one call of T::apply.
@@ -164,7 +183,8 @@ inline std::vector<Tensor> as_list(std::vector<Tensor> ts) { return ts; }
 }  // namespace detail
 
 /// Derive your op from Function<YourOp> and give it static forward and backward functions (see
-/// the top of this file); call it with YourOp::apply(args...).
+/// the top of this file); call it with YourOp::apply(args...). Optionally
+/// `static constexpr const char* node_name = "MyOpBackward0";` names its node.
 template <class T>
 struct Function {
   template <typename... Args>
@@ -177,7 +197,13 @@ struct Function {
     std::vector<bool> is_tensor;
     (detail::collect_input(inputs, is_tensor, args), ...);
     detail::set_tensor_args(node->ctx, std::move(is_tensor));
-    detail::CustomFunctionCore::begin(*node, node, node->ctx, inputs, typeid(T).name());
+    static const std::string name = [] {
+      if constexpr (requires { T::node_name; })
+        return std::string(T::node_name);
+      else
+        return detail::CustomFunctionCore::default_name(typeid(T).name());
+    }();
+    detail::CustomFunctionCore::begin(*node, node, node->ctx, inputs, &name);
     Out out;
     {
       GradModeGuard no_grad(false);

@@ -7,6 +7,7 @@
 #include "minigrad/generator.h"
 #include "minigrad/ops.h"
 #include "minigrad/parallel.h"
+#include "minigrad/parameter_names.h"
 #include "minigrad/tensor.h"
 
 // nn and optim, when the target links minigrad::nn / minigrad::optim (minigrad::minigrad does).

@@ -73,6 +73,10 @@ Tensor randint(std::int64_t low, std::int64_t high, const Shape& shape, Dtype dt
 Tensor randint(std::int64_t high, const Shape& shape, Dtype dtype = kInt64);
 
 // ---------------------------------------------------------------- elementwise
+
+/// The shape a and b broadcast to (torch.broadcast_shapes); throws "[op] shapes (2, 3) and (4,)
+/// cannot be broadcast ..." (op names the caller, "broadcast_shapes" by default).
+Shape broadcast_shapes(const Shape& a, const Shape& b, const char* op = "broadcast_shapes");
 // Binary ops broadcast as NumPy/PyTorch and promote dtypes as PyTorch (tensors over scalars).
 
 Tensor add(const Tensor& a, const Tensor& b);

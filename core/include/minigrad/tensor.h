@@ -68,6 +68,12 @@ class Tensor {
   Tensor to(Dtype dtype) const;
   /// A tensor sharing this one's data but cut from the graph (requires_grad() is false).
   Tensor detach() const;
+  /// Whether the two tensors view the same storage (libtorch's is_alias_of).
+  bool is_alias_of(const Tensor& other) const;
+  /// Makes this tensor use new_data's storage, geometry and dtype, keeping its identity and
+  /// autograd state (libtorch's set_data, Python's `p.data = new_data`): what Module::to does to
+  /// parameters. The gradient is dropped when its dtype no longer matches.
+  void set_data(const Tensor& new_data) const;
 
   // ---- autograd ----
   bool requires_grad() const;

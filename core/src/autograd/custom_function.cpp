@@ -24,9 +24,14 @@ namespace minigrad::autograd {
 // ---------------------------------------------------------------- IValue
 
 const char* IValue::kind() const {
-  static const char* const kKinds[] = {"None",     "a bool",   "an int",     "a double",
-                                       "a string", "a tensor", "an int list"};
+  static const char* const kKinds[] = {"None",     "a bool",   "an int",      "a double",
+                                       "a string", "a tensor", "an int list", "a C++ value"};
   return kKinds[v_.index()];
+}
+
+void IValue::throw_wrong_kind(const char* method) const {
+  MG_ERROR("IValue", "expected a C++ value of the requested type but it holds ", kind(), " (",
+           method, ")");
 }
 
 #define MG_IVALUE_GET(method, type, what)                                                         \
@@ -65,7 +70,7 @@ std::vector<std::int64_t> IValue::toIntVector() const {
 namespace detail {
 
 struct CustomState {
-  std::string name = "CustomFunctionBackward";
+  const std::string* name = nullptr;
   std::weak_ptr<Node> node;
   bool requires_grad = false;
   bool materialize_grads = true;
@@ -93,14 +98,14 @@ void AutogradContext::save_for_backward(std::vector<Tensor> to_save) {
 
 std::vector<Tensor> AutogradContext::get_saved_variables() const {
   const detail::CustomState& s = *state_;
-  MG_CHECK(!s.released, s.name,
+  MG_CHECK(!s.released, *s.name,
            "the saved tensors were freed by a backward without retain_graph; call "
            "backward(gradient, /*retain_graph=*/true) the first time if you need them again");
   std::shared_ptr<Node> node = s.node.lock();
   std::vector<Tensor> out;
   out.reserve(s.saved.size());
   for (const auto& t : s.saved) {
-    t.check_version(s.name.c_str());
+    t.check_version(s.name->c_str());
     out.push_back(t.unpack(t.is_output() ? node : nullptr));
   }
   return out;
@@ -108,7 +113,7 @@ std::vector<Tensor> AutogradContext::get_saved_variables() const {
 
 void AutogradContext::mark_dirty(const std::vector<Tensor>& inputs) {
   for (const Tensor& t : inputs) {
-    MG_CHECK(t.defined(), state_->name, "mark_dirty got an undefined tensor");
+    MG_CHECK(t.defined(), *state_->name, "mark_dirty got an undefined tensor");
     state_->dirty.push_back(t.impl());
   }
 }
@@ -129,8 +134,7 @@ bool AutogradContext::needs_input_grad(std::size_t i) const {
 
 namespace detail {
 
-namespace {
-std::string demangled(const char* mangled) {
+std::string CustomFunctionCore::default_name(const char* mangled) {
   int status = 0;
   char* name = abi::__cxa_demangle(mangled, nullptr, nullptr, &status);
   std::string out = status == 0 && name ? name : mangled;
@@ -139,8 +143,10 @@ std::string demangled(const char* mangled) {
   std::size_t angle = out.find('<');
   std::size_t colon = out.rfind("::", angle);
   if (colon != std::string::npos) out = out.substr(colon + 2);
-  return out;
+  return out + "Backward";
 }
+
+namespace {
 
 bool contains(const std::vector<const TensorImpl*>& v, const TensorImpl* p) {
   for (const TensorImpl* q : v)
@@ -152,9 +158,9 @@ bool contains(const std::vector<const TensorImpl*>& v, const TensorImpl* p) {
 CustomState& CustomFunctionCore::state(AutogradContext& ctx) { return *ctx.state_; }
 
 void CustomFunctionCore::begin(Node& node, const std::shared_ptr<Node>& self, AutogradContext& ctx,
-                               const std::vector<Tensor>& inputs, const char* mangled_name) {
+                               const std::vector<Tensor>& inputs, const std::string* name) {
   CustomState& s = *ctx.state_;
-  s.name = demangled(mangled_name) + "Backward";
+  s.name = name;
   s.node = self;
   s.requires_grad = false;
   if (is_grad_enabled())
@@ -167,7 +173,7 @@ void CustomFunctionCore::begin(Node& node, const std::shared_ptr<Node>& self, Au
 void CustomFunctionCore::finish(Node& node, AutogradContext& ctx, const std::vector<Tensor>& inputs,
                                 std::vector<Tensor>& outputs) {
   CustomState& s = *ctx.state_;
-  MG_CHECK(!outputs.empty(), s.name, "forward returned no tensor");
+  MG_CHECK(!outputs.empty(), *s.name, "forward returned no tensor");
   std::vector<Tensor> to_save = std::move(s.to_save);
   if (!s.requires_grad) {
     s.dirty.clear();
@@ -192,11 +198,12 @@ void CustomFunctionCore::finish(Node& node, AutogradContext& ctx, const std::vec
       continue;
     }
     if (contains(s.dirty, impl)) {
-      MG_CHECK(is_input, s.name, "mark_dirty: output ", i, " was marked dirty but is not an input");
-      MG_CHECK(!(impl->requires_grad && impl->grad_fn == nullptr), s.name,
+      MG_CHECK(is_input, *s.name, "mark_dirty: output ", i,
+               " was marked dirty but is not an input");
+      MG_CHECK(!(impl->requires_grad && impl->grad_fn == nullptr), *s.name,
                "a leaf tensor that requires grad cannot be modified in place (output ", i,
                " was marked dirty); use it under NoGradGuard");
-      MG_CHECK(!impl->view_base, s.name, "mark_dirty on a view (output ", i,
+      MG_CHECK(!impl->view_base, *s.name, "mark_dirty on a view (output ", i,
                ") is not supported; write the base tensor instead");
       ++impl->history;
     } else if (is_input || impl->grad_fn || impl->requires_grad) {
@@ -227,10 +234,10 @@ std::vector<Tensor> CustomFunctionCore::before_backward(const Node& node, Autogr
   MG_CHECK(!s.released, "backward",
            "trying to backward through the graph a second time (or to use saved tensors after "
            "they were freed) at ",
-           s.name,
+           *s.name,
            ": the saved tensors were freed by the first backward; call backward(gradient, "
            "/*retain_graph=*/true) the first time if you need to backward twice");
-  for (const auto& t : s.saved) t.check_version(s.name.c_str());
+  for (const auto& t : s.saved) t.check_version(s.name->c_str());
   if (s.materialize_grads)
     for (std::size_t i = 0; i < grads.size(); ++i)
       if (!grads[i].defined()) grads[i] = zeros(node.output_shape(i), node.output_dtype(i));
@@ -240,7 +247,14 @@ std::vector<Tensor> CustomFunctionCore::before_backward(const Node& node, Autogr
 std::vector<Tensor> CustomFunctionCore::after_backward(const Node& node, AutogradContext& ctx,
                                                        std::vector<Tensor> grads) {
   const CustomState& s = *ctx.state_;
-  MG_CHECK(grads.size() == s.is_tensor_arg.size(), s.name, "backward returned ", grads.size(),
+  // As libtorch: extra gradients are accepted when they are all undefined.
+  if (grads.size() > s.is_tensor_arg.size()) {
+    bool extra_defined = false;
+    for (std::size_t i = s.is_tensor_arg.size(); i < grads.size(); ++i)
+      extra_defined |= grads[i].defined();
+    if (!extra_defined) grads.resize(s.is_tensor_arg.size());
+  }
+  MG_CHECK(grads.size() == s.is_tensor_arg.size(), *s.name, "backward returned ", grads.size(),
            " gradients but forward took ", s.is_tensor_arg.size(),
            " arguments (return one per argument, Tensor() for the non-tensor ones)");
   std::vector<Tensor> out;
@@ -249,7 +263,7 @@ std::vector<Tensor> CustomFunctionCore::after_backward(const Node& node, Autogra
     if (s.is_tensor_arg[i]) {
       out.push_back(std::move(grads[i]));
     } else {
-      MG_CHECK(!grads[i].defined(), s.name, "backward returned a gradient at position ", i,
+      MG_CHECK(!grads[i].defined(), *s.name, "backward returned a gradient at position ", i,
                ", but forward's argument ", i, " is not a tensor (return Tensor() there)");
     }
   }
@@ -263,7 +277,10 @@ void CustomFunctionCore::release(AutogradContext& ctx) {
   s.released = true;
 }
 
-const std::string& CustomFunctionCore::name(const AutogradContext& ctx) { return ctx.state_->name; }
+const std::string& CustomFunctionCore::name(const AutogradContext& ctx) {
+  static const std::string unnamed = "CustomFunctionBackward";
+  return ctx.state_->name ? *ctx.state_->name : unnamed;
+}
 
 }  // namespace detail
 }  // namespace minigrad::autograd

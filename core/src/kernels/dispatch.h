@@ -5,41 +5,16 @@
 #include <limits>
 #include <type_traits>
 
+#include "minigrad/dispatch.h"
 #include "minigrad/dtype.h"
 #include "minigrad/error.h"
 
 namespace minigrad::detail {
 
-/// Calls fn.template operator()<T>() with T the C++ type of dtype:
-///   dispatch(t.dtype(), [&]<typename T>() { ... });
-template <typename F>
-decltype(auto) dispatch(Dtype dtype, F&& fn) {
-  switch (dtype) {
-    case Dtype::Float32:
-      return fn.template operator()<float>();
-    case Dtype::Float64:
-      return fn.template operator()<double>();
-    case Dtype::Int64:
-      return fn.template operator()<std::int64_t>();
-    case Dtype::Bool:
-      return fn.template operator()<bool>();
-  }
-  MG_ERROR("dispatch", "unknown dtype ", static_cast<int>(dtype));
-}
-
-/// Like dispatch, for float32 and float64 only; other dtypes throw naming op.
-template <typename F>
-decltype(auto) dispatch_floating(Dtype dtype, const char* op, F&& fn) {
-  switch (dtype) {
-    case Dtype::Float32:
-      return fn.template operator()<float>();
-    case Dtype::Float64:
-      return fn.template operator()<double>();
-    default:
-      break;
-  }
-  MG_ERROR(op, "expected a floating-point tensor (float32 or float64) but got ", dtype_name(dtype));
-}
+// dispatch and dispatch_floating are public (minigrad/dispatch.h), for kernels in custom
+// Functions too.
+using minigrad::dispatch;
+using minigrad::dispatch_floating;
 
 /// static_cast<D>(v) without undefined behaviour: a NaN or out-of-range float converted to an
 /// integer gives the integer's minimum, as x86's conversion instruction (and so PyTorch) does.
