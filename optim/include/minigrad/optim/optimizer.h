@@ -45,10 +45,10 @@ using ParamState = std::map<std::string, Tensor>;
 //     (step() before backward()): "[SGD.step] none of the 2 trainable parameters has a gradient
 //     ...".
 // Frozen parameters (requires_grad false) are never reported. The parameter is named by the
-// dotted name Module::parameters() recorded (minigrad::parameter_name, minigrad/parameter_names.h), else by its position in the
-// optimizer (counted through the groups). set_strict_gradients(true) throws minigrad::Error with
-// the same message instead, at every such step(), before any parameter changes;
-// set_warn_no_gradient(false) silences the warnings (strict mode still throws).
+// dotted name Module::parameters() recorded (minigrad::parameter_name, minigrad/parameter_names.h),
+// else by its position in the optimizer (counted through the groups). set_strict_gradients(true)
+// throws minigrad::Error with the same message instead, at every such step(), before any parameter
+// changes; set_warn_no_gradient(false) silences the warnings (strict mode still throws).
 
 /// Turns the "received no gradient" warnings of step() on or off for the whole process (on by
 /// default). Thread-safe.
@@ -114,8 +114,8 @@ class Optimizer {
   explicit Optimizer(std::string name) : name_(std::move(name)) {}
   /// Throws unless every tensor is a defined leaf that appears in no group yet.
   void check_new_params(const std::vector<Tensor>& params) const;
-  /// Records the parameters' names (minigrad::parameter_name, minigrad/parameter_names.h) for the warnings; called with each new
-  /// group.
+  /// Records the parameters' names (minigrad::parameter_name, minigrad/parameter_names.h) for the
+  /// warnings; called with each new group.
   void remember_names(const std::vector<Tensor>& params);
   /// The check every step() makes first (Note [Parameters without a gradient]): warns on stderr,
   /// or throws in strict mode.
