@@ -1,6 +1,8 @@
 // The op table: samples and error inputs of every differentiable op (see op_table.h).
 #include "core/op_table.h"
 
+#include "attention_function.h"
+
 #include <cmath>
 #include <utility>
 
@@ -1211,6 +1213,19 @@ OpInfo inplace_unary(std::string name, Maker m, InplaceUnary op) {
                })});
 }
 
+// A custom Function (examples/attention_function.h, the tutorial's hand-written attention).
+void add_custom(std::vector<OpInfo>& t) {
+  t.push_back(
+      entry("custom_attention", [](const V& v) { return Attention::apply(v[0], v[1], v[2]); },
+            {s("2-D", {arg({3, 4}, 1), arg({5, 4}, 2), arg({5, 2}, 3)}),
+             s("batched", {arg({2, 3, 4}, 4), arg({2, 5, 4}, 5), arg({2, 5, 2}, 6)}),
+             s("non-contiguous q", {arg_t({4, 3}, 7), arg({5, 4}, 8), arg({5, 2}, 9)}),
+             s("only v requires grad", {make({3, 4}, 10), make({5, 4}, 11), arg({5, 2}, 12)})},
+            {e("matmul", "q and k disagree on d", [] {
+              Attention::apply(make({3, 4}, 1), make({5, 3}, 2), make({5, 2}, 3));
+            })}));
+}
+
 void add_inplace(std::vector<OpInfo>& t) {
   t.push_back(inplace_binary("add_", arg, arg, [](Tensor& y, const Tensor& o) { y.add_(o); }));
   t.push_back(inplace_binary("sub_", arg, arg, [](Tensor& y, const Tensor& o) { y.sub_(o); }));
@@ -1263,6 +1278,7 @@ std::vector<OpInfo> build() {
   add_indexing(t);
   add_nn(t);
   add_inplace(t);
+  add_custom(t);
   return t;
 }
 

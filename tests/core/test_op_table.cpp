@@ -11,6 +11,8 @@
 
 #include "core/op_table.h"
 
+#include "attention_function.h"
+
 namespace minigrad::testing {
 namespace {
 
@@ -973,6 +975,14 @@ const std::vector<ForwardCase>& forward_cases() {
        {2, 3},
        {-1.883908815957236, -2.5, -2.5, 1.5908582625416283, -2.5, -2.5}},
 
+      // A custom Function (examples/attention_function.h):
+      // torch.softmax(make((3, 4), 1) @ make((5, 4), 2).T / 2.0, -1) @ make((5, 2), 3)
+      {"custom_attention",
+       [] {
+         return Attention::apply(make({3, 4}, 1), make({5, 4}, 2), make({5, 2}, 3));
+       },
+       {3, 2},
+       {0.03182970690504196, -0.11537076786135936, 0.28966618925216164, 0.7468721577660111, -0.7790967611340204, 0.03388117018663094}},
   };
   return cases;
 }
@@ -1106,24 +1116,41 @@ TEST(OpTable, CoversEveryDifferentiableOp) {
                                              "clamp_",
                                              "fill_",
                                              "zero_",
-                                             "masked_fill_"};
-  const std::vector<std::string> required_gradgrad = {
-      "matmul",        "mm",
-      "bmm",           "softmax",
-      "log_softmax",   "add",
-      "sub",           "mul",
-      "div",           "add_scalar",
-      "sub_scalar",    "mul_scalar",
-      "div_scalar",    "exp",
-      "log",           "tanh",
-      "sum",           "mean",
-      "transpose",     "reshape",
-      "linear",        "scaled_dot_product_attention",
-      "cross_entropy", "layer_norm",
-      "add_",          "mul_",
-      "div_",          "copy_",
-      "exp_",          "log_",
-      "sigmoid_",      "masked_fill_"};
+                                             "masked_fill_",
+                                             "custom_attention"};
+  const std::vector<std::string> required_gradgrad = {"matmul",
+                                                      "mm",
+                                                      "bmm",
+                                                      "softmax",
+                                                      "log_softmax",
+                                                      "add",
+                                                      "sub",
+                                                      "mul",
+                                                      "div",
+                                                      "add_scalar",
+                                                      "sub_scalar",
+                                                      "mul_scalar",
+                                                      "div_scalar",
+                                                      "exp",
+                                                      "log",
+                                                      "tanh",
+                                                      "sum",
+                                                      "mean",
+                                                      "transpose",
+                                                      "reshape",
+                                                      "linear",
+                                                      "scaled_dot_product_attention",
+                                                      "cross_entropy",
+                                                      "layer_norm",
+                                                      "add_",
+                                                      "mul_",
+                                                      "div_",
+                                                      "copy_",
+                                                      "exp_",
+                                                      "log_",
+                                                      "sigmoid_",
+                                                      "masked_fill_",
+                                                      "custom_attention"};
 
   std::set<std::string> names, gradgrad;
   std::size_t samples = 0, gradgrad_samples = 0, errors = 0, non_contiguous = 0, empty = 0;

@@ -20,6 +20,13 @@ for name in warm_jacket hand_built_projections batched_qkv; do
   done <"$here/expected/$name.txt"
   [ "$fail" -eq 0 ] && echo "ok   $name prints the lesson's lines"
 done
+# attention_backward: the tutorial's custom Function gradchecks and matches the built-in op.
+if out="$("$bin/attention_backward")"; then
+  echo "ok   attention_backward: $(tr '\n' ';' <<<"$out")"
+else
+  echo "FAIL attention_backward: $out"
+  fail=1
+fi
 for opt in sgd adam; do
   for seed in 0 1 2 3 4 5 6 7 8 9; do
     if ! last="$("$bin/learn_projections" --seed "$seed" --optimizer "$opt" --picture '' | tail -n 1)"; then

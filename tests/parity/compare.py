@@ -443,6 +443,9 @@ TORCH_OPS = {
         "p 1 zeroes everything": lambda x: F.dropout(x[0], 1.0),
         "eval": lambda x: F.dropout(x[0], 0.5, training=False),
     }),
+    # a custom Function: the tutorial's hand-written attention, against PyTorch's own autograd
+    "custom_attention": (lambda x: torch.softmax(x[0] @ x[1].transpose(-2, -1) /
+                                                 math.sqrt(x[0].shape[-1]), -1) @ x[2], {}),
     # in-place (op_table.cpp's add_inplace)
     "add_": inplace(lambda y, x: y.add_(x[1])),
     "sub_": inplace(lambda y, x: y.sub_(x[1])),
