@@ -77,6 +77,37 @@ struct BadInput {
   const char* message;
 };
 
+// Custom Functions whose backward breaks the rules (docs/errors.md, Autograd).
+struct TooFewGradients : mg::autograd::Function<TooFewGradients> {
+  static mg::Tensor forward(mg::autograd::AutogradContext*, const mg::Tensor& x, double) {
+    return x * 2;
+  }
+  static std::vector<mg::Tensor> backward(mg::autograd::AutogradContext*,
+                                          std::vector<mg::Tensor> grads) {
+    return {grads[0] * 2};
+  }
+};
+struct GradientForANumber : mg::autograd::Function<GradientForANumber> {
+  static mg::Tensor forward(mg::autograd::AutogradContext*, const mg::Tensor& x, double) {
+    return x * 2;
+  }
+  static std::vector<mg::Tensor> backward(mg::autograd::AutogradContext*,
+                                          std::vector<mg::Tensor> grads) {
+    return {grads[0] * 2, grads[0]};
+  }
+};
+struct DirtyLeaf : mg::autograd::Function<DirtyLeaf> {
+  static mg::Tensor forward(mg::autograd::AutogradContext* ctx, mg::Tensor x) {
+    x.mul_(2);
+    ctx->mark_dirty({x});
+    return x;
+  }
+  static std::vector<mg::Tensor> backward(mg::autograd::AutogradContext*,
+                                          std::vector<mg::Tensor> grads) {
+    return {grads[0] * 2};
+  }
+};
+
 const std::vector<BadInput>& bad_inputs() {
   static const std::vector<BadInput> rows = {
       {"shapes", "matmul of (2, 3) and (4, 5)",
@@ -276,6 +307,21 @@ const std::vector<BadInput>& bad_inputs() {
          mg::zeros({2}).add_(mg::zeros({2, 2}));
        },
        "[add_] output with shape (2,) doesn't match the broadcast shape (2, 2)"},
+      {"autograd", "a custom Function's backward returns too few gradients",
+       [] { TooFewGradients::apply(mg::ones({2}).requires_grad_(), 1.0).sum().backward(); },
+       "[TooFewGradientsBackward] backward returned 1 gradients but forward took 2 arguments "
+       "(return one per argument, Tensor() for the non-tensor ones)"},
+      {"autograd", "a custom Function's backward returns a gradient for a number argument",
+       [] { GradientForANumber::apply(mg::ones({2}).requires_grad_(), 1.0).sum().backward(); },
+       "[GradientForANumberBackward] backward returned a gradient at position 1, but forward'"
+       "s argument 1 is not a tensor (return Tensor() there)"},
+      {"autograd", "a custom Function marks a leaf that requires grad dirty",
+       [] { DirtyLeaf::apply(mg::ones({2}).requires_grad_()); },
+       "[DirtyLeafBackward] a leaf tensor that requires grad cannot be modified in place (out"
+       "put 0 was marked dirty); use it under NoGradGuard"},
+      {"autograd", "reading an IValue as the wrong kind (`IValue(2.5).toInt()`)",
+       [] { mg::autograd::IValue(2.5).toInt(); },
+       "[IValue] expected an int but it holds a double (toInt)"},
       {"autograd", "in-place fill_ of a leaf that requires grad",
        [] { mg::ones({2}).requires_grad_().fill_(0.0); },
        "[fill_] a leaf tensor that requires grad cannot be modified in place; use it under "
