@@ -61,13 +61,16 @@ struct Reader {
   }
 };
 
+/// n > 2 * edge, without computing 2 * edge (edgeitems may be as large as INT64_MAX).
+bool more_than_twice(std::int64_t n, std::int64_t edge) { return edge < n && n - edge > edge; }
+
 /// The indices printed along a dim of size n: all of them, or the edge items when summarising.
 /// NOTE: with edgeitems == 0 PyTorch's self[-0:] selects the whole last dim, and its stack() of
 /// no rows fails for the outer dims; we keep the first and print "[...]" for the second.
 std::vector<std::int64_t> shown_indices(std::int64_t n, bool summarize, bool last_dim) {
   const std::int64_t edge = print_options.edgeitems;
   std::vector<std::int64_t> idx;
-  if (summarize && n > 2 * edge) {
+  if (summarize && more_than_twice(n, edge)) {
     if (edge == 0 && last_dim) {
       for (std::int64_t i = 0; i < n; ++i) idx.push_back(i);
       return idx;
@@ -176,7 +179,7 @@ std::string vector_str(const TensorImpl& t, std::size_t d, std::int64_t off, std
   const auto per_line = static_cast<std::size_t>(std::max<std::int64_t>(1, q));
 
   std::vector<std::string> data;
-  if (summarize && n > 2 * edge) {
+  if (summarize && more_than_twice(n, edge)) {
     for (std::int64_t i = 0; i < edge; ++i) data.push_back(f.format(off + i * stride));
     data.emplace_back(" ...");
     // self[-edge:] is the whole row when edge is 0.
@@ -210,7 +213,7 @@ std::string tensor_str(const TensorImpl& t, std::size_t d, std::int64_t off, std
   auto add = [&](std::int64_t i) {
     slices.push_back(tensor_str(t, d + 1, off + i * t.strides[d], indent + 1, summarize, f));
   };
-  if (summarize && n > 2 * edge) {
+  if (summarize && more_than_twice(n, edge)) {
     for (std::int64_t i = 0; i < edge; ++i) add(i);
     slices.emplace_back("...");
     for (std::int64_t i = n - edge; i < n; ++i) add(i);
@@ -243,6 +246,8 @@ void set_printoptions(const PrintOptions& options) {
 }
 const PrintOptions& get_printoptions() { return print_options; }
 
+constexpr std::size_t kMaxPrintedDims = 64;
+
 std::ostream& operator<<(std::ostream& os, const Tensor& t) {
   if (!t.defined()) return os << "[ Tensor (undefined) ]";
   const TensorImpl& impl = *t.impl();
@@ -256,6 +261,11 @@ std::ostream& operator<<(std::ostream& os, const Tensor& t) {
     if (impl.shape.size() != 1) suffixes.push_back("size=" + detail::shape_str(impl.shape));
     if (impl.dtype != kFloat32) suffixes.push_back(dtype_suffix);
     body = "[]";
+  } else if (impl.shape.size() > kMaxPrintedDims) {
+    // The printer recurses once per dim: a tensor of 100,000 dims (a hostile .npy file) would
+    // overflow the stack. No PyTorch op makes more than 64 dims.
+    body = "[... " + std::to_string(impl.shape.size()) + " dims, more than the " +
+           std::to_string(kMaxPrintedDims) + " the printer shows ...]";
   } else {
     // float32, int64 and bool are PyTorch's "default" dtypes, which go unnamed.
     if (impl.dtype == kFloat64) suffixes.push_back(dtype_suffix);

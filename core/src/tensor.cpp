@@ -1,6 +1,7 @@
 // Tensor: storage, metadata, data access, conversions, autograd accessors and grad mode.
 #include <algorithm>
 #include <cstring>
+#include <limits>
 #include <new>
 
 #include "autograd/function.h"
@@ -86,6 +87,10 @@ Tensor make_tensor(const Shape& shape, Dtype dtype) {
   impl->storage = std::allocate_shared<Storage>(
       CachingAllocator<Storage>{}, static_cast<std::size_t>(numel) * element_size(dtype));
   return Tensor(std::move(impl));
+}
+
+void throw_shape_index(std::size_t i, std::size_t size) {
+  MG_ERROR("Shape.at", "index ", i, " is out of range for a shape of ", size, " dims");
 }
 
 Tensor make_view_of(const Tensor& x, const Shape& shape, const Shape& strides,
@@ -231,6 +236,7 @@ Dtype Tensor::dtype() const { return checked(impl_.get(), "dtype").dtype; }
 
 bool Tensor::is_contiguous() const {
   const auto& impl = checked(impl_.get(), "is_contiguous");
+  if (impl.numel == 0) return true;  // as PyTorch: no element is out of place
   std::int64_t expected = 1;
   for (std::size_t i = impl.shape.size(); i-- > 0;) {
     if (impl.shape[i] == 1) continue;
@@ -242,13 +248,29 @@ bool Tensor::is_contiguous() const {
 
 // ---------------------------------------------------------------- data access
 
+namespace {
+/// v as T; a floating value that an integer T cannot hold (NaN, 1e30) throws, as libtorch's
+/// checked conversion does, instead of silently giving INT64_MIN.
+template <typename T, typename S>
+T checked_value(S v, const char* op) {
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool> && std::is_floating_point_v<S>) {
+    const double d = static_cast<double>(v);
+    const double lo = static_cast<double>(std::numeric_limits<T>::min());
+    const double hi = -lo;  // 2^63 (or 2^31): the first value beyond the type
+    MG_CHECK(d >= lo && d < hi, op, "value ", d, " cannot be converted to type ",
+             sizeof(T) == 8 ? "int64_t" : "int32_t", " without overflow");
+  }
+  return detail::convert_value<T>(v);
+}
+}  // namespace
+
 template <typename T>
 T Tensor::item() const {
   MG_CHECK(defined(), "item", "called on an undefined tensor");
   MG_CHECK(numel() == 1, "item", "a Tensor with ", numel(), " elements (shape ", shape(),
            ") cannot be converted to a scalar; only one-element tensors can");
   return detail::dispatch(
-      dtype(), [&]<typename S>() { return detail::convert_value<T>(*impl_->data<S>()); });
+      dtype(), [&]<typename S>() { return checked_value<T>(*impl_->data<S>(), "item"); });
 }
 
 template <typename T>
@@ -261,7 +283,7 @@ std::vector<T> Tensor::to_vector() const {
   Shape so = detail::contiguous_strides(shape);
   detail::dispatch(dtype(), [&]<typename S>() {
     detail::unary_loop<S, U>(shape, impl_->data<S>(), impl_->strides, buf.data(), so,
-                             [](S v) { return static_cast<U>(detail::convert_value<T>(v)); });
+                             [](S v) { return static_cast<U>(checked_value<T>(v, "to_vector")); });
   });
   if constexpr (std::is_same_v<T, U>)
     return buf;

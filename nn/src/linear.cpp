@@ -31,6 +31,10 @@ Tensor Linear::forward(const Tensor& x) const {
   MG_CHECK(x.dim() >= 1 && x.size(-1) == in_features, "Linear", "input of shape ", x.shape(),
            " does not end in in_features = ", in_features, " (weight has shape ", weight.shape(),
            ")");
+  MG_CHECK(x.dtype() == weight.dtype(), "Linear", "input is ", dtype_name(x.dtype()),
+           " but the weight is ", dtype_name(weight.dtype()), "; convert the module with .to(mg::k",
+           x.dtype() == kFloat64 ? "Float64" : "Float32", ") or the input with .to(mg::k",
+           weight.dtype() == kFloat64 ? "Float64" : "Float32", ")");
   return functional::linear(x, weight, bias);
 }
 

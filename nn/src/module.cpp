@@ -53,8 +53,26 @@ void Module::add_child(const std::string& name, Module* child, std::shared_ptr<M
   children_.push_back({name, child, std::move(owner)});
 }
 
+namespace {
+// Module trees are walked recursively; a Sequential nested 100,000 deep would overflow the stack.
+// As Python's recursion limit stops PyTorch there, minigrad stops at kMaxModuleDepth with an Error.
+constexpr int kMaxModuleDepth = 1000;
+thread_local int module_depth = 0;
+struct DepthGuard {
+  DepthGuard(const char* op, const std::string& type) {
+    MG_CHECK(module_depth < kMaxModuleDepth, op, type, ": modules are nested more than ",
+             kMaxModuleDepth, " levels deep");
+    ++module_depth;
+  }
+  ~DepthGuard() { --module_depth; }
+  DepthGuard(const DepthGuard&) = delete;
+  DepthGuard& operator=(const DepthGuard&) = delete;
+};
+}  // namespace
+
 void Module::collect(const std::string& prefix, bool recurse, bool buffers,
                      std::vector<std::pair<std::string, Tensor>>& out) const {
+  DepthGuard guard(buffers ? "named_buffers" : "named_parameters", type_name_);
   for (const auto& [n, t] : buffers ? buffers_ : parameters_)
     if (t.defined()) out.emplace_back(prefix + n, t);
   if (!recurse) return;
@@ -69,6 +87,7 @@ std::vector<std::pair<std::string, Tensor>> Module::named_parameters(bool recurs
 }
 
 void Module::collect_state(const std::string& prefix, StateDict& out) const {
+  DepthGuard guard("state_dict", type_name_);
   // torch.nn.Module._save_to_state_dict: own parameters, own buffers, then each child.
   for (const auto& [n, p] : parameters_)
     if (p.defined()) out.emplace_back(prefix + n, p);
@@ -194,6 +213,7 @@ void Module::zero_grad(bool set_to_none) {
 }
 
 void Module::train(bool on) {
+  DepthGuard guard("train", type_name_);
   training_ = on;
   for (auto& c : children_) c.module->train(on);
 }
@@ -211,15 +231,18 @@ void Module::to(Dtype dtype) {
   };
   for (auto& [n, p] : parameters_) convert(p);
   for (auto& [n, b] : buffers_) convert(b);
+  DepthGuard guard("Module.to", type_name_);
   for (auto& c : children_) c.module->to(dtype);
 }
 
 void Module::apply(const std::function<void(Module&)>& fn) {
+  DepthGuard guard("apply", type_name_);
   for (auto& c : children_) c.module->apply(fn);
   fn(*this);
 }
 
 void Module::print(std::ostream& os, int indent) const {
+  DepthGuard guard("print", type_name_);
   os << type_name_ << "(";
   if (children_.empty()) {
     os << extra_repr() << ")";

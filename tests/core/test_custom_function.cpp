@@ -3,7 +3,9 @@
 // the backwards are written with minigrad ops) in one line.
 #include <gtest/gtest.h>
 #include <minigrad/minigrad.h>
+
 #include <minigrad/testing.h>
+#include "core/test_util.h"
 
 #include <cmath>
 #include <functional>
@@ -16,15 +18,7 @@ using mg::autograd::AutogradContext;
 
 namespace {
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const mg::Error& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
-
+using minigrad::testing::error_of;
 // The libtorch docs' example, with the output saved.
 struct MyExp : mg::autograd::Function<MyExp> {
   static Tensor forward(AutogradContext* ctx, const Tensor& x) {

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -155,6 +156,15 @@ const std::vector<BadInput>& bad_inputs() {
        },
        "[expand] the expanded size of the tensor (3) must match the existing size (2) at "
        "non-singleton dim 0: target sizes (3, 4), tensor sizes (2, 1)"},
+      {"shapes", "expand to a negative size (`ones({1}).expand({-5})`)",
+       [] { mg::ones({1}).expand({-5}); },
+       "[expand] size -5 at dim 0 is invalid: sizes must be non-negative, or -1 to keep the e"
+       "xisting size"},
+      {"shapes", "Shape::at past the end",
+       [] {
+         mg::Shape{2, 3}.at(5);
+       },
+       "[Shape.at] index 5 is out of range for a shape of 2 dims"},
       {"dims", "sum over dim 2 of a 2-D tensor",
        [] {
          mg::zeros({2, 3}).sum(2);
@@ -204,6 +214,9 @@ const std::vector<BadInput>& bad_inputs() {
          mg::zeros({3, 2}).select(0, 5);
        },
        "[select] index 5 is out of range for dim 0 of size 3"},
+      {"indices", "narrow with a length that overflows start + length",
+       [] { mg::zeros({3}).narrow(0, 1, INT64_MAX); },
+       "[narrow] start (1) + length (9223372036854775807) exceeds the size of dim 0 (3)"},
       {"indices", "narrow past the end",
        [] {
          mg::zeros({3, 2}).narrow(0, 2, 2);
@@ -326,6 +339,34 @@ const std::vector<BadInput>& bad_inputs() {
        [] { mg::ones({2}).requires_grad_().fill_(0.0); },
        "[fill_] a leaf tensor that requires grad cannot be modified in place; use it under "
        "NoGradGuard"},
+      {"autograd", "copy_ into an expanded tensor",
+       [] { mg::zeros({1}).expand({3}).copy_(mg::ones({3})); },
+       "[copy_] unsupported operation: more than one element of the written-to tensor refers "
+       "to a single memory location (dim 0 of shape (3,) has stride 0); clone() the tensor fi"
+       "rst"},
+      {"autograd", "a hook that returns a gradient of another shape",
+       [] {
+         auto x = mg::ones({2}).requires_grad_();
+         auto y = x * 2;
+         y.register_hook([](const mg::Tensor& g) { return g.sum(); });
+         y.sum().backward();
+       },
+       "[hook] a hook changed the size of the gradient: it returned shape () for a gradient o"
+       "f shape (2,) (at MulBackward0)"},
+      {"autograd", "a hook that returns a gradient of another dtype",
+       [] {
+         auto x = mg::ones({2}).requires_grad_();
+         auto y = x * 2;
+         y.register_hook([](const mg::Tensor& g) { return g.to(mg::kFloat64); });
+         y.sum().backward();
+       },
+       "[hook] a hook changed the type of the gradient: it returned float64 for a gradient of"
+       " float32 (at MulBackward0)"},
+      {"autograd", "item<int64_t>() of 1e30", [] { mg::tensor({1e30}).item<std::int64_t>(); },
+       "[item] value 1e+30 cannot be converted to type int64_t without overflow"},
+      {"autograd", "item<int64_t>() of NaN",
+       [] { mg::tensor({std::nan("")}).item<std::int64_t>(); },
+       "[item] value nan cannot be converted to type int64_t without overflow"},
       {"optim", "SGD without lr",
        [] {
          auto p = mg::ones({2}).requires_grad_();
@@ -398,6 +439,25 @@ const std::vector<BadInput>& bad_inputs() {
        "[Linear] input of shape (4, 5) does not end in in_features = 3 (weight has shape (2, 3))"},
       {"modules", "Linear with in_features = -1", [] { mg::nn::Linear l(-1, 2); },
        "[Linear] in_features (-1) and out_features (2) must be non-negative"},
+      {"modules", "Linear (float32 weights) called on a float64 input",
+       [] {
+         mg::nn::Linear l(3, 2);
+         l.forward(mg::ones({4, 3}, mg::kFloat64));
+       },
+       "[Linear] input is float64 but the weight is float32; convert the module with .to(mg::"
+       "kFloat64) or the input with .to(mg::kFloat32)"},
+      {"modules", "parameters() of a module tree nested more than 1000 deep",
+       [] {
+         auto root = std::make_shared<mg::nn::Sequential>();
+         auto cur = root;
+         for (int i = 0; i < 1001; ++i) {
+           auto next = std::make_shared<mg::nn::Sequential>();
+           cur->push_back(mg::nn::AnyModule(next));
+           cur = next;
+         }
+         root->parameters();
+       },
+       "[named_parameters] Sequential: modules are nested more than 1000 levels deep"},
       {"modules", "MultiheadAttention called on a 4-D query",
        [] {
          mg::nn::MultiheadAttention m(4, 2);

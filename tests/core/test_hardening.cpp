@@ -8,13 +8,17 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <limits>
+#include <memory>
 #include <set>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "core/test_util.h"
 #include "minigrad/minigrad.h"
 
 namespace mg = minigrad;
@@ -423,3 +427,83 @@ TEST(Threads, DefaultGeneratorDrawsAreAtomic) {
 }
 
 }  // namespace
+
+// ---------------------------------------------------------------- second pass (issue 18)
+// Expected values from PyTorch 1.13 (/usr/bin/python3), the Python in a comment.
+
+using minigrad::testing::error_of;
+
+// torch.relu(torch.tensor([1., nan, -1.])) -> [1., nan, 0.]; its gradient -> [1., 1., 0.]
+TEST(HardeningNaN, ReluKeepsNaNAndPassesItsGradient) {
+  namespace mg = minigrad;
+  auto x = mg::tensor({1.0, std::nan(""), -1.0}).requires_grad_();
+  auto y = x.relu();
+  auto v = y.to_vector<float>();
+  EXPECT_EQ(v[0], 1.0f);
+  EXPECT_TRUE(std::isnan(v[1]));
+  EXPECT_EQ(v[2], 0.0f);
+  y.sum().backward();
+  EXPECT_EQ(x.grad().to_vector<float>(), (std::vector<float>{1, 1, 0}));
+}
+
+// x = torch.tensor([1., nan, 3.], requires_grad=True); x.max().backward() -> x.grad [0., 1., 0.]
+TEST(HardeningNaN, MaxSendsItsGradientToTheNaN) {
+  namespace mg = minigrad;
+  auto x = mg::tensor({1.0, std::nan(""), 3.0}).requires_grad_();
+  x.max().backward();
+  EXPECT_EQ(x.grad().to_vector<float>(), (std::vector<float>{0, 1, 0}));
+  auto y = mg::tensor({1.0, std::nan(""), 3.0}).requires_grad_();
+  y.min().backward();
+  EXPECT_EQ(y.grad().to_vector<float>(), (std::vector<float>{0, 1, 0}));
+}
+
+TEST(HardeningMemory, PrintingSurvivesHugeEdgeitemsAndManyDims) {
+  namespace mg = minigrad;
+  mg::PrintOptions saved = mg::get_printoptions();
+  mg::PrintOptions opts = saved;
+  opts.threshold = 0;
+  opts.edgeitems = std::int64_t{1} << 62;
+  mg::set_printoptions(opts);
+  std::ostringstream a;
+  a << mg::tensor({1.0, 2.0, 3.0, 4.0, 5.0});
+  mg::set_printoptions(saved);
+  EXPECT_EQ(a.str(), "tensor([1., 2., 3., 4., 5.])");
+  // 100 dims: more than the printer recurses into.
+  mg::Shape many(100, 1);
+  std::ostringstream b;
+  b << mg::ones({1}).reshape(many);
+  EXPECT_EQ(b.str(), "tensor([... 100 dims, more than the 64 the printer shows ...])");
+}
+
+TEST(HardeningMemory, DeeplyNestedModulesThrowInsteadOfOverflowingTheStack) {
+  namespace mg = minigrad;
+  auto root = std::make_shared<mg::nn::Sequential>();
+  auto cur = root;
+  for (int i = 0; i < 1500; ++i) {
+    auto next = std::make_shared<mg::nn::Sequential>();
+    cur->push_back(mg::nn::AnyModule(next));
+    cur = next;
+  }
+  EXPECT_EQ(error_of([&] { root->parameters(); }),
+            "[named_parameters] Sequential: modules are nested more than 1000 levels deep");
+}
+
+// a = torch.tensor([1., 2.], requires_grad=True); b = ...; (a +
+// b).sum().backward(create_graph=True)
+// -> a.grad is b.grad: False
+TEST(HardeningAutograd, CreateGraphGradientsAreNotShared) {
+  namespace mg = minigrad;
+  auto a = mg::tensor({1.0, 2.0}).requires_grad_();
+  auto b = mg::tensor({3.0, 4.0}).requires_grad_();
+  (a + b).sum().backward(mg::Tensor(), false, /*create_graph=*/true);
+  EXPECT_FALSE(a.grad().is_alias_of(b.grad()));
+  EXPECT_EQ(a.grad().to_vector<float>(), (std::vector<float>{1, 1}));
+}
+
+// torch.zeros(2, 0, 4).is_contiguous() -> True; torch.tensor([True, False]).dtype -> torch.bool
+TEST(HardeningParity, EmptyTensorsAreContiguousAndBoolListsAreBool) {
+  namespace mg = minigrad;
+  EXPECT_TRUE(mg::zeros({2, 0, 4}).is_contiguous());
+  EXPECT_TRUE(mg::zeros({2, 0, 4}).transpose(0, 2).is_contiguous());
+  EXPECT_EQ(mg::tensor({true, false}).dtype(), mg::kBool);
+}

@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 #include <minigrad/minigrad.h>
 
+#include "core/test_util.h"
+
 #include <functional>
 #include <string>
 #include <vector>
@@ -13,15 +15,7 @@ namespace mg = minigrad;
 
 namespace {
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const mg::Error& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
-
+using minigrad::testing::error_of;
 std::vector<float> values(const mg::Tensor& t) { return t.to_vector<float>(); }
 
 }  // namespace

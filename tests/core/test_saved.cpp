@@ -5,22 +5,13 @@
 #include <gtest/gtest.h>
 #include <minigrad/minigrad.h>
 
+#include "core/test_util.h"
+
 #include <string>
 
 namespace mg = minigrad;
 
-namespace {
-
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const mg::Error& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
-
-}  // namespace
+using minigrad::testing::error_of;
 
 // a = torch.tensor([1., 2.], requires_grad=True); b = torch.tensor([5., 7.])
 // y = (a * b).sum(); b.fill_(100.); y.backward()

@@ -41,7 +41,7 @@ TEST(Shape, GrowsOntoTheHeapAndBack) {
   EXPECT_EQ(s.front(), 0);
   EXPECT_EQ(s.back(), 19);
   EXPECT_EQ(s.at(19), 19);
-  EXPECT_THROW((void)s.at(20), std::out_of_range);
+  EXPECT_THROW((void)s.at(20), minigrad::Error);  // a minigrad::Error, not std::out_of_range
 
   // Copies and moves, inline and on the heap, in every combination.
   Shape small{4, 5};

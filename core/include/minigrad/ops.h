@@ -23,9 +23,11 @@ Tensor tensor_from_int64(const std::vector<std::int64_t>& values, Dtype dtype);
 Tensor tensor(const std::vector<double>& values, const Shape& shape, Dtype dtype = kFloat32);
 /// A 1-D tensor: tensor({1.0, 2.0, 3.0}).
 /// (A template, so that a column such as tensor({{1.0}, {2.0}}) picks the 2-D overload below.)
-/// Signed integer values are kept exact for int64 (tensor({INT64_MAX}, kInt64)).
+/// Signed integer values are kept exact for int64 (tensor({INT64_MAX}, kInt64)). A list of bools
+/// is a bool tensor, as torch.tensor([True, False]).
 template <typename T, typename = std::enable_if_t<std::is_arithmetic_v<T>>>
-Tensor tensor(std::initializer_list<T> values, Dtype dtype = kFloat32) {
+Tensor tensor(std::initializer_list<T> values,
+              Dtype dtype = std::is_same_v<T, bool> ? kBool : kFloat32) {
   if constexpr (std::is_integral_v<T> && std::is_signed_v<T>)
     return detail::tensor_from_int64(std::vector<std::int64_t>(values.begin(), values.end()),
                                      dtype);

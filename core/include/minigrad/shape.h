@@ -18,6 +18,10 @@
 #include <vector>
 
 namespace minigrad {
+namespace detail {
+/// Throws "[Shape.at] index 5 is out of range for a shape of 2 dims" (a minigrad::Error).
+[[noreturn]] void throw_shape_index(std::size_t i, std::size_t size);
+}  // namespace detail
 
 class Shape {
  public:
@@ -86,11 +90,11 @@ class Shape {
   value_type& operator[](size_type i) noexcept { return data_[i]; }
   const value_type& operator[](size_type i) const noexcept { return data_[i]; }
   value_type& at(size_type i) {
-    if (i >= size_) throw std::out_of_range("Shape::at: index out of range");
+    if (i >= size_) detail::throw_shape_index(i, size_);
     return data_[i];
   }
   const value_type& at(size_type i) const {
-    if (i >= size_) throw std::out_of_range("Shape::at: index out of range");
+    if (i >= size_) detail::throw_shape_index(i, size_);
     return data_[i];
   }
   value_type& front() noexcept { return data_[0]; }

@@ -90,7 +90,15 @@ void run_hooks(Node& n, std::uint32_t k, Tensor& grad, bool create_graph) {
     if (hooks[h].output_nr != k) continue;
     TensorHook fn = hooks[h].fn;
     Tensor r = fn(grad);
-    if (r.defined()) grad = validate(n, 0, r, n, k);
+    if (!r.defined()) continue;
+    // As PyTorch: a hook may change the values, never the shape or the dtype.
+    MG_CHECK(r.shape() == grad.shape(), "hook",
+             "a hook changed the size of the gradient: it returned shape ", r.shape(),
+             " for a gradient of shape ", grad.shape(), " (at ", n.name(), ")");
+    MG_CHECK(r.dtype() == grad.dtype(), "hook",
+             "a hook changed the type of the gradient: it returned ", dtype_name(r.dtype()),
+             " for a gradient of ", dtype_name(grad.dtype()), " (at ", n.name(), ")");
+    grad = std::move(r);
   }
   for (auto& weak : detail::NodeAccess::retained(n)) {
     if (auto impl = weak.lock()) {

@@ -310,7 +310,9 @@ std::vector<Tensor> AccumulateGrad::apply(const Tensor& grad) {
     // owner); otherwise copy it: it may alias another leaf's gradient or the user's tensor.
     bool exclusive = grad.impl_ptr().use_count() == 1 && grad.impl()->storage.use_count() == 1 &&
                      grad.is_contiguous() && !grad.requires_grad();
-    g = is_grad_enabled() ? grad : (exclusive ? grad : grad.detach().clone());
+    // Under create_graph the gradient is a differentiable clone, as PyTorch: never the caller's
+    // tensor or another leaf's gradient.
+    g = is_grad_enabled() ? grad.clone() : (exclusive ? grad : grad.detach().clone());
   } else {
     g = is_grad_enabled() ? g + grad : (g + grad).detach();
   }

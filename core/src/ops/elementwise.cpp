@@ -385,9 +385,12 @@ Tensor sign(const Tensor& x) {
 Tensor relu(const Tensor& x) {
   check_defined("relu", {&x});
   MG_CHECK(x.dtype() != kBool, "relu", "not supported for bool tensors");
-  Tensor out = same_dtype_unary("relu", x, [](auto v) { return v > 0 ? v : decltype(v)(0); });
+  // NOTE: NaN stays NaN (v != v), as PyTorch: a NaN in the activations must not vanish.
+  Tensor out =
+      same_dtype_unary("relu", x, [](auto v) { return v > 0 || v != v ? v : decltype(v)(0); });
   record("ReluBackward0", out, {&x}, {kOutput}, [](const Tensor& g, FunctionNode& n) {
-    return Grads{g * (n.saved(0) > 0)};  // NOTE: relu'(0) = 0, as PyTorch
+    // NOTE: relu'(0) = 0, and the gradient passes through a NaN, as PyTorch's threshold_backward.
+    return Grads{where(n.saved(0) <= 0, 0.0, g)};
   });
   return out;
 }

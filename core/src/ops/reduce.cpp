@@ -248,20 +248,24 @@ std::pair<Tensor, Tensor> extreme(const Tensor& x, const ReduceDims& r, bool wan
 
 /// The gradient of amax/amin/max(): shared evenly among the elements equal to the result.
 Tensor evenly_distribute(const Tensor& g, const Tensor& x, const Tensor& result,
-                         const ReduceDims& r) {
+                         const ReduceDims& r, bool nan_to_nan = false) {
   Tensor rk = to_keepdim(result, r);
-  Tensor mask = (x == rk).to(g.dtype());
+  Tensor hit = x == rk;
+  // NOTE: max() and min() send a NaN result's gradient to the NaN elements, as PyTorch's
+  // evenly_distribute_backward (amax/amin give NaN everywhere, as PyTorch 1.13).
+  if (nan_to_nan) hit = logical_or(hit, logical_and(x != x, rk != rk));
+  Tensor mask = hit.to(g.dtype());
   Tensor count = sum(mask, r.dims, /*keepdim=*/true);
   return to_keepdim(g, r) * mask / count;
 }
 
 template <bool kMax>
-Tensor amax_impl(const Tensor& x, const Shape& dims, bool keepdim, const char* op,
-                 const char* node) {
+Tensor amax_impl(const Tensor& x, const Shape& dims, bool keepdim, const char* op, const char* node,
+                 bool nan_to_nan = false) {
   ReduceDims r = plan(x, dims, keepdim, op);
   Tensor out = extreme<kMax>(x, r, false, op).first;
-  record(node, out, {&x}, {&x, kOutput}, [r](const Tensor& g, FunctionNode& n) {
-    return Grads{evenly_distribute(g, n.saved(0), n.saved(1), r)};
+  record(node, out, {&x}, {&x, kOutput}, [r, nan_to_nan](const Tensor& g, FunctionNode& n) {
+    return Grads{evenly_distribute(g, n.saved(0), n.saved(1), r, nan_to_nan)};
   });
   return out;
 }
@@ -284,8 +288,8 @@ std::tuple<Tensor, Tensor> max_dim_impl(const Tensor& x, std::int64_t dim, bool 
 
 }  // namespace
 
-Tensor max(const Tensor& x) { return amax_impl<true>(x, {}, false, "max", "MaxBackward1"); }
-Tensor min(const Tensor& x) { return amax_impl<false>(x, {}, false, "min", "MinBackward1"); }
+Tensor max(const Tensor& x) { return amax_impl<true>(x, {}, false, "max", "MaxBackward1", true); }
+Tensor min(const Tensor& x) { return amax_impl<false>(x, {}, false, "min", "MinBackward1", true); }
 std::tuple<Tensor, Tensor> max(const Tensor& x, std::int64_t dim, bool keepdim) {
   return max_dim_impl<true>(x, dim, keepdim, "max", "MaxBackward0");
 }

@@ -177,6 +177,8 @@ Tensor Tensor::expand(const Shape& target) const {
       continue;
     }
     std::int64_t cur = s[i - lead];
+    MG_CHECK(target[i] >= -1, "expand", "size ", target[i], " at dim ", i,
+             " is invalid: sizes must be non-negative, or -1 to keep the existing size");
     std::int64_t want = target[i] == -1 ? cur : target[i];
     MG_CHECK(cur == want || cur == 1, "expand", "the expanded size of the tensor (", want,
              ") must match the existing size (", cur, ") at non-singleton dim ", i,
@@ -262,7 +264,8 @@ Tensor Tensor::narrow(std::int64_t dim_, std::int64_t start, std::int64_t length
   MG_CHECK(start >= -n && start <= n, "narrow", "start ", start, " is out of range for dim ", d,
            " of size ", n);
   std::int64_t s = start < 0 ? start + n : start;
-  MG_CHECK(length >= 0 && s + length <= n, "narrow", "start (", s, ") + length (", length,
+  // NOTE: length <= n - s, not s + length <= n: a huge length would overflow the sum.
+  MG_CHECK(length >= 0 && length <= n - s, "narrow", "start (", s, ") + length (", length,
            ") exceeds the size of dim ", d, " (", n, ")");
   Shape sh = shape();
   sh[d] = length;
