@@ -507,3 +507,15 @@ TEST(HardeningParity, EmptyTensorsAreContiguousAndBoolListsAreBool) {
   EXPECT_TRUE(mg::zeros({2, 0, 4}).transpose(0, 2).is_contiguous());
   EXPECT_EQ(mg::tensor({true, false}).dtype(), mg::kBool);
 }
+
+// torch.clamp(torch.tensor([1, 2, 3]), 0.5, 2.5) -> tensor([1.0000, 2.0000, 2.5000]) (float32);
+// torch.clamp(torch.tensor([1., 2.]), float('nan'), 2.) -> tensor([nan, nan])
+TEST(HardeningNaN, ClampPromotesFractionalBoundsAndPropagatesANaNBound) {
+  namespace mg = minigrad;
+  auto c = mg::clamp(mg::tensor({1, 2, 3}, mg::kInt64), 0.5, 2.5);
+  EXPECT_EQ(c.dtype(), mg::kFloat32);
+  EXPECT_EQ(c.to_vector<float>(), (std::vector<float>{1.0f, 2.0f, 2.5f}));
+  EXPECT_EQ(mg::clamp(mg::tensor({1, 2, 3}, mg::kInt64), 0.0, 2.0).dtype(), mg::kInt64);
+  for (float v : mg::clamp(mg::tensor({1.0, 2.0}), std::nan(""), 2.0).to_vector<float>())
+    EXPECT_TRUE(std::isnan(v));
+}

@@ -399,14 +399,15 @@ Tensor clamp(const Tensor& x, std::optional<double> lo, std::optional<double> hi
   check_defined("clamp", {&x});
   MG_CHECK(lo.has_value() || hi.has_value(), "clamp", "at least one of min and max must be given");
   MG_CHECK(x.dtype() != kBool, "clamp", "not supported for bool tensors");
-  // As torch.clamp, an int64 tensor's bounds must convert to int64 (not NaN, inf or beyond).
-  auto fits_int64 = [](std::optional<double> b) {
-    return !b || (*b >= -9223372036854775808.0 && *b < 9223372036854775808.0);
+  // NOTE: as torch.clamp with a float bound, an int64 tensor with a bound that is not an int64
+  // value (2.5, NaN, inf, 1e30) is clamped in float32: clamp(int64 [1, 2, 3], 0.5, 2.5) is
+  // [1., 2., 2.5]. Integral bounds keep int64.
+  auto int64_value = [](std::optional<double> b) {
+    return !b ||
+           (*b >= -9223372036854775808.0 && *b < 9223372036854775808.0 && std::trunc(*b) == *b);
   };
-  MG_CHECK(x.is_floating_point() || fits_int64(lo), "clamp", "min ", *lo,
-           " cannot be converted to int64 (the dtype of x) without overflow");
-  MG_CHECK(x.is_floating_point() || fits_int64(hi), "clamp", "max ", *hi,
-           " cannot be converted to int64 (the dtype of x) without overflow");
+  if (!x.is_floating_point() && !(int64_value(lo) && int64_value(hi)))
+    return clamp(x.to(kFloat32), lo, hi);
   double l = lo.value_or(-INFINITY), h = hi.value_or(INFINITY);
   // NOTE: as torch.clamp, min wins when min > max, and NaN stays NaN.
   Tensor out = same_dtype_unary("clamp", x, [l, h, lo, hi](auto v) {
@@ -419,6 +420,8 @@ Tensor clamp(const Tensor& x, std::optional<double> lo, std::optional<double> hi
       return v;
     }
     if (v != v) return v;
+    if ((lo && *lo != *lo) || (hi && *hi != *hi))
+      return static_cast<T>(NAN);  // a NaN bound, as PyTorch
     double d = static_cast<double>(v);
     d = d < l ? l : d;
     d = d > h ? h : d;
