@@ -1140,6 +1140,112 @@ void run_op(Input& in, State& st) {
       for (const Tensor& gi : g) keep(st, gi);
       break;
     }
+    case 88: {
+      // In-place binary ops with autograd, on the operand itself or on a clone (issue 18).
+      Tensor y = in.flag() ? a.clone() : a;
+      switch (in.pick(6)) {
+        case 0:
+          y.add_(b, in.real());
+          break;
+        case 1:
+          y.sub_(b);
+          break;
+        case 2:
+          y.mul_(b);
+          break;
+        case 3:
+          y.div_(b);
+          break;
+        case 4:
+          y.pow_(b);
+          break;
+        default:
+          y.copy_(b);
+          break;
+      }
+      keep(st, y);
+      break;
+    }
+    case 89: {
+      // In-place unary ops, possibly on a view of a clone (CopySlices); the base goes back too.
+      Tensor base = in.flag() ? a.clone() : a;
+      Tensor y = base;
+      if (base.dim() >= 1 && base.size(0) > 0 && in.flag()) y = base.select(0, 0);
+      if (base.dim() >= 2 && in.flag()) y = base.transpose(0, 1);
+      switch (in.pick(7)) {
+        case 0:
+          y.exp_();
+          break;
+        case 1:
+          y.relu_();
+          break;
+        case 2:
+          y.clamp_(maybe_real(in), maybe_real(in));
+          break;
+        case 3:
+          y.fill_(in.real());
+          break;
+        case 4:
+          y.zero_();
+          break;
+        case 5:
+          y.masked_fill_(b, in.real());
+          break;
+        default:
+          y *= in.real();
+          break;
+      }
+      keep(st, y);
+      keep(st, base);
+      break;
+    }
+    case 90: {
+      // A hook that registers more hooks, or returns a gradient of another shape or dtype.
+      if (!a.requires_grad()) return;
+      int kind = static_cast<int>(in.pick(3));
+      // A weak handle: the hook lives in the tensor's own node (or leaf), so a strong one would be
+      // a reference cycle.
+      std::weak_ptr<mg::TensorImpl> self = a.impl_ptr();
+      a.register_hook([self, kind](const Tensor& g) {
+        if (kind == 0)
+          if (auto t = self.lock()) Tensor(t).register_hook([](const Tensor&) { return Tensor(); });
+        if (kind == 1) return g.sum();
+        if (kind == 2) return g.to(g.dtype() == mg::kFloat32 ? mg::kFloat64 : mg::kFloat32);
+        return Tensor();
+      });
+      keep(st, a * 1.0);
+      break;
+    }
+    case 91: {
+      // Printing under random print options (huge edgeitems, zero threshold).
+      mg::PrintOptions saved = mg::get_printoptions();
+      mg::PrintOptions o = saved;
+      o.edgeitems =
+          in.flag() ? (std::int64_t{1} << in.pick(63)) : static_cast<std::int64_t>(in.pick(4));
+      o.threshold = static_cast<std::int64_t>(in.pick(8));
+      o.precision = static_cast<int>(in.pick(10));
+      if (a.numel() <= kMaxOutput) {
+        mg::set_printoptions(o);
+        std::ostringstream os;
+        os << a;
+        mg::set_printoptions(saved);
+      }
+      break;
+    }
+    case 92: {
+      // Views with extreme sizes: narrow with a huge length, expand to a negative size.
+      if (a.dim() == 0) return;
+      std::int64_t huge =
+          std::numeric_limits<std::int64_t>::max() - static_cast<std::int64_t>(in.pick(4));
+      if (in.flag()) {
+        keep(st, a.narrow(in.dim(), static_cast<std::int64_t>(in.pick(3)), huge));
+      } else {
+        Shape s = a.shape();
+        s[0] = in.flag() ? -static_cast<std::int64_t>(in.pick(8)) - 2 : -1;
+        keep(st, a.expand(s));
+      }
+      break;
+    }
     default: {
       // Views of views: narrow a transposed / expanded operand and compute through it.
       Tensor v = a.dim() >= 2 ? a.transpose(0, -1) : a.unsqueeze(0);
