@@ -519,3 +519,29 @@ TEST(HardeningNaN, ClampPromotesFractionalBoundsAndPropagatesANaNBound) {
   for (float v : mg::clamp(mg::tensor({1.0, 2.0}), std::nan(""), 2.0).to_vector<float>())
     EXPECT_TRUE(std::isnan(v));
 }
+
+namespace minigrad::detail {
+// Internal (core/src/live_count.h), declared here to check that slots are reused.
+enum class LiveKind;
+std::int64_t live_slot_count(LiveKind kind) noexcept;
+}  // namespace minigrad::detail
+
+// A thread-per-request server: 200 threads, one after the other, each making and freeing tensors.
+// Their live-count slots are reused, so the slot count does not grow with every thread (issue 18).
+TEST(HardeningThreads, LiveCountSlotsAreReusedAcrossThreads) {
+  namespace mg = minigrad;
+  auto run_thread = [] {
+    std::thread t([] {
+      auto x = mg::ones({4}).requires_grad_();
+      (x * 2).sum().backward();
+    });
+    t.join();
+  };
+  run_thread();
+  const auto kind = static_cast<mg::detail::LiveKind>(1);  // storages
+  const std::int64_t slots = mg::detail::live_slot_count(kind);
+  const std::int64_t storages = mg::live_storage_count();
+  for (int i = 0; i < 200; ++i) run_thread();
+  EXPECT_LE(mg::detail::live_slot_count(kind), slots + 1);
+  EXPECT_EQ(mg::live_storage_count(), storages);
+}
