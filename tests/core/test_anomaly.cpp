@@ -103,3 +103,21 @@ TEST(Anomaly, ATrainingStepWithAnomalyModeGivesTheSameResult) {
 }
 
 }  // namespace
+
+// An uncaught minigrad::Error ends the program with its message and the line that threw it (this
+// file is compiled with -g), not only "terminate called after throwing an instance of ...".
+TEST(UncaughtError, NamesTheMessageAndTheUsersLine) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_DEATH(
+      {
+        // noexcept: the error escapes to std::terminate, as from main() (GoogleTest would catch
+        // it).
+        []() noexcept {
+          auto a = mg::ones({2, 3});
+          auto b = mg::ones({4, 5});
+          mg::matmul(a, b);
+        }();
+      },
+      "terminate called after throwing minigrad::Error:\n  \\[matmul\\] a has shape \\(2, 3\\) "
+      "and b has shape \\(4, 5\\).*\n  \\(thrown at test_anomaly.cpp:[0-9]+, in ");
+}

@@ -13,9 +13,19 @@ namespace minigrad {
 
 /// Thrown for every user error: bad shapes, dims, dtypes, indices, autograd misuse.
 /// The message starts with the op's name in brackets: "[matmul] a has shape (2, 3) ...".
+/// An uncaught one ends the program with its message and where it was thrown (the first frame
+/// outside minigrad: "train.cpp:42, in main" with -g, the function without), not only "terminate
+/// called after throwing an instance of 'minigrad::Error'".
 class Error : public std::invalid_argument {
  public:
-  using std::invalid_argument::invalid_argument;
+  explicit Error(const std::string& message);
+  explicit Error(const char* message);
+  /// The return addresses of the call stack where the error was made (symbolised only if the
+  /// error ends the program).
+  const std::vector<void*>& trace() const { return trace_; }
+
+ private:
+  std::vector<void*> trace_;
 };
 
 namespace detail {

@@ -186,6 +186,11 @@ class AccumulateGrad final : public Node {
 /// gradient for a finite incoming gradient.
 void check_backward_anomaly(const Node& n, const Tensor& grad, const std::vector<Tensor>& grads);
 
+/// This thread's call stack (return addresses), for anomaly mode and minigrad::Error.
+std::vector<void*> capture_trace();
+/// "train.cpp:42, in main": the first frame of trace outside minigrad (Note [Anomaly mode]).
+std::string creation_site(const std::vector<void*>& trace);
+
 /// The edge a gradient for t flows along: its grad_fn, its leaf accumulator, or none.
 Edge gradient_edge(const Tensor& t);
 

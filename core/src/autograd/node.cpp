@@ -110,12 +110,16 @@ std::string op_of(const std::string& node_name) {
   return out.empty() ? node_name : out;
 }
 
+}  // namespace
+
 std::vector<void*> capture_trace() {
   std::vector<void*> frames(48);
   int n = ::backtrace(frames.data(), static_cast<int>(frames.size()));
   frames.resize(static_cast<std::size_t>(std::max(n, 0)));
   return frames;
 }
+
+namespace {
 
 bool is_library_frame(const std::string& function, const std::string& file) {
   return function.rfind("minigrad::", 0) == 0 || function.rfind("std::", 0) == 0 ||
@@ -126,6 +130,8 @@ bool is_library_frame(const std::string& function, const std::string& file) {
          file.find("/optim/src/") != std::string::npos ||
          file.find("/usr/include/") != std::string::npos;
 }
+
+}  // namespace
 
 /// "train.cpp:42, in main": the first frame outside minigrad (Note [Anomaly mode]).
 std::string creation_site(const std::vector<void*>& trace) {
@@ -169,6 +175,8 @@ std::string creation_site(const std::vector<void*>& trace) {
   }
   return fallback.empty() ? "creation site unknown" : fallback;
 }
+
+namespace {
 
 const char* what_of(bool nan) { return nan ? "nan" : "inf"; }
 

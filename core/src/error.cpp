@@ -1,0 +1,46 @@
+// minigrad::Error: where it was thrown, and what an uncaught one prints.
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+
+#include "autograd/function.h"
+#include "minigrad/error.h"
+
+namespace minigrad {
+
+Error::Error(const std::string& message)
+    : std::invalid_argument(message), trace_(detail::capture_trace()) {}
+Error::Error(const char* message)
+    : std::invalid_argument(message), trace_(detail::capture_trace()) {}
+
+namespace {
+
+std::terminate_handler previous_handler = nullptr;
+
+/// An uncaught minigrad::Error: its message and the user's line that threw it, then abort.
+[[noreturn]] void on_terminate() {
+  if (std::exception_ptr e = std::current_exception()) {
+    try {
+      std::rethrow_exception(e);
+    } catch (const Error& err) {
+      std::fprintf(stderr,
+                   "terminate called after throwing minigrad::Error:\n  %s\n  (thrown at %s)\n",
+                   err.what(), detail::creation_site(err.trace()).c_str());
+      std::fflush(stderr);
+      std::abort();
+    } catch (...) {
+    }
+  }
+  if (previous_handler) previous_handler();
+  std::abort();
+}
+
+// Installed when the library is loaded; this file is linked into every program that can throw an
+// Error (the constructors live here).
+[[maybe_unused]] const bool installed = [] {
+  previous_handler = std::set_terminate(on_terminate);
+  return true;
+}();
+
+}  // namespace
+}  // namespace minigrad

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Builds the core test program under ThreadSanitizer (build-tsan/) and runs it: the thread pool,
+# the caching allocator, live counts and concurrent graphs (docs/architecture.md, threads).
+# DeepGraph.* and Memory.TenThousand* are left out: ThreadSanitizer's shadow memory makes the
+# million-op chain need tens of GB.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/deps.sh
+ensure_packages "${MINIGRAD_BUILD_PACKAGES[@]}" libgtest-dev
+cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMINIGRAD_BUILD_TESTS=ON \
+  -DMINIGRAD_BUILD_EXAMPLES=OFF -DMINIGRAD_WERROR="${MINIGRAD_WERROR:-OFF}" \
+  -DMINIGRAD_SANITIZERS=thread >/dev/null
+cmake --build build-tsan -j"$(nproc)" --target minigrad_tests minigrad_nn_tests minigrad_optim_tests
+export TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1"
+build-tsan/tests/minigrad_tests --gtest_filter='-DeepGraph.*:Memory.TenThousand*' --gtest_brief=1
+build-tsan/tests/minigrad_nn_tests --gtest_brief=1
+build-tsan/tests/minigrad_optim_tests --gtest_brief=1
+echo "ThreadSanitizer: no data race reported"
