@@ -17,9 +17,9 @@
 namespace minigrad::detail {
 
 /// Items per chunk below which splitting does not pay: the elements of a cheap elementwise op
-/// (an add: ~80 us on one core). Waking a sleeping worker costs ~25 us on this project's 2-core
-/// machine (docs/performance.md), so a chunk must be several times that; ATen's grain, 32768,
-/// made the tiny_lm step slower on 2 threads than on 1. Pass a smaller grain for costlier items.
+/// (an add of that many takes several times what waking a sleeping worker costs; the figures are in
+/// docs/performance.md). ATen's grain, 32768, made the tiny_lm step slower on 2 threads than on 1.
+/// Pass a smaller grain for costlier items.
 constexpr std::int64_t kGrainSize = 1 << 17;
 
 /// How many ranges were split across threads so far (tests check that a large op was).
