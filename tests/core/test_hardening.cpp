@@ -545,3 +545,19 @@ TEST(HardeningThreads, LiveCountSlotsAreReusedAcrossThreads) {
   EXPECT_LE(mg::detail::live_slot_count(kind), slots + 1);
   EXPECT_EQ(mg::live_storage_count(), storages);
 }
+
+// Two threads run backward at once through graphs that share one leaf (a shared parameter, as in
+// data-parallel threads): the accumulation is locked, so no update is lost (issue 18; run under
+// ThreadSanitizer by scripts/run_tsan.sh).
+TEST(Threads, ConcurrentBackwardsIntoOneLeafAreLocked) {
+  namespace mg = minigrad;
+  auto w = mg::ones({8}).requires_grad_();
+  constexpr int kRounds = 200;
+  auto work = [&w] {
+    for (int i = 0; i < kRounds; ++i) (w * 2.0).sum().backward();
+  };
+  std::thread t1(work), t2(work);
+  t1.join();
+  t2.join();
+  for (float g : w.grad().to_vector<float>()) EXPECT_EQ(g, 2.0f * 2 * kRounds);
+}

@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <mutex>
 #include <string>
 
 #include "autograd/function.h"
@@ -311,7 +312,18 @@ void FunctionNode::release() {
 
 AccumulateGrad::AccumulateGrad(std::shared_ptr<TensorImpl> leaf) : leaf_(std::move(leaf)) {}
 
+namespace {
+/// Two backward passes on two threads may meet at one leaf (a shared parameter): its gradient is
+/// updated under a lock, as PyTorch's AccumulateGrad does. Striped by the leaf's address, so
+/// leaves cost no mutex each and different leaves rarely wait for each other.
+std::mutex& grad_lock(const TensorImpl* leaf) {
+  static std::mutex stripes[64];
+  return stripes[(reinterpret_cast<std::uintptr_t>(leaf) >> 6) % 64];
+}
+}  // namespace
+
 std::vector<Tensor> AccumulateGrad::apply(const Tensor& grad) {
+  std::lock_guard<std::mutex> lock(grad_lock(leaf_.get()));
   Tensor& g = leaf_->grad;
   if (!g.defined()) {
     // Take the incoming gradient when nothing else can see it (the engine's buffer was its only
@@ -333,6 +345,9 @@ Edge gradient_edge(const Tensor& t) {
   refresh_view(impl);
   if (!impl->requires_grad) return Edge{nullptr};
   if (impl->grad_fn) return Edge{impl->grad_fn, impl->output_nr};
+  // Two threads may use one leaf at once (a shared parameter): its accumulator is made once,
+  // under the leaf's lock (as PyTorch's grad_accumulator()).
+  std::lock_guard<std::mutex> lock(grad_lock(impl));
   std::shared_ptr<Node> acc = impl->grad_accumulator.lock();
   if (!acc) {
     acc = std::allocate_shared<AccumulateGrad>(CachingAllocator<AccumulateGrad>{}, t.impl_ptr());
