@@ -235,18 +235,6 @@ Tensor layer_norm(const Tensor& x, const Shape& normalized_shape, const Tensor& 
     MG_CHECK(t->dtype() == x.dtype(), op, name, " is ", dtype_name(t->dtype()),
              " but the input is ", dtype_name(x.dtype()));
   }
-
-  // Each row of n elements (the normalised dims) gets a mean and rstd = 1 / sqrt(var + eps).
-  Shape stat_shape = x.shape();
-  std::int64_t rows = 1, n = 1;
-  for (std::int64_t i = 0; i < x.dim(); ++i) {
-    if (i < x.dim() - k) {
-      rows *= x.size(i);
-    } else {
-      n *= x.size(i);
-      stat_shape[static_cast<std::size_t>(i)] = 1;
-    }
-  }
   return LayerNormFn::apply(x, weight, bias, k, eps);
 }
 

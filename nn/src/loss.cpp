@@ -137,7 +137,8 @@ Tensor broadcast_grad(const Tensor& g, Reduction red, std::int64_t class_dim) {
 // indices q is built in backward from the target with public ops, and softmax(x) is the public
 // op, so create_graph differentiates it again.
 
-/// What the fused cross entropy needs besides its tensors (checked by its caller).
+/// What the fused cross entropy (and nll_loss, with ls = 0) needs besides its tensors (checked by
+/// its caller).
 struct CrossEntropyArgs {
   std::int64_t ignore_index;
   Reduction red;
@@ -357,17 +358,10 @@ Tensor reduce(const Tensor& loss, Reduction red) {
 
 namespace {
 
-struct NllArgs {
-  std::int64_t ignore_index;
-  Reduction red;
-  ClassLayout l;
-  IndexTarget it;
-};
-
 struct NllLossFn : autograd::Function<NllLossFn> {
   static constexpr const char* node_name = "NllLossBackward0";
   static Tensor forward(AutogradContext* ctx, const Tensor& input, const Tensor& target,
-                        const Tensor& weight, const NllArgs& args) {
+                        const Tensor& weight, const CrossEntropyArgs& args) {
     Tensor xc = input.contiguous();
     const IndexTarget& it = args.it;
     const ClassLayout& l = args.l;
@@ -444,7 +438,8 @@ Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight_
            ": target must have shape ", l.loss_shape, ", got ", target.shape());
   Tensor weight = check_class_weight(weight_in, l, input.dtype(), op);
   IndexTarget it = check_index_target(target, l, weight, ignore_index, op);
-  return NllLossFn::apply(input, target, weight, NllArgs{ignore_index, red, l, std::move(it)});
+  return NllLossFn::apply(input, target, weight,
+                          CrossEntropyArgs{ignore_index, red, 0.0, l, std::move(it)});
 }
 
 Tensor kl_div(const Tensor& input, const Tensor& target, const std::string& reduction,
