@@ -99,6 +99,10 @@ Tensor make_view_of(const Tensor& x, const Shape& shape, const Shape& strides,
   TensorImpl* impl = out.impl();
   impl->view_base = x.impl()->view_base ? x.impl()->view_base : x.impl_ptr();
   impl->history = impl->view_base->history;
+  if (!is_grad_enabled() && x.requires_grad()) {
+    impl->requires_grad = true;
+    impl->view_made_in_no_grad = true;
+  }
   return out;
 }
 
@@ -438,6 +442,17 @@ std::size_t Tensor::register_hook(TensorHook hook) const {
   if (auto acc = impl_->grad_accumulator.lock()) acc->register_prehook(hook);
   impl_->leaf_hooks.push_back(std::move(hook));
   return impl_->leaf_hooks.size() - 1;
+}
+
+std::size_t Tensor::register_post_accumulate_grad_hook(PostAccumulateGradHook hook) const {
+  MG_CHECK(defined(), "register_post_accumulate_grad_hook", "called on an undefined tensor");
+  MG_CHECK(requires_grad(), "register_post_accumulate_grad_hook",
+           "cannot register a hook on a tensor that doesn't require gradient");
+  MG_CHECK(is_leaf(), "register_post_accumulate_grad_hook",
+           "post accumulate grad hooks cannot be registered on non-leaf tensors");
+  MG_CHECK(hook != nullptr, "register_post_accumulate_grad_hook", "the hook is empty");
+  impl_->post_accumulate_hooks.push_back(std::move(hook));
+  return impl_->post_accumulate_hooks.size() - 1;
 }
 
 void Tensor::backward(const Tensor& gradient, bool retain_graph, bool create_graph) const {

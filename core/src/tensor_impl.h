@@ -56,6 +56,8 @@ struct TensorImpl {
   std::weak_ptr<Node> grad_accumulator;
   /// Hooks registered on a leaf before its AccumulateGrad node exists.
   std::vector<TensorHook> leaf_hooks;
+  /// Run by AccumulateGrad after it has updated grad.
+  std::vector<PostAccumulateGradHook> post_accumulate_hooks;
 
   // Views and in-place history (Note [In-place on views], ops/inplace.cpp).
   /// For a view made by a view op: the tensor whose storage it views (never itself a view).
@@ -63,6 +65,9 @@ struct TensorImpl {
   /// For a base: bumped whenever an in-place op replaces its grad_fn. For a view: the base's
   /// count when this view's grad_fn was made; a different count means it must be remade.
   std::uint32_t history = 0;
+  /// A view made in no-grad mode of a base that requires grad: it requires grad as a leaf (as
+  /// PyTorch's), and an in-place op on it in grad mode is refused (PyTorch's CreationMeta).
+  bool view_made_in_no_grad = false;
 
   template <typename T>
   T* data() const {

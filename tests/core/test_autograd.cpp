@@ -183,6 +183,32 @@ TEST(Autograd, LeafHookRegisteredWhileAGraphIsAliveRunsInEveryLaterBackward) {
   EXPECT_EQ(x.grad().to_vector<float>(), (std::vector<float>{9, 9}));
 }
 
+TEST(Autograd, PostAccumulateGradHookSeesTheAccumulatedGradient) {
+  // x = torch.ones(2, requires_grad=True)
+  // x.register_post_accumulate_grad_hook(lambda p: seen.append(p.grad.tolist()))  (PyTorch 2.1)
+  // (x * 3).sum().backward(); (x * x).sum().backward()  -> seen == [[3, 3], [5, 5]]
+  mg::Tensor x = mg::ones({2}).requires_grad_();
+  std::vector<std::vector<float>> seen;
+  x.register_post_accumulate_grad_hook([&](const mg::Tensor& p) {
+    EXPECT_TRUE(p.is_alias_of(x));
+    seen.push_back(p.grad().to_vector<float>());
+  });
+  (x * 3.0).sum().backward();
+  (x * x).sum().backward();
+  ASSERT_EQ(seen.size(), 2u);
+  EXPECT_EQ(seen[0], (std::vector<float>{3, 3}));
+  EXPECT_EQ(seen[1], (std::vector<float>{5, 5}));
+  // autograd::grad does not accumulate, so the hook does not run.
+  mg::autograd::grad({(x * 2.0).sum()}, {x});
+  EXPECT_EQ(seen.size(), 2u);
+  mg::Tensor y = x * 2.0;
+  expect_error([&] { y.register_post_accumulate_grad_hook([](const mg::Tensor&) {}); },
+               "register_post_accumulate_grad_hook",
+               "post accumulate grad hooks cannot be registered on non-leaf tensors");
+  expect_error([&] { mg::ones({2}).register_post_accumulate_grad_hook([](const mg::Tensor&) {}); },
+               "register_post_accumulate_grad_hook", "doesn't require gradient");
+}
+
 TEST(Autograd, FunctionalGradDoesNotTouchDotGrad) {
   mg::Tensor x = mg::tensor({2.0}, mg::kFloat64).requires_grad_();
   mg::Tensor y = (x * x * x).sum();  // dy/dx = 3x^2 = 12

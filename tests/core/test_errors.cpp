@@ -305,6 +305,20 @@ const std::vector<BadInput>& bad_inputs() {
        },
        "[mul_] a view of a leaf tensor that requires grad cannot be modified in place; use it"
        " under NoGradGuard"},
+      {"autograd",
+       "an in-place op in grad mode on a view made under NoGradGuard of a tensor that requires "
+       "grad",
+       [] {
+         auto x = mg::ones({3}).requires_grad_();
+         mg::Tensor v;
+         {
+           mg::NoGradGuard no_grad;
+           v = x.narrow(0, 0, 2);
+         }
+         v.mul_(2);
+       },
+       "[mul_] a view was created in no-grad mode and is being modified in place with grad mode "
+       "enabled; do both under NoGradGuard (not tracked) or both outside it (tracked)"},
       {"autograd", "an in-place op on an expanded tensor (`zeros({1}).expand({3}).add_(1)`)",
        [] { mg::zeros({1}).expand({3}).add_(1); },
        "[add_] unsupported operation: more than one element of the written-to tensor refers t"

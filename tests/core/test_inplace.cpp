@@ -237,6 +237,13 @@ TEST(InPlace, PyTorchsErrors) {
   EXPECT_EQ(error_of([&] { leaf.select(0, 0).mul_(2); }),
             "[mul_] a view of a leaf tensor that requires grad cannot be modified in place; use it "
             "under NoGradGuard");
+  // b = torch.ones(3); w = b[:2]; w.requires_grad_(); w.mul_(2): "a view of a leaf Variable ..."
+  auto w = mg::ones({3}).narrow(0, 0, 2);
+  w.requires_grad_();
+  EXPECT_TRUE(w.is_leaf());
+  EXPECT_EQ(error_of([&] { w.mul_(2); }),
+            "[mul_] a view of a leaf tensor that requires grad cannot be modified in place; use it "
+            "under NoGradGuard");
   EXPECT_EQ(error_of([] { mg::zeros({1}).expand({3}).add_(1); }),
             "[add_] unsupported operation: more than one element of the written-to tensor refers "
             "to a single memory location (dim 0 of shape (3,) has stride 0); clone() the tensor "
@@ -253,4 +260,31 @@ TEST(InPlace, PyTorchsErrors) {
   auto t = mg::zeros({2}, mg::kInt64);
   error_of([&] { t.add_(1.5); });
   EXPECT_EQ(t._version(), 0);
+}
+
+// x = torch.ones(3, requires_grad=True)
+// with torch.no_grad(): v = x[:2]
+// v.requires_grad, v.is_leaf -> True True;  v.mul_(2) -> "A view was created in no_grad mode and
+// is being modified inplace with grad mode enabled. ..."; under no_grad the write goes through.
+TEST(InPlace, AViewMadeInNoGradRequiresGradAsALeafAndRefusesTrackedWrites) {
+  auto x = mg::ones({3}).requires_grad_();
+  mg::Tensor v;
+  {
+    mg::NoGradGuard no_grad;
+    v = x.narrow(0, 0, 2);
+  }
+  EXPECT_TRUE(v.requires_grad());
+  EXPECT_TRUE(v.is_leaf());
+  EXPECT_EQ(error_of([&] { v.mul_(2); }),
+            "[mul_] a view was created in no-grad mode and is being modified in place with grad "
+            "mode enabled; do both under NoGradGuard (not tracked) or both outside it (tracked)");
+  {
+    mg::NoGradGuard no_grad;
+    v.mul_(2);
+  }
+  EXPECT_EQ(x.to_vector<float>(), (std::vector<float>{2, 2, 1}));
+  // Used in grad mode, it is a leaf of its own: its gradient lands in v.grad(), not x's.
+  (v * 3.0).sum().backward();
+  EXPECT_EQ(v.grad().to_vector<float>(), (std::vector<float>{3, 3}));
+  EXPECT_FALSE(x.grad().defined());
 }

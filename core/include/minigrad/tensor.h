@@ -27,6 +27,8 @@ class Generator;
 /// A gradient hook: receives the gradient flowing into a tensor and may return a replacement
 /// (or an undefined Tensor to keep it unchanged).
 using TensorHook = std::function<Tensor(const Tensor&)>;
+/// A hook run after a leaf's gradient has been accumulated into grad() (it gets the leaf).
+using PostAccumulateGradHook = std::function<void(const Tensor&)>;
 
 class Tensor {
  public:
@@ -96,6 +98,10 @@ class Tensor {
   /// Calls hook with the gradient of this tensor during backward; the hook may return a
   /// replacement gradient. Returns the hook's index.
   std::size_t register_hook(TensorHook hook) const;
+  /// Calls hook(leaf) each time backward has accumulated a gradient into this leaf's grad(), as
+  /// PyTorch's register_post_accumulate_grad_hook (DistributedDataParallel starts a bucket's
+  /// all-reduce from it). Only for leaves that require grad. Returns the hook's index.
+  std::size_t register_post_accumulate_grad_hook(PostAccumulateGradHook hook) const;
   /// Computes the gradient of this tensor with respect to the graph leaves and accumulates it into
   /// their grad(). A non-scalar tensor needs `gradient` (same shape). The graph's saved tensors are
   /// freed afterwards unless retain_graph; create_graph records the backward pass itself so that

@@ -179,6 +179,8 @@ class AccumulateGrad final : public Node {
   Dtype output_dtype(std::size_t = 0) const override { return leaf_->dtype; }
 
  private:
+  /// grad() += the incoming gradient, under the leaf's lock.
+  void accumulate(const Tensor& grad);
   std::shared_ptr<TensorImpl> leaf_;
 };
 

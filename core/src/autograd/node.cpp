@@ -323,6 +323,17 @@ std::mutex& grad_lock(const TensorImpl* leaf) {
 }  // namespace
 
 std::vector<Tensor> AccumulateGrad::apply(const Tensor& grad) {
+  accumulate(grad);
+  // Outside the lock: a hook may read the gradient or start communication. Indexed, as a hook
+  // may register another hook (the list can grow while it runs).
+  for (std::size_t i = 0; i < leaf_->post_accumulate_hooks.size(); ++i) {
+    PostAccumulateGradHook hook = leaf_->post_accumulate_hooks[i];
+    hook(Tensor(leaf_));
+  }
+  return {};
+}
+
+void AccumulateGrad::accumulate(const Tensor& grad) {
   std::lock_guard<std::mutex> lock(grad_lock(leaf_.get()));
   Tensor& g = leaf_->grad;
   if (!g.defined()) {
@@ -336,7 +347,6 @@ std::vector<Tensor> AccumulateGrad::apply(const Tensor& grad) {
   } else {
     g = is_grad_enabled() ? g + grad : (g + grad).detach();
   }
-  return {};
 }
 
 Edge gradient_edge(const Tensor& t) {

@@ -144,10 +144,16 @@ void check_writable(const Tensor& self, const char* op) {
              "single memory location (dim ",
              d, " of shape ", self.shape(), " has stride 0); clone() the tensor first");
   if (!is_grad_enabled()) return;
+  detail::refresh_view(self.impl());
   const TensorImpl* impl = self.impl();
-  MG_CHECK(!(impl->requires_grad && impl->grad_fn == nullptr && !impl->view_base), op,
-           "a leaf tensor that requires grad cannot be modified in place; use it under "
-           "NoGradGuard");
+  MG_CHECK(!impl->view_made_in_no_grad, op,
+           "a view was created in no-grad mode and is being modified in place with grad mode "
+           "enabled; do both under NoGradGuard (not tracked) or both outside it (tracked)");
+  MG_CHECK(!(impl->requires_grad && impl->grad_fn == nullptr), op,
+           impl->view_base ? "a view of a leaf tensor that requires grad cannot be modified in "
+                             "place; use it under NoGradGuard"
+                           : "a leaf tensor that requires grad cannot be modified in place; use "
+                             "it under NoGradGuard");
   const TensorImpl* base = impl->view_base.get();
   MG_CHECK(!(base && base->requires_grad && base->grad_fn == nullptr), op,
            "a view of a leaf tensor that requires grad cannot be modified in place; use it under "
@@ -260,7 +266,7 @@ namespace detail {
 void regenerate_view_history(TensorImpl* view) {
   TensorImpl* base = view->view_base.get();
   view->history = base->history;
-  if (!base->requires_grad) return;
+  if (!base->requires_grad || view->view_made_in_no_grad) return;
   view->grad_fn = as_strided_node(gradient_edge(Tensor(view->view_base)), base->shape,
                                   geometry_in_base(*view), view->shape, view->dtype);
   view->output_nr = 0;
