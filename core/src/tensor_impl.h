@@ -2,6 +2,7 @@
 // Private: TensorImpl, Storage, and the helpers every op file uses.
 #include <cstdint>
 #include <cstdlib>
+#include <functional>
 #include <memory>
 #include <utility>
 #include <vector>
@@ -123,6 +124,11 @@ Tensor narrow_backward(const Tensor& g, const Shape& in_shape, std::int64_t dim,
 inline void bump_version(const Tensor& t) { ++t.impl()->storage->version; }
 /// True when grad mode is on and any of the tensors requires grad.
 bool any_requires_grad(std::initializer_list<const Tensor*> tensors);
+/// Runs an in-place op whose out-of-place form is compute(self) (Note [In-place ops]).
+Tensor& inplace_op(Tensor& self, const char* op, std::initializer_list<const Tensor*> others,
+                   const std::function<Tensor(const Tensor&)>& compute);
+/// Throws unless self may be written in place now (a leaf that requires grad, stride 0, ...).
+void check_writable(const Tensor& self, const char* op);
 
 }  // namespace detail
 }  // namespace minigrad

@@ -1226,6 +1226,174 @@ void add_custom(std::vector<OpInfo>& t) {
             })}));
 }
 
+/// Indexing with TensorIndex lists (x.index({...}), x.index_put_({...}, v)), slice, index_put.
+void add_tensor_indexing(std::vector<OpInfo>& t) {
+  using indexing::Ellipsis;
+  using indexing::None;
+  using indexing::Slice;
+  t.push_back(
+      entry("slice", [](const V& v) { return v[0].slice(1, 0, std::nullopt, 2); },
+            {s("step 2", {arg({3, 5}, 1)}),
+             s("negative start, stop past the end", {arg({4, 3}, 2)},
+               [](const V& v) { return v[0].slice(0, -3, 100, 2); }),
+             s("step 3, non-contiguous", {arg_t({7, 3}, 3)},
+               [](const V& v) { return v[0].slice(1, 1, std::nullopt, 3); }),
+             s("empty", {arg({3, 4}, 4)}, [](const V& v) { return v[0].slice(1, 3, 1, 2); })},
+            {e("slice", "step 0", [] { make({3}, 1).slice(0, 0, 2, 0); }),
+             e("slice", "0-dim", [] { make({}, 1).slice(0, 0, 1, 1); })}));
+  t.push_back(
+      entry("index", [](const V& v) { return v[0].index({v[1]}); },
+            {s("int64 index, repeated and negative", {arg({4, 3}, 1), indices({2, 0, 2, -1}, {4})}),
+             s("2-D index", {arg({4, 3}, 2), indices({0, 1, 3, 2}, {2, 2})}),
+             s("bool mask", {arg({2, 3}, 3), mask({1, 0, 1, 0, 1, 1}, {2, 3})}),
+             s("row mask", {arg({3, 2}, 4), mask({1, 0, 1}, {3})}),
+             s("two indices broadcast, after a slice",
+               {arg({2, 3, 4}, 5), indices({0, 2}, {2, 1}), indices({1, 3, 0}, {3})},
+               [](const V& v) {
+                 return v[0].index({Slice(), v[1], v[2]});
+               }),
+             s("index, slice, index (not adjacent)",
+               {arg({3, 2, 4}, 6), indices({0, 2}, {2}), indices({3, 1}, {2})},
+               [](const V& v) {
+                 return v[0].index({v[1], Slice(), v[2]});
+               }),
+             s("int, stepped slice, None, Ellipsis", {arg({3, 4, 5}, 7)},
+               [](const V& v) {
+                 return v[0].index({1, Slice(None, None, 2), None, "..."});
+               }),
+             s("negative slice ends", {arg({3, 4}, 8)},
+               [](const V& v) {
+                 return v[0].index({Slice(-2, None), Slice(None, -1)});
+               }),
+             s("Ellipsis then an index", {arg({2, 3, 4}, 9), indices({3, 0}, {2})},
+               [](const V& v) {
+                 return v[0].index({Ellipsis, v[1]});
+               }),
+             s("bool scalar", {arg({2, 3}, 10)}, [](const V& v) { return v[0].index({true}); }),
+             s("non-contiguous", {arg_t({3, 4}, 11), indices({1, 0}, {2})},
+               [](const V& v) {
+                 return v[0].index({Slice(), v[1]});
+               }),
+             s("mask and index broadcast",
+               {arg({2, 3, 4}, 12), mask({1, 0, 1, 1, 0, 0}, {2, 3}), indices({3, 0, 1}, {3})},
+               [](const V& v) {
+                 return v[0].index({v[1], v[2]});
+               }),
+             s("empty index", {arg({3, 2}, 13), indices({}, {0})})},
+            {e("index", "index out of range",
+               [] {
+                 make({2, 3}, 1).index({indices({2}, {1})});
+               }),
+             e("index", "integer out of range",
+               [] {
+                 make({2, 3}, 1).index({Slice(), 3});
+               }),
+             e("index", "too many indices",
+               [] {
+                 make({2, 3}, 1).index({0, 0, 0});
+               }),
+             e("index", "mask shape mismatch",
+               [] {
+                 make({2, 3}, 1).index({mask({1, 0}, {2, 1})});
+               }),
+             e("index", "float index",
+               [] {
+                 make({2, 3}, 1).index({make({1}, 2)});
+               }),
+             e("index", "slice step 0",
+               [] {
+                 make({2, 3}, 1).index({Slice(0, 2, 0)});
+               }),
+             e("index", "negative slice step",
+               [] {
+                 make({2, 3}, 1).index({Slice(None, None, -1)});
+               }),
+             e("index", "an integer into a 0-dim tensor", [] { make({}, 1).index({0}); }),
+             e("index", "two ellipses",
+               [] {
+                 make({2, 3}, 1).index({Ellipsis, "..."});
+               }),
+             e("index", "index tensors that do not broadcast", [] {
+               make({2, 3}, 1).index({indices({0, 1}, {2}), indices({0, 1, 2}, {3})});
+             })}));
+  t.push_back(entry(
+      "index_put", [](const V& v) { return index_put(v[0], {v[1]}, v[2]); },
+      {s("distinct indices", {arg({4, 3}, 1), indices({2, 0}, {2}), arg({2, 3}, 2)}),
+       s("values broadcast", {arg({4, 3}, 3), indices({3, 1}, {2}), arg({3}, 4)}),
+       s("accumulate, repeated index", {arg({4, 3}, 5), indices({1, 1, 3}, {3}), arg({3, 3}, 6)},
+         [](const V& v) { return index_put(v[0], {v[1]}, v[2], /*accumulate=*/true); }),
+       s("bool mask", {arg({4, 3}, 7), mask({1, 0, 1, 1}, {4}), arg({3, 3}, 8)}),
+       s("second dim", {arg({2, 4}, 9), indices({3, 0}, {2}), arg({2, 2}, 10)},
+         [](const V& v) {
+           return index_put(v[0], {std::nullopt, v[1]}, v[2]);
+         }),
+       s("only values require grad", {make({3, 2}, 11), indices({2}, {1}), arg({1, 2}, 12)}),
+       s("non-contiguous self", {arg_t({3, 4}, 13), indices({0, 3}, {2}), arg({2, 3}, 14)})},
+      {e("index_put", "values of the wrong shape",
+         [] {
+           index_put(make({4, 3}, 1), {indices({0, 1}, {2})}, make({3, 3}, 2));
+         }),
+       e("index_put", "values of another dtype", [] {
+         index_put(make({4, 3}, 1), {indices({0}, {1})}, make({3}, 2).to(kFloat32));
+       })}));
+  t.push_back(entry(
+      "index_put_",
+      [](const V& v) {
+        Tensor y = v[0].clone();
+        y.index_put_({Slice(), v[1]}, v[2]);
+        return y;
+      },
+      {s("a slice and an index tensor", {arg({3, 4}, 1), indices({3, 0}, {2}), arg({3, 2}, 2)}),
+       s("basic indices only (copy_)", {arg({3, 4}, 3), arg({3}, 4)},
+         [](const V& v) {
+           Tensor y = v[0].clone();
+           y.index_put_({Slice(None, None, 2), 1}, v[1].narrow(0, 0, 2));
+           return y;
+         }),
+       s("a scalar value", {arg({4, 2}, 5), mask({0, 1, 1, 0}, {4})},
+         [](const V& v) {
+           Tensor y = v[0].clone();
+           y.index_put_({v[1]}, 2.5);
+           return y;
+         }),
+       s("value with leading size-1 dims", {arg({3, 4}, 6), indices({1}, {1}), arg({1, 1, 3}, 7)},
+         [](const V& v) {
+           Tensor y = v[0].clone();
+           y.index_put_({Slice(), v[1]}, v[2].reshape({1, 3, 1}));
+           return y;
+         }),
+       s("on a row view (CopySlices)", {arg({4, 3}, 8), indices({2, 0}, {2}), arg({2, 2}, 9)},
+         [](const V& v) {
+           Tensor h = v[0].clone();
+           h.narrow(0, 1, 2).index_put_({Slice(), v[1]}, v[2]);
+           return h;
+         }),
+       s("accumulate (ATen form)", {arg({4, 3}, 10), indices({1, 1}, {2}), arg({2, 3}, 11)},
+         [](const V& v) {
+           Tensor y = v[0].clone();
+           y.index_put_(std::vector<std::optional<Tensor>>{v[1]}, v[2], /*accumulate=*/true);
+           return y;
+         })},
+      {e("index_put_", "a leaf that requires grad",
+         [] { arg({3}, 1).index_put_({indices({0}, {1})}, make({1}, 2)); }),
+       e("index_put_", "values of another dtype",
+         [] { make({3}, 1).index_put_({indices({0}, {1})}, make({1}, 2).to(kFloat32)); }),
+       e("index_put_", "values of the wrong shape", [] {
+         make({3, 2}, 1).index_put_({indices({0, 1}, {2})}, make({3, 2}, 2));
+       })}));
+  t.push_back(entry("masked_select", [](const V& v) { return masked_select(v[0], v[1]); },
+                    {s("same shape", {arg({2, 3}, 1), mask({1, 0, 1, 1, 0, 0}, {2, 3})}),
+                     s("broadcast mask", {arg({2, 3}, 2), mask({0, 1, 1}, {3})}),
+                     s("broadcast input", {arg({3}, 3), mask({1, 0, 0, 1, 1, 1}, {2, 3})})},
+                    {e("masked_select", "int64 mask",
+                       [] {
+                         masked_select(make({2}, 1), indices({1, 0}, {2}));
+                       }),
+                     e("masked_select", "shapes that do not broadcast", [] {
+                       masked_select(make({2}, 1), mask({1, 0, 1}, {3}));
+                     })}));
+}
+
 void add_inplace(std::vector<OpInfo>& t) {
   t.push_back(inplace_binary("add_", arg, arg, [](Tensor& y, const Tensor& o) { y.add_(o); }));
   t.push_back(inplace_binary("sub_", arg, arg, [](Tensor& y, const Tensor& o) { y.sub_(o); }));
@@ -1276,6 +1444,7 @@ std::vector<OpInfo> build() {
   add_linalg(t);
   add_shape(t);
   add_indexing(t);
+  add_tensor_indexing(t);
   add_nn(t);
   add_inplace(t);
   add_custom(t);

@@ -222,6 +222,50 @@ const std::vector<BadInput>& bad_inputs() {
          mg::zeros({3, 2}).narrow(0, 2, 2);
        },
        "[narrow] start (2) + length (2) exceeds the size of dim 0 (3)"},
+      {"indices", "an integer index out of range (`x.index({Slice(), 3})`, x of shape (2, 3))",
+       [] {
+         using namespace mg::indexing;
+         mg::zeros({2, 3}).index({Slice(), 3});
+       },
+       "[index] index 3 is out of bounds for dimension 1 with size 3"},
+      {"indices", "an index tensor with a value out of range (`x.index({tensor({5})})`)",
+       [] {
+         using namespace mg::indexing;
+         mg::zeros({2, 3}).index({mg::tensor({5}, mg::kInt64)});
+       },
+       "[index] index 5 is out of bounds for dimension 0 with size 2"},
+      {"indices", "too many indices (`x.index({0, 0, 0})`, x 2-D)",
+       [] {
+         using namespace mg::indexing;
+         mg::zeros({2, 3}).index({0, 0, 0});
+       },
+       "[index] too many indices for tensor of dimension 2 (got 3)"},
+      {"indices", "a bool mask of the wrong shape (`x.index({mask})`, mask (3,), x (2, 3))",
+       [] {
+         using namespace mg::indexing;
+         mg::zeros({2, 3}).index({mg::tensor({1.0, 0.0, 1.0}, {3}, mg::kBool)});
+       },
+       "[index] the shape of the mask (3,) at index 0 does not match the shape of the indexed "
+       "tensor (2, 3) at index 0"},
+      {"indices", "a float tensor as an index",
+       [] {
+         using namespace mg::indexing;
+         mg::zeros({2, 3}).index({mg::ones({1})});
+       },
+       "[index] tensors used as indices must be int64 or bool tensors, but got float32"},
+      {"indices", "a negative slice step (`Slice(None, None, -1)`)",
+       [] {
+         using namespace mg::indexing;
+         mg::zeros({2, 3}).index({Slice(None, None, -1)});
+       },
+       "[index] step must be greater than zero, got -1"},
+      {"indices", "index_put_ with values that do not broadcast to the indexed shape",
+       [] {
+         using namespace mg::indexing;
+         mg::zeros({2, 3}).index_put_({mg::tensor({0}, mg::kInt64)}, mg::ones({2, 3}));
+       },
+       "[index_put_] shape mismatch: value tensor of shape (2, 3) cannot be broadcast to indexing "
+       "result of shape (1, 3)"},
       {"indices", "gather index out of range",
        [] {
          mg::gather(mg::zeros({2, 3}), 1, mg::tensor({{0.0, 7.0}}, mg::kInt64));

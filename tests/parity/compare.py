@@ -187,6 +187,23 @@ def scatter_add(x, dim, index, src):
     return torch.scatter_add(x, dim, index, src[tuple(slice(0, n) for n in index.shape)])
 
 
+def setitem(call):
+    """op_table.cpp's index_put_ entry: call(y, x) assigns into y, a clone of x[0]."""
+    def f(x):
+        y = x[0].clone()
+        call(y, x)
+        return y
+    return f
+
+
+def index_put_second_dim(x, index, values):
+    # minigrad's index_put(x, {nullopt, i}, v): ATen's index_put with an undefined first index,
+    # which Python writes as x[:, i] = v.
+    y = x.clone()
+    y[:, index] = values
+    return y
+
+
 def inplace(call):
     """An in-place entry of op_table.cpp's add_inplace: call(y, x) writes y, a clone of x[0]."""
     def run(target_of):
@@ -393,6 +410,39 @@ TORCH_OPS = {
     "index_add": (lambda x: torch.index_add(x[0], 0, x[1], x[2]), {
         "dim 1": lambda x: torch.index_add(x[0], 1, x[1], x[2]),
     }),
+    # x.index({...}) is x[...]; index_put(x, {i}, v) is torch.index_put(x, (i,), v)
+    "slice": (lambda x: x[0][:, 0::2], {
+        "negative start, stop past the end": lambda x: x[0][-3:100:2],
+        "step 3, non-contiguous": lambda x: x[0][:, 1::3],
+        "empty": lambda x: x[0][:, 3:1:2],
+    }),
+    "index": (lambda x: x[0][x[1]], {
+        "two indices broadcast, after a slice": lambda x: x[0][:, x[1], x[2]],
+        "index, slice, index (not adjacent)": lambda x: x[0][x[1], :, x[2]],
+        "int, stepped slice, None, Ellipsis": lambda x: x[0][1, ::2, None, ...],
+        "negative slice ends": lambda x: x[0][-2:, :-1],
+        "Ellipsis then an index": lambda x: x[0][..., x[1]],
+        "bool scalar": lambda x: x[0][True],
+        "non-contiguous": lambda x: x[0][:, x[1]],
+        "mask and index broadcast": lambda x: x[0][x[1], x[2]],
+    }),
+    "index_put": (lambda x: torch.index_put(x[0], (x[1],), x[2]), {
+        "accumulate, repeated index":
+            lambda x: torch.index_put(x[0], (x[1],), x[2], accumulate=True),
+        "second dim": lambda x: index_put_second_dim(x[0], x[1], x[2]),
+    }),
+    "index_put_": (setitem(lambda y, x: y.__setitem__((slice(None), x[1]), x[2])), {
+        "basic indices only (copy_)":
+            setitem(lambda y, x: y.__setitem__((slice(None, None, 2), 1), x[1][:2])),
+        "a scalar value": setitem(lambda y, x: y.__setitem__(x[1], 2.5)),
+        "value with leading size-1 dims":
+            setitem(lambda y, x: y.__setitem__((slice(None), x[1]), x[2].reshape(1, 3, 1))),
+        "on a row view (CopySlices)":
+            setitem(lambda y, x: y[1:3].__setitem__((slice(None), x[1]), x[2])),
+        "accumulate (ATen form)":
+            setitem(lambda y, x: y.index_put_((x[1],), x[2], accumulate=True)),
+    }),
+    "masked_select": (lambda x: torch.masked_select(x[0], x[1]), {}),
     "tril": tri_like(torch.tril),
     "triu": tri_like(torch.triu),
     # nn::functional

@@ -5,6 +5,7 @@
 #include "minigrad/dtype.h"
 #include "minigrad/error.h"
 #include "minigrad/generator.h"
+#include "minigrad/indexing.h"
 #include "minigrad/ops.h"
 #include "minigrad/parallel.h"
 #include "minigrad/parameter_names.h"

@@ -23,6 +23,9 @@ struct TensorImpl;
 class Node;
 class Tensor;
 class Generator;
+namespace indexing {
+class TensorIndex;
+}
 
 /// A gradient hook: receives the gradient flowing into a tensor and may return a replacement
 /// (or an undefined Tensor to keep it unchanged).
@@ -188,6 +191,31 @@ class Tensor {
   /// Like reshape but never copies: throws when the strides do not allow a view.
   Tensor view(const Shape& shape) const;
   Tensor flatten(std::int64_t start_dim = 0, std::int64_t end_dim = -1) const;
+  /// A view of elements start, start + step, ... below end along dim (x[start:end:step]); the
+  /// ends are clamped to the dim as Python's, and step must be positive.
+  Tensor slice(std::int64_t dim = 0, std::optional<std::int64_t> start = std::nullopt,
+               std::optional<std::int64_t> end = std::nullopt, std::int64_t step = 1) const;
+
+  // ---- indexing, as libtorch's (minigrad/indexing.h: Slice, None, Ellipsis) ----
+  /// x.index({Slice(), 0, None, idx}) is Python's x[:, 0, None, idx]: integers, slices, None and
+  /// Ellipsis make a view; int64 index tensors and bool masks (advanced indexing) a copy.
+  Tensor index(std::initializer_list<indexing::TensorIndex> indices) const;
+  Tensor index(const std::vector<indexing::TensorIndex>& indices) const;
+  /// x.index_put_({...}, v) is Python's x[...] = v: v broadcasts to the indexed shape.
+  Tensor& index_put_(std::initializer_list<indexing::TensorIndex> indices, const Tensor& values);
+  Tensor& index_put_(std::initializer_list<indexing::TensorIndex> indices, Scalar value);
+  Tensor& index_put_(const std::vector<indexing::TensorIndex>& indices, const Tensor& values);
+  Tensor& index_put_(const std::vector<indexing::TensorIndex>& indices, Scalar value);
+  /// ATen's form: one optional index tensor per leading dim; with accumulate, values are added
+  /// (duplicate indices add up) instead of written.
+  Tensor& index_put_(const std::vector<std::optional<Tensor>>& indices, const Tensor& values,
+                     bool accumulate = false);
+  /// x[i]: select(0, i), as libtorch's operator[].
+  Tensor operator[](std::int64_t index) const;
+  /// x[idx] for an int64 index tensor or a bool mask: index({idx}).
+  Tensor operator[](const Tensor& index) const;
+  Tensor nonzero() const;
+  Tensor masked_select(const Tensor& mask) const;
 
   // ---- ops as methods (see ops.h for the documentation of each) ----
   Tensor matmul(const Tensor& other) const;

@@ -245,6 +245,18 @@ Tensor& inplace(Tensor& self, const char* op, std::initializer_list<const Tensor
   return self;
 }
 
+}  // namespace
+
+namespace detail {
+Tensor& inplace_op(Tensor& self, const char* op, std::initializer_list<const Tensor*> others,
+                   const std::function<Tensor(const Tensor&)>& compute) {
+  return inplace(self, op, others, compute);
+}
+void check_writable(const Tensor& self, const char* op) { minigrad::check_writable(self, op); }
+}  // namespace detail
+
+namespace {
+
 /// other * alpha, skipping the multiply for alpha == 1.
 Tensor scaled(const Tensor& other, Scalar alpha) {
   if (alpha.kind() != Scalar::Kind::Float && alpha.to_int() == 1) return other;
