@@ -10,6 +10,37 @@
 
 namespace minigrad {
 
+// ---------------------------------------------------------------- Device
+
+Device::Device(const std::string& name) : type_(kCPU), index_(-1) {
+  if (name == "cpu") return;
+  auto fail = [&] {
+    MG_ERROR("Device", "expected a device string such as \"cpu\" or \"cuda:0\", got \"", name,
+             "\"");
+  };
+  if (name.rfind("cuda", 0) != 0) fail();
+  type_ = kCUDA;
+  if (name.size() == 4) return;
+  if (name[4] != ':' || name.size() < 6 || name.size() > 8) fail();
+  int index = 0;
+  for (std::size_t i = 5; i < name.size(); ++i) {
+    if (name[i] < '0' || name[i] > '9') fail();
+    index = index * 10 + (name[i] - '0');
+  }
+  if (index > 127) fail();
+  index_ = static_cast<std::int8_t>(index);
+}
+
+std::string Device::str() const {
+  if (is_cpu()) return "cpu";
+  return has_index() ? "cuda:" + std::to_string(index_) : "cuda";
+}
+
+void check_cpu(const Device& device, const char* op) {
+  MG_CHECK(device.is_cpu(), op, "CUDA is not available: minigrad runs on the CPU (asked for ",
+           device.str(), "); pick the device with mg::cuda::is_available(), which is false");
+}
+
 namespace {
 
 void check_shape(const Shape& shape, const char* op) {
@@ -79,36 +110,87 @@ Tensor tensor(const std::vector<double>& values, const Shape& shape, Dtype dtype
   return from_values(values, shape, dtype, "tensor");
 }
 
-Tensor tensor(std::initializer_list<std::initializer_list<double>> values, Dtype dtype) {
-  std::vector<double> flat;
-  std::int64_t cols = values.size() ? static_cast<std::int64_t>(values.begin()->size()) : 0;
-  std::int64_t r = 0;
-  for (const auto& row : values) {
-    MG_CHECK(static_cast<std::int64_t>(row.size()) == cols, "tensor", "row ", r, " has ",
-             row.size(), " values but row 0 has ", cols, ": nested lists must be rectangular");
-    flat.insert(flat.end(), row.begin(), row.end());
-    ++r;
+namespace {
+
+/// Walks nested lists, recording each depth's length (lists at one depth must agree), the values
+/// in row-major order (as doubles, and exactly as int64 for integers) and the widest kind seen.
+void flatten_nested(const TensorData& data, std::size_t depth, Shape& shape,
+                    std::vector<double>& flat, std::vector<std::int64_t>& ints, Dtype& kind) {
+  if (!data.is_list()) {
+    MG_CHECK(shape.size() == depth, "tensor", "nested lists must be rectangular: a number at ",
+             "depth ", depth, " where ", shape.size(), " levels of lists were seen");
+    flat.push_back(data.to_double());
+    ints.push_back(data.to_int());
+    kind = promote_types(kind, data.kind());
+    return;
   }
-  return from_values(flat, {static_cast<std::int64_t>(values.size()), cols}, dtype, "tensor");
+  auto n = static_cast<std::int64_t>(data.list().size());
+  if (shape.size() <= depth)
+    shape.push_back(n);
+  else
+    MG_CHECK(shape[depth] == n, "tensor", "nested lists must be rectangular: a list at depth ",
+             depth, " has ", n, " values, expected ", shape[depth]);
+  for (const TensorData& e : data.list()) flatten_nested(e, depth + 1, shape, flat, ints, kind);
 }
 
-Tensor tensor(std::initializer_list<std::initializer_list<std::initializer_list<double>>> values,
-              Dtype dtype) {
+/// Applies the options' dtype (or the default) and requires_grad to values of shape.
+Tensor with_options(const std::vector<double>& values, const Shape& shape,
+                    const TensorOptions& options, const char* op) {
+  check_cpu(options.device(), op);
+  Tensor out = from_values(values, shape, options.dtype(), op);
+  return options.requires_grad() ? out.requires_grad_() : out;
+}
+
+}  // namespace
+
+Tensor tensor(const std::vector<double>& values, const Shape& shape, const TensorOptions& options) {
+  return with_options(values, shape, options, "tensor");
+}
+Tensor tensor(const TensorData& data, const TensorOptions& options) {
+  check_cpu(options.device(), "tensor");
+  Shape shape;
   std::vector<double> flat;
-  std::int64_t rows = values.size() ? static_cast<std::int64_t>(values.begin()->size()) : 0;
-  std::int64_t cols = rows ? static_cast<std::int64_t>(values.begin()->begin()->size()) : 0;
-  for (const auto& mat : values) {
-    MG_CHECK(static_cast<std::int64_t>(mat.size()) == rows, "tensor",
-             "nested lists must be rectangular: a block has ", mat.size(), " rows, expected ",
-             rows);
-    for (const auto& row : mat) {
-      MG_CHECK(static_cast<std::int64_t>(row.size()) == cols, "tensor",
-               "nested lists must be rectangular: a row has ", row.size(), " values, expected ",
-               cols);
-      flat.insert(flat.end(), row.begin(), row.end());
-    }
+  std::vector<std::int64_t> ints;
+  Dtype kind = kBool;
+  flatten_nested(data, 0, shape, flat, ints, kind);
+  if (flat.empty()) kind = kFloat64;  // torch.tensor([]) is floating point
+  Dtype dt = options.dtype_or(kind == kFloat64 ? get_default_dtype() : kind);
+  Tensor out = dt == kInt64 && kind != kFloat64 ? detail::tensor_from_int64(ints, dt).reshape(shape)
+                                                : from_values(flat, shape, dt, "tensor");
+  return options.requires_grad() ? out.requires_grad_() : out;
+}
+
+Tensor from_blob(void* data, const Shape& sizes, const Shape& strides,
+                 const TensorOptions& options) {
+  check_cpu(options.device(), "from_blob");
+  check_shape(sizes, "from_blob");
+  MG_CHECK(data != nullptr || detail::shape_numel(sizes) == 0, "from_blob", "data is null");
+  MG_CHECK(strides.size() == sizes.size(), "from_blob", "sizes ", sizes, " and strides ", strides,
+           " have different lengths");
+  // The extent of memory the view reaches, for Storage::nbytes.
+  std::int64_t span = 1;
+  for (std::size_t d = 0; d < sizes.size(); ++d) {
+    MG_CHECK(strides[d] >= 0, "from_blob", "negative strides are not supported: ", strides);
+    if (sizes[d] == 0) span = 0;
   }
-  return from_values(flat, {static_cast<std::int64_t>(values.size()), rows, cols}, dtype, "tensor");
+  if (span) {
+    for (std::size_t d = 0; d < sizes.size(); ++d) span += (sizes[d] - 1) * strides[d];
+  }
+  Dtype dt = options.dtype();
+  auto storage =
+      std::allocate_shared<Storage>(detail::CachingAllocator<Storage>{}, data,
+                                    static_cast<std::size_t>(span) * element_size(dt), nullptr);
+  Tensor out = detail::make_tensor_on(std::move(storage), sizes, strides, dt);
+  return options.requires_grad() ? out.requires_grad_() : out;
+}
+Tensor from_blob(void* data, const Shape& sizes, const TensorOptions& options) {
+  return from_blob(data, sizes, detail::contiguous_strides(sizes), options);
+}
+Tensor from_blob(void* data, const Shape& sizes, const std::function<void(void*)>& deleter,
+                 const TensorOptions& options) {
+  Tensor out = from_blob(data, sizes, detail::contiguous_strides(sizes), options);
+  out.impl()->storage->deleter = deleter;
+  return out;
 }
 
 Tensor scalar_tensor(Scalar value, Dtype dtype) {
@@ -116,6 +198,12 @@ Tensor scalar_tensor(Scalar value, Dtype dtype) {
   detail::dispatch(
       dtype, [&]<typename T>() { *out.impl()->data<T>() = scalar_as<T>(value, "scalar_tensor"); });
   return out;
+}
+
+Tensor scalar_tensor(Scalar value, const TensorOptions& options) {
+  check_cpu(options.device(), "scalar_tensor");
+  Tensor out = scalar_tensor(value, options.dtype());
+  return options.requires_grad() ? out.requires_grad_() : out;
 }
 
 Tensor empty(const Shape& shape, Dtype dtype) {
@@ -140,6 +228,43 @@ Tensor zeros(const Shape& shape, Dtype dtype) { return filled(shape, 0, dtype, "
 Tensor ones(const Shape& shape, Dtype dtype) { return filled(shape, 1, dtype, "ones"); }
 Tensor full(const Shape& shape, Scalar value, Dtype dtype) {
   return filled(shape, value, dtype, "full");
+}
+
+namespace {
+/// A creation function's result with the options' requires_grad (and a CPU check).
+Tensor finish(Tensor out, const TensorOptions& options, const char* op) {
+  check_cpu(options.device(), op);
+  return options.requires_grad() ? out.requires_grad_() : out;
+}
+}  // namespace
+
+Tensor empty(const Shape& shape, const TensorOptions& options) {
+  return finish(empty(shape, options.dtype()), options, "empty");
+}
+Tensor zeros(const Shape& shape, const TensorOptions& options) {
+  return finish(zeros(shape, options.dtype()), options, "zeros");
+}
+Tensor ones(const Shape& shape, const TensorOptions& options) {
+  return finish(ones(shape, options.dtype()), options, "ones");
+}
+Tensor full(const Shape& shape, Scalar value, const TensorOptions& options) {
+  return finish(full(shape, value, options.dtype()), options, "full");
+}
+Tensor empty_like(const Tensor& t, const TensorOptions& options) {
+  MG_CHECK(t.defined(), "empty_like", "got an undefined tensor");
+  return finish(empty(t.shape(), options.dtype_or(t.dtype())), options, "empty_like");
+}
+Tensor zeros_like(const Tensor& t, const TensorOptions& options) {
+  MG_CHECK(t.defined(), "zeros_like", "got an undefined tensor");
+  return finish(zeros(t.shape(), options.dtype_or(t.dtype())), options, "zeros_like");
+}
+Tensor ones_like(const Tensor& t, const TensorOptions& options) {
+  MG_CHECK(t.defined(), "ones_like", "got an undefined tensor");
+  return finish(ones(t.shape(), options.dtype_or(t.dtype())), options, "ones_like");
+}
+Tensor full_like(const Tensor& t, Scalar value, const TensorOptions& options) {
+  MG_CHECK(t.defined(), "full_like", "got an undefined tensor");
+  return finish(full(t.shape(), value, options.dtype_or(t.dtype())), options, "full_like");
 }
 
 Tensor empty_like(const Tensor& t) {
@@ -192,7 +317,18 @@ Tensor arange(Scalar start, Scalar end, Scalar step) {
   bool integral = start.kind() != Scalar::Kind::Float && end.kind() != Scalar::Kind::Float &&
                   step.kind() != Scalar::Kind::Float;
   if (integral) return arange_int(start.to_int(), end.to_int(), step.to_int());
-  return arange(start.to_double(), end.to_double(), step.to_double(), kFloat32);
+  return arange(start.to_double(), end.to_double(), step.to_double(), get_default_dtype());
+}
+
+Tensor arange(Scalar end, const TensorOptions& options) { return arange(0, end, 1, options); }
+Tensor arange(Scalar start, Scalar end, const TensorOptions& options) {
+  return arange(start, end, 1, options);
+}
+Tensor arange(Scalar start, Scalar end, Scalar step, const TensorOptions& options) {
+  Tensor out = options.has_dtype()
+                   ? arange(start.to_double(), end.to_double(), step.to_double(), options.dtype())
+                   : arange(start, end, step);
+  return finish(out, options, "arange");
 }
 
 Tensor arange(double start, double end, double step, Dtype dtype) {
@@ -268,4 +404,16 @@ Tensor eye(std::int64_t n, std::optional<std::int64_t> m, Dtype dtype) {
   return out;
 }
 
+}  // namespace minigrad
+
+namespace minigrad {
+Tensor linspace(double start, double end, std::int64_t steps, const TensorOptions& options) {
+  return finish(linspace(start, end, steps, options.dtype()), options, "linspace");
+}
+Tensor eye(std::int64_t n, const TensorOptions& options) {
+  return finish(eye(n, std::nullopt, options.dtype()), options, "eye");
+}
+Tensor eye(std::int64_t n, std::optional<std::int64_t> m, const TensorOptions& options) {
+  return finish(eye(n, m, options.dtype()), options, "eye");
+}
 }  // namespace minigrad

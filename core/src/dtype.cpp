@@ -1,8 +1,22 @@
 #include "minigrad/dtype.h"
 
+#include <atomic>
+
 #include "minigrad/error.h"
 
 namespace minigrad {
+
+namespace {
+std::atomic<Dtype> default_dtype{Dtype::Float32};
+}
+
+Dtype get_default_dtype() { return default_dtype.load(std::memory_order_relaxed); }
+
+void set_default_dtype(Dtype dtype) {
+  MG_CHECK(is_floating_point(dtype), "set_default_dtype",
+           "only floating-point types are supported as the default type, got ", dtype_name(dtype));
+  default_dtype.store(dtype, std::memory_order_relaxed);
+}
 
 std::size_t element_size(Dtype dtype) {
   switch (dtype) {

@@ -357,6 +357,26 @@ Tensor randint(std::int64_t low, std::int64_t high, const Shape& shape, Dtype dt
 Tensor randint(std::int64_t high, const Shape& shape, Dtype dtype) {
   return randint(0, high, shape, dtype);
 }
+namespace {
+Tensor with_grad(Tensor out, const TensorOptions& options, const char* op) {
+  check_cpu(options.device(), op);
+  return options.requires_grad() ? out.requires_grad_() : out;
+}
+}  // namespace
+Tensor rand(const Shape& shape, const TensorOptions& options) {
+  return with_grad(rand(shape, options.dtype()), options, "rand");
+}
+Tensor randn(const Shape& shape, const TensorOptions& options) {
+  return with_grad(randn(shape, options.dtype()), options, "randn");
+}
+Tensor randint(std::int64_t low, std::int64_t high, const Shape& shape,
+               const TensorOptions& options) {
+  return with_grad(randint(low, high, shape, options.dtype_or(kInt64)), options, "randint");
+}
+Tensor randint(std::int64_t high, const Shape& shape, const TensorOptions& options) {
+  return randint(0, high, shape, options);
+}
+
 Tensor rand(const Shape& shape, Generator& generator, Dtype dtype) {
   return rand_from(generator.impl(), shape, dtype);
 }
@@ -380,6 +400,9 @@ namespace {
 
 void check_fillable(const Tensor& t, const char* op) {
   MG_CHECK(t.defined(), op, "called on an undefined tensor");
+  MG_CHECK(!t.impl()->is_inference || InferenceMode::is_enabled(), op,
+           "in-place update to an inference tensor outside InferenceMode is not allowed; clone() "
+           "it to get a normal tensor first");
   MG_CHECK(!(t.requires_grad() && is_grad_enabled()), op,
            "a tensor that requires grad cannot be filled in place (autograd would not record "
            "it); fill it under NoGradGuard");

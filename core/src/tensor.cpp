@@ -23,8 +23,16 @@ Storage::Storage(std::size_t n) : nbytes(n) {
   MG_CHECK(data != nullptr, "alloc", "out of memory: could not allocate ", n, " bytes");
   detail::live_add(detail::LiveKind::kStorage, 1);
 }
+Storage::Storage(void* external_data, std::size_t n, std::nullptr_t)
+    : data(external_data), nbytes(n), external(true) {
+  detail::live_add(detail::LiveKind::kStorage, 1);
+}
 Storage::~Storage() {
-  detail::cached_free(data, std::max<std::size_t>(nbytes, 1));
+  if (external) {
+    if (deleter) deleter(data);
+  } else {
+    detail::cached_free(data, std::max<std::size_t>(nbytes, 1));
+  }
   detail::live_add(detail::LiveKind::kStorage, -1);
 }
 
@@ -79,7 +87,7 @@ Tensor make_tensor(const Shape& shape, Dtype dtype) {
   for (auto s : shape)
     MG_CHECK(!__builtin_mul_overflow(span, std::max<std::int64_t>(s, 1), &span), "empty", "shape ",
              shape, " is too large: its strides overflow int64");
-  auto impl = new_impl();
+  auto impl = new_tensor_impl();
   impl->shape = shape;
   impl->strides = contiguous_strides(shape);
   impl->numel = numel;
@@ -101,9 +109,21 @@ Tensor make_view_of(const Tensor& x, const Shape& shape, const Shape& strides,
   impl->history = impl->view_base->history;
   if (!is_grad_enabled() && x.requires_grad()) {
     impl->requires_grad = true;
-    impl->view_made_in_no_grad = true;
+    impl->view_creation = InferenceMode::is_enabled() ? TensorImpl::ViewCreation::kInference
+                                                      : TensorImpl::ViewCreation::kNoGrad;
   }
   return out;
+}
+
+Tensor make_tensor_on(std::shared_ptr<Storage> storage, const Shape& shape, const Shape& strides,
+                      Dtype dtype) {
+  auto impl = new_tensor_impl();
+  impl->storage = std::move(storage);
+  impl->shape = shape;
+  impl->strides = strides;
+  impl->numel = shape_numel(shape);
+  impl->dtype = dtype;
+  return Tensor(std::move(impl));
 }
 
 Tensor make_view(const Tensor& base, const Shape& shape, const Shape& strides,
@@ -115,6 +135,7 @@ Tensor make_view(const Tensor& base, const Shape& shape, const Shape& strides,
   impl->strides = strides;
   impl->numel = shape_numel(shape);
   impl->dtype = base.dtype();
+  impl->is_inference = base.impl()->is_inference;
   return Tensor(std::move(impl));
 }
 
@@ -207,6 +228,28 @@ NoGradGuard::NoGradGuard() : prev_(grad_enabled) { grad_enabled = false; }
 NoGradGuard::~NoGradGuard() { grad_enabled = prev_; }
 GradModeGuard::GradModeGuard(bool enabled) : prev_(grad_enabled) { grad_enabled = enabled; }
 GradModeGuard::~GradModeGuard() { grad_enabled = prev_; }
+
+// Note [Inference mode]
+// InferenceMode is libtorch's c10::InferenceMode: grad mode off, and every tensor made while it
+// is on is an inference tensor (is_inference()), which autograd may never need: saving one for
+// backward, writing one in place outside InferenceMode, turning on its requires_grad outside it
+// and reading its _version() all throw PyTorch's errors. Ops outside InferenceMode may read
+// inference tensors; their results are normal tensors. A view made inside InferenceMode of a
+// normal tensor that requires grad is a normal tensor that refuses tracked in-place writes, as a
+// view made under NoGradGuard (Note [In-place on views]). What PyTorch saves with it (no version
+// counter, no view tracking) minigrad does not need: a version bump costs one increment.
+namespace {
+thread_local bool inference_enabled = false;
+}
+InferenceMode::InferenceMode(bool enabled) : prev_(inference_enabled), prev_grad_(grad_enabled) {
+  inference_enabled = enabled;
+  grad_enabled = !enabled;
+}
+InferenceMode::~InferenceMode() {
+  inference_enabled = prev_;
+  grad_enabled = prev_grad_;
+}
+bool InferenceMode::is_enabled() { return inference_enabled; }
 
 // ---------------------------------------------------------------- metadata
 
@@ -333,6 +376,15 @@ Tensor Tensor::contiguous() const {
   return is_contiguous() ? *this : clone();
 }
 
+Tensor Tensor::to(Device target) const {
+  MG_CHECK(defined(), "to", "called on an undefined tensor");
+  check_cpu(target, "to");
+  return *this;
+}
+Tensor Tensor::to(Device target, Dtype dtype) const { return to(target).to(dtype); }
+Device Tensor::device() const { return Device(kCPU); }
+TensorOptions Tensor::options() const { return TensorOptions(dtype()); }
+
 Tensor Tensor::to(Dtype target) const {
   MG_CHECK(defined(), "to", "called on an undefined tensor");
   if (target == dtype()) return *this;
@@ -364,6 +416,10 @@ Tensor& Tensor::requires_grad_(bool requires_grad) {
   MG_CHECK(defined(), "requires_grad_", "called on an undefined tensor");
   MG_CHECK(is_leaf() || requires_grad, "requires_grad_",
            "requires_grad cannot be turned off on a non-leaf tensor; use detach()");
+  MG_CHECK(!(requires_grad && impl_->is_inference && !InferenceMode::is_enabled()),
+           "requires_grad_",
+           "setting requires_grad=true on an inference tensor outside InferenceMode is not "
+           "allowed; clone() it outside InferenceMode first");
   MG_CHECK(!requires_grad || is_floating_point(), "requires_grad_",
            "only floating-point tensors can require gradients, but this tensor is ",
            dtype_name(dtype()));
@@ -403,7 +459,13 @@ void Tensor::set_data(const Tensor& new_data) const {
   impl->dtype = src->dtype;
 }
 
-std::int64_t Tensor::_version() const { return checked(impl_.get(), "_version").storage->version; }
+std::int64_t Tensor::_version() const {
+  const TensorImpl& impl = checked(impl_.get(), "_version");
+  MG_CHECK(!impl.is_inference, "_version", "inference tensors do not track version counter");
+  return impl.storage->version;
+}
+
+bool Tensor::is_inference() const { return checked(impl_.get(), "is_inference").is_inference; }
 
 namespace autograd {
 void increment_version(const Tensor& t) {

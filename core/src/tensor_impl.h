@@ -17,11 +17,15 @@ namespace minigrad {
 /// the caching allocator (Note [Caching allocator], alloc.h).
 struct Storage {
   explicit Storage(std::size_t nbytes);
+  /// Memory the caller owns (from_blob): never freed here; deleter, if set, runs at the end.
+  Storage(void* external, std::size_t nbytes, std::nullptr_t);
   ~Storage();
   Storage(const Storage&) = delete;
   Storage& operator=(const Storage&) = delete;
   void* data = nullptr;
   std::size_t nbytes = 0;
+  bool external = false;
+  std::function<void(void*)> deleter;
   /// Bumped by every in-place write (Note [Version counters]).
   std::uint32_t version = 0;
 };
@@ -66,9 +70,14 @@ struct TensorImpl {
   /// For a base: bumped whenever an in-place op replaces its grad_fn. For a view: the base's
   /// count when this view's grad_fn was made; a different count means it must be remade.
   std::uint32_t history = 0;
-  /// A view made in no-grad mode of a base that requires grad: it requires grad as a leaf (as
-  /// PyTorch's), and an in-place op on it in grad mode is refused (PyTorch's CreationMeta).
-  bool view_made_in_no_grad = false;
+  /// How a view of a base that requires grad was made (PyTorch's CreationMeta): under
+  /// NoGradGuard or InferenceMode it requires grad as a leaf, and an in-place op on it with grad
+  /// mode on (outside InferenceMode) is refused.
+  enum class ViewCreation : std::uint8_t { kNormal, kNoGrad, kInference };
+  ViewCreation view_creation = ViewCreation::kNormal;
+  /// Made under InferenceMode (Note [Inference mode], tensor.cpp): never saved for backward,
+  /// never written in place outside InferenceMode.
+  bool is_inference = false;
 
   template <typename T>
   T* data() const {
@@ -88,6 +97,12 @@ std::shared_ptr<TensorImpl> new_impl(Args&&... args) {
   return std::allocate_shared<TensorImpl>(CachingAllocator<TensorImpl>{},
                                           std::forward<Args>(args)...);
 }
+/// A new TensorImpl for a tensor made now: an inference tensor under InferenceMode.
+inline std::shared_ptr<TensorImpl> new_tensor_impl() {
+  auto impl = new_impl();
+  impl->is_inference = InferenceMode::is_enabled();
+  return impl;
+}
 
 /// Contiguous row-major strides for shape.
 Shape contiguous_strides(const Shape& shape);
@@ -96,6 +111,9 @@ std::int64_t shape_numel(const Shape& shape);
 std::int64_t wrap_dim(std::int64_t dim, std::int64_t ndim, const char* op);
 /// A fresh contiguous tensor (uninitialised).
 Tensor make_tensor(const Shape& shape, Dtype dtype);
+/// A tensor over an existing storage with the given geometry (offset 0).
+Tensor make_tensor_on(std::shared_ptr<Storage> storage, const Shape& shape, const Shape& strides,
+                      Dtype dtype);
 /// A view of base's storage with the given geometry (no autograd history).
 Tensor make_view(const Tensor& base, const Shape& shape, const Shape& strides, std::int64_t offset);
 /// The same for a view op's result: the view also remembers x's base, so that an in-place op on

@@ -199,6 +199,10 @@ const std::vector<BadInput>& bad_inputs() {
          mg::matmul(mg::zeros({2, 2}), mg::zeros({2, 2}, mg::kFloat64));
        },
        "[matmul] expected both operands to have the same dtype, but a is float32 and b is float64"},
+      {"dtypes", "set_default_dtype with an integer dtype",
+       [] { mg::set_default_dtype(mg::kInt64); },
+       "[set_default_dtype] only floating-point types are supported as the default type, got "
+       "int64"},
       {"dtypes", "index_select with float indices",
        [] {
          mg::index_select(mg::zeros({3, 2}), 0, mg::zeros({2}));
@@ -363,6 +367,30 @@ const std::vector<BadInput>& bad_inputs() {
        },
        "[mul_] a view was created in no-grad mode and is being modified in place with grad mode "
        "enabled; do both under NoGradGuard (not tracked) or both outside it (tracked)"},
+      {"autograd",
+       "a tensor made under InferenceMode saved for backward (`t * w` outside it, w requires grad)",
+       [] {
+         mg::Tensor w = mg::ones({2}).requires_grad_();
+         mg::Tensor t;
+         {
+           mg::InferenceMode guard;
+           t = mg::ones({2});
+         }
+         t* w;
+       },
+       "[save_for_backward] inference tensors cannot be saved for backward; clone() the tensor "
+       "outside InferenceMode to get a normal tensor and use that in autograd"},
+      {"autograd", "an in-place op outside InferenceMode on a tensor made inside it",
+       [] {
+         mg::Tensor t;
+         {
+           mg::InferenceMode guard;
+           t = mg::ones({2});
+         }
+         t.add_(1);
+       },
+       "[add_] in-place update to an inference tensor outside InferenceMode is not allowed; "
+       "clone() it to get a normal tensor first"},
       {"autograd", "an in-place op on an expanded tensor (`zeros({1}).expand({3}).add_(1)`)",
        [] { mg::zeros({1}).expand({3}).add_(1); },
        "[add_] unsupported operation: more than one element of the written-to tensor refers t"
@@ -570,6 +598,17 @@ const std::vector<BadInput>& bad_inputs() {
       {"losses", "a bad reduction name",
        [] { mg::nn::functional::mse_loss(mg::zeros({2}), mg::zeros({2}), "avg"); },
        "[mse_loss] reduction must be \"mean\", \"sum\" or \"none\", got \"avg\""},
+      {"creation", "a CUDA tensor (`zeros({2}, TensorOptions().device(kCUDA))`)",
+       [] { mg::zeros({2}, mg::TensorOptions().device(mg::kCUDA)); },
+       "[zeros] CUDA is not available: minigrad runs on the CPU (asked for cuda); pick the device "
+       "with mg::cuda::is_available(), which is false"},
+      {"creation", "from_blob of a null pointer", [] { mg::from_blob(nullptr, {2}, mg::kFloat32); },
+       "[from_blob] data is null"},
+      {"creation", "nested lists of unequal lengths (`tensor({{1.0, 2.0}, {3.0}})`)",
+       [] {
+         mg::tensor({{1.0, 2.0}, {3.0}});
+       },
+       "[tensor] nested lists must be rectangular: a list at depth 1 has 1 values, expected 2"},
       {"creation", "randn with a negative size",
        [] {
          mg::randn({2, -1});

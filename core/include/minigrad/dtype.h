@@ -17,6 +17,13 @@ inline constexpr Dtype kFloat = Dtype::Float32;
 inline constexpr Dtype kFloat64 = Dtype::Float64;
 inline constexpr Dtype kDouble = Dtype::Float64;
 
+/// The dtype of floating-point tensors made without one (torch.get_default_dtype(): float32
+/// unless set_default_dtype changed it): tensor({1.5}), zeros, rand, arange(0.5), and
+/// `int_tensor * 0.5`. Process-wide, as PyTorch's.
+Dtype get_default_dtype();
+/// Sets it (torch.set_default_dtype); only float32 and float64 are accepted.
+void set_default_dtype(Dtype dtype);
+
 /// Bytes per element.
 std::size_t element_size(Dtype dtype);
 /// "float32", "float64", "int64" or "bool".
@@ -52,9 +59,10 @@ class Scalar {
                : INT64_MIN;
   }
   Kind kind() const { return kind_; }
-  /// The dtype PyTorch gives this number when it meets a tensor: float32, int64 or bool.
+  /// The dtype PyTorch gives this number when it meets a tensor: the default dtype (float32),
+  /// int64 or bool.
   Dtype default_dtype() const {
-    return kind_ == Kind::Float ? kFloat32 : (kind_ == Kind::Int ? kInt64 : kBool);
+    return kind_ == Kind::Float ? get_default_dtype() : (kind_ == Kind::Int ? kInt64 : kBool);
   }
 
  private:

@@ -54,8 +54,8 @@ std::vector<std::uint8_t> get_rng_state();
 void set_rng_state(const std::vector<std::uint8_t>& state);
 
 /// rand, randn and randint drawing from `generator` instead of the default one.
-Tensor rand(const Shape& shape, Generator& generator, Dtype dtype = kFloat32);
-Tensor randn(const Shape& shape, Generator& generator, Dtype dtype = kFloat32);
+Tensor rand(const Shape& shape, Generator& generator, Dtype dtype = get_default_dtype());
+Tensor randn(const Shape& shape, Generator& generator, Dtype dtype = get_default_dtype());
 Tensor randint(std::int64_t low, std::int64_t high, const Shape& shape, Generator& generator,
                Dtype dtype = kInt64);
 

@@ -16,6 +16,7 @@
 #include "minigrad/dtype.h"
 #include "minigrad/error.h"
 #include "minigrad/shape.h"
+#include "minigrad/tensor_options.h"
 
 namespace minigrad {
 
@@ -71,6 +72,15 @@ class Tensor {
   Tensor contiguous() const;
   /// Converts to dtype; returns this tensor unchanged when it already has it (differentiable).
   Tensor to(Dtype dtype) const;
+  /// libtorch's x.to(device): minigrad's tensors live on the CPU, so this returns the tensor
+  /// itself for the CPU and throws for CUDA (see mg::cuda::is_available()).
+  Tensor to(Device device) const;
+  Tensor to(Device device, Dtype dtype) const;
+  /// Always the CPU.
+  Device device() const;
+  bool is_cuda() const { return false; }
+  /// This tensor's dtype and requires_grad as TensorOptions (for zeros(shape, x.options())).
+  TensorOptions options() const;
   /// A tensor sharing this one's data but cut from the graph (requires_grad() is false).
   Tensor detach() const;
   /// Whether the two tensors view the same storage (libtorch's is_alias_of).
@@ -95,6 +105,8 @@ class Tensor {
   /// How many in-place writes this tensor's storage has seen (shared with its views); backward
   /// compares it with the count at save time (PyTorch's _version).
   std::int64_t _version() const;
+  /// Whether this tensor was made under InferenceMode (Note [Inference mode]).
+  bool is_inference() const;
   /// Keeps the gradient of this non-leaf tensor in grad() after backward.
   void retain_grad() const;
   bool retains_grad() const;
@@ -311,6 +323,23 @@ class NoGradGuard {
 
  private:
   bool prev_;
+};
+
+/// While alive (and enabled), no autograd at all on this thread, as libtorch's c10::InferenceMode:
+/// grad mode is off and the tensors made are inference tensors, which cannot be saved for
+/// backward or written in place outside InferenceMode later (Note [Inference mode]).
+/// InferenceMode(false) turns it off again inside an enabled one (and grad mode back on).
+class InferenceMode {
+ public:
+  explicit InferenceMode(bool enabled = true);
+  ~InferenceMode();
+  InferenceMode(const InferenceMode&) = delete;
+  InferenceMode& operator=(const InferenceMode&) = delete;
+  /// Whether InferenceMode is on on this thread (torch.is_inference_mode_enabled()).
+  static bool is_enabled();
+
+ private:
+  bool prev_, prev_grad_;
 };
 
 /// Sets grad mode for this thread while alive (torch.set_grad_enabled / enable_grad).

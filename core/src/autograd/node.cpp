@@ -216,6 +216,9 @@ namespace detail {
 SavedTensor SavedTensor::of(const Tensor& t) {
   SavedTensor s;
   if (!t.defined()) return s;
+  MG_CHECK(!t.impl()->is_inference, "save_for_backward",
+           "inference tensors cannot be saved for backward; clone() the tensor outside "
+           "InferenceMode to get a normal tensor and use that in autograd");
   if (t.impl()->view_base) {
     // A view keeps its base alive (Note [In-place on views]); what backward reads is the view's
     // data and grad_fn, so keep a handle without the base: a node that saves a view of a tensor

@@ -67,7 +67,7 @@ Tensor binary_kernel(const char* op, const Tensor& a, const Tensor& b, Dtype com
 template <typename XtFn, typename F>
 Tensor float_unary(const char* op, const Tensor& x, XtFn xt_fn, F f) {
   check_defined(op, {&x});
-  Dtype dt = x.is_floating_point() ? x.dtype() : kFloat32;
+  Dtype dt = x.is_floating_point() ? x.dtype() : get_default_dtype();
   Tensor in = convert(x, dt);
   Tensor out = detail::make_tensor(in.shape(), dt);
   detail::dispatch_floating(dt, op, [&]<typename T>() {
@@ -151,7 +151,7 @@ Tensor mul(const Tensor& a, const Tensor& b) {
 Tensor div(const Tensor& a, const Tensor& b) {
   check_defined("div", {&a, &b});
   Dtype dt = detail::result_type(a, b);
-  if (!is_floating_point(dt)) dt = kFloat32;  // true division
+  if (!is_floating_point(dt)) dt = get_default_dtype();  // true division
   Tensor out = binary_kernel("div", a, b, dt, dt, [](auto x, auto y) { return x / y; });
   record("DivBackward0", out, {&a, &b}, {needs_grad(b) ? &a : nullptr, &b},
          [](const Tensor& g, FunctionNode& n) {
@@ -407,7 +407,7 @@ Tensor clamp(const Tensor& x, std::optional<double> lo, std::optional<double> hi
            (*b >= -9223372036854775808.0 && *b < 9223372036854775808.0 && std::trunc(*b) == *b);
   };
   if (!x.is_floating_point() && !(int64_value(lo) && int64_value(hi)))
-    return clamp(x.to(kFloat32), lo, hi);
+    return clamp(x.to(get_default_dtype()), lo, hi);
   double l = lo.value_or(-INFINITY), h = hi.value_or(INFINITY);
   // NOTE: as torch.clamp, min wins when min > max, and NaN stays NaN.
   Tensor out = same_dtype_unary("clamp", x, [l, h, lo, hi](auto v) {

@@ -143,12 +143,19 @@ void check_writable(const Tensor& self, const char* op) {
              "unsupported operation: more than one element of the written-to tensor refers to a "
              "single memory location (dim ",
              d, " of shape ", self.shape(), " has stride 0); clone() the tensor first");
+  MG_CHECK(!self.impl()->is_inference || InferenceMode::is_enabled(), op,
+           "in-place update to an inference tensor outside InferenceMode is not allowed; clone() "
+           "it to get a normal tensor first");
   if (!is_grad_enabled()) return;
   detail::refresh_view(self.impl());
   const TensorImpl* impl = self.impl();
-  MG_CHECK(!impl->view_made_in_no_grad, op,
+  using ViewCreation = TensorImpl::ViewCreation;
+  MG_CHECK(impl->view_creation != ViewCreation::kNoGrad, op,
            "a view was created in no-grad mode and is being modified in place with grad mode "
            "enabled; do both under NoGradGuard (not tracked) or both outside it (tracked)");
+  MG_CHECK(impl->view_creation != ViewCreation::kInference, op,
+           "a view was created in inference mode and is being modified in place in normal mode; "
+           "do both inside InferenceMode (not tracked) or both outside it (tracked)");
   MG_CHECK(!(impl->requires_grad && impl->grad_fn == nullptr), op,
            impl->view_base ? "a view of a leaf tensor that requires grad cannot be modified in "
                              "place; use it under NoGradGuard"
@@ -278,7 +285,7 @@ namespace detail {
 void regenerate_view_history(TensorImpl* view) {
   TensorImpl* base = view->view_base.get();
   view->history = base->history;
-  if (!base->requires_grad || view->view_made_in_no_grad) return;
+  if (!base->requires_grad || view->view_creation != TensorImpl::ViewCreation::kNormal) return;
   view->grad_fn = as_strided_node(gradient_edge(Tensor(view->view_base)), base->shape,
                                   geometry_in_base(*view), view->shape, view->dtype);
   view->output_nr = 0;

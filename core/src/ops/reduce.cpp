@@ -366,7 +366,7 @@ Tensor std(const Tensor& x, const Shape& dims, double correction, bool keepdim) 
 
 Tensor logsumexp(const Tensor& x, const Shape& dims, bool keepdim) {
   MG_CHECK(x.defined(), "logsumexp", "got an undefined tensor");
-  Tensor xf = x.is_floating_point() ? x : x.to(kFloat32);
+  Tensor xf = x.is_floating_point() ? x : x.to(get_default_dtype());
   ReduceDims r = plan(xf, dims, keepdim, "logsumexp");
   Tensor out;
   {

@@ -139,7 +139,7 @@ void softmax_forward_rows(const T* px, T* po, std::int64_t outer, std::int64_t n
 template <bool kLog>
 Tensor softmax_forward(const Tensor& x_in, std::int64_t dim, const char* op) {
   MG_CHECK(x_in.defined(), op, "got an undefined tensor");
-  Tensor x = x_in.is_floating_point() ? x_in : x_in.to(kFloat32);
+  Tensor x = x_in.is_floating_point() ? x_in : x_in.to(get_default_dtype());
   std::int64_t d = detail::wrap_dim(dim, x.dim(), op);
   x = x.detach().contiguous();
   Tensor out = detail::make_tensor(x.shape(), x.dtype());
