@@ -230,11 +230,14 @@ Tensor full(const Shape& shape, Scalar value, Dtype dtype) {
   return filled(shape, value, dtype, "full");
 }
 
-namespace {
-/// A creation function's result with the options' requires_grad (and a CPU check).
-Tensor finish(Tensor out, const TensorOptions& options, const char* op) {
+Tensor detail::apply_options(Tensor out, const TensorOptions& options, const char* op) {
   check_cpu(options.device(), op);
   return options.requires_grad() ? out.requires_grad_() : out;
+}
+
+namespace {
+Tensor finish(Tensor out, const TensorOptions& options, const char* op) {
+  return detail::apply_options(std::move(out), options, op);
 }
 }  // namespace
 

@@ -359,8 +359,7 @@ Tensor randint(std::int64_t high, const Shape& shape, Dtype dtype) {
 }
 namespace {
 Tensor with_grad(Tensor out, const TensorOptions& options, const char* op) {
-  check_cpu(options.device(), op);
-  return options.requires_grad() ? out.requires_grad_() : out;
+  return detail::apply_options(std::move(out), options, op);
 }
 }  // namespace
 Tensor rand(const Shape& shape, const TensorOptions& options) {

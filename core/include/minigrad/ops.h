@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <functional>
 #include <initializer_list>
+#include <iterator>
 #include <optional>
 #include <string>
 #include <type_traits>
@@ -19,6 +20,11 @@ namespace minigrad {
 namespace detail {
 /// A 1-D tensor of the values converted to dtype (exact for int64); used by tensor() below.
 Tensor tensor_from_int64(const std::vector<std::int64_t>& values, Dtype dtype);
+/// A creation function's result with the options' requires_grad; throws for a CUDA device.
+Tensor apply_options(Tensor out, const TensorOptions& options, const char* op);
+/// The 1-D tensor of a range of numbers of type T, in dtype (integers exact).
+template <typename T, typename It>
+Tensor tensor_1d(It begin, It end, Dtype dtype, const TensorOptions& options);
 }  // namespace detail
 
 // Every creation function takes a Dtype or, as libtorch's, TensorOptions
@@ -39,13 +45,7 @@ Tensor tensor(std::initializer_list<T> values, const TensorOptions& options) {
                             : std::is_integral_v<T> ? kInt64
                                                     : Dtype::Float32;
   Dtype dt = options.dtype_or(natural == Dtype::Float32 ? get_default_dtype() : natural);
-  Tensor out;
-  if constexpr (std::is_integral_v<T> && std::is_signed_v<T>)
-    out = detail::tensor_from_int64(std::vector<std::int64_t>(values.begin(), values.end()), dt);
-  else
-    out = tensor(std::vector<double>(values.begin(), values.end()),
-                 Shape{static_cast<std::int64_t>(values.size())}, dt);
-  return options.requires_grad() ? out.requires_grad_() : out;
+  return detail::tensor_1d<T>(values.begin(), values.end(), dt, options);
 }
 template <typename T, typename = std::enable_if_t<std::is_arithmetic_v<T>>>
 Tensor tensor(std::initializer_list<T> values) {
@@ -63,14 +63,7 @@ Tensor tensor(const std::vector<T>& values, const TensorOptions& options = {}) {
                             : std::is_integral_v<T>    ? kInt64
                             : std::is_same_v<T, float> ? kFloat32
                                                        : kFloat64;
-  Dtype dt = options.dtype_or(natural);
-  Tensor out;
-  if constexpr (std::is_integral_v<T> && std::is_signed_v<T>)
-    out = detail::tensor_from_int64(std::vector<std::int64_t>(values.begin(), values.end()), dt);
-  else
-    out = tensor(std::vector<double>(values.begin(), values.end()),
-                 Shape{static_cast<std::int64_t>(values.size())}, dt);
-  return options.requires_grad() ? out.requires_grad_() : out;
+  return detail::tensor_1d<T>(values.begin(), values.end(), options.dtype_or(natural), options);
 }
 /// A 0-dim tensor from a number, its dtype as torch.tensor(3.5) (the default dtype), tensor(3)
 /// (int64) and tensor(true) (bool).
@@ -156,6 +149,19 @@ Tensor eye(std::int64_t n, std::optional<std::int64_t> m = std::nullopt,
            Dtype dtype = get_default_dtype());
 Tensor eye(std::int64_t n, const TensorOptions& options);
 Tensor eye(std::int64_t n, std::optional<std::int64_t> m, const TensorOptions& options);
+
+namespace detail {
+template <typename T, typename It>
+Tensor tensor_1d(It begin, It end, Dtype dtype, const TensorOptions& options) {
+  Tensor out;
+  if constexpr (std::is_integral_v<T> && std::is_signed_v<T>)
+    out = tensor_from_int64(std::vector<std::int64_t>(begin, end), dtype);
+  else
+    out = tensor(std::vector<double>(begin, end),
+                 Shape{static_cast<std::int64_t>(std::distance(begin, end))}, dtype);
+  return apply_options(std::move(out), options, "tensor");
+}
+}  // namespace detail
 
 // ---------------------------------------------------------------- random
 
