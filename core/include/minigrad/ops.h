@@ -73,6 +73,8 @@ Tensor rand(const Shape& shape, Dtype dtype = kFloat32);
 /// Uniform integers in [low, high).
 Tensor randint(std::int64_t low, std::int64_t high, const Shape& shape, Dtype dtype = kInt64);
 Tensor randint(std::int64_t high, const Shape& shape, Dtype dtype = kInt64);
+/// A random permutation of 0..n-1 (int64), as torch.randperm; throws for n < 0.
+Tensor randperm(std::int64_t n);
 
 // ---------------------------------------------------------------- elementwise
 
