@@ -294,6 +294,13 @@ void init() {
   int initialized = 0;
   MPI_Initialized(&initialized);
   if (!initialized) {
+#ifdef OPEN_MPI
+    // Note [Non-blocking all-reduce algorithm]: Open MPI's non-blocking collectives (libnbc)
+    // pick a binomial-tree all-reduce for large buffers, twice as slow as the blocking
+    // MPI_Allreduce on 2 ranks (docs/performance.md); Rabenseifner's reduce-scatter + all-gather
+    // matches it. A value the user set in the environment wins (setenv does not overwrite).
+    setenv("OMPI_MCA_coll_libnbc_iallreduce_algorithm", "3", 0);
+#endif
     int provided = 0;
     // Serialized: minigrad calls MPI from whichever thread runs backward, one call at a time.
     MG_CHECK(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_SERIALIZED, &provided) == MPI_SUCCESS,

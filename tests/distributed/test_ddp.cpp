@@ -227,4 +227,17 @@ TEST(Ddp, EvalForwardUnderNoGradDoesNotArm) {
   EXPECT_LE(max_diff_tensors(model.fc1.parameters()[0].grad(), avg), 1e-6);
 }
 
+TEST(Ddp, BadBucketSize) {
+  Mlp model(mg::kFloat32);
+  DistributedDataParallelOptions opts;
+  opts.bucket_cap_mb = 0;
+  try {
+    DistributedDataParallel ddp(model, opts);
+    FAIL() << "expected an error";
+  } catch (const mg::Error& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "[DistributedDataParallel] bucket_cap_mb must be positive, got 0");
+  }
+}
+
 }  // namespace

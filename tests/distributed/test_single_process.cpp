@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -91,6 +93,37 @@ TEST(DistributedBeforeInit, EveryCallSaysSo) {
   EXPECT_EQ(error_of([&] { mg::nn::parallel::DistributedDataParallel ddp(model); }),
             "[DistributedDataParallel] minigrad::distributed is not initialised: call "
             "minigrad::distributed::init() first");
+}
+
+// docs/errors.md quotes the messages these tests check (and test_collectives.cpp, test_ddp.cpp).
+TEST(DistributedErrors, DocumentedInErrorsMd) {
+  std::ifstream in(MINIGRAD_SOURCE_DIR "/docs/errors.md");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const std::string doc = ss.str();
+  ASSERT_FALSE(doc.empty());
+  const std::vector<std::string> messages = {
+      "[all_reduce] minigrad::distributed is not initialised: call minigrad::distributed::init() "
+      "(or make an InitGuard) first, in a program started by mpirun",
+      "[all_reduce] ReduceOp::kAvg needs a floating-point tensor, got int64",
+      "[broadcast] src must be a rank in [0, 2), got 2",
+      "[send] tag must be in [0, 16383], got 20000",
+      "[reduce_scatter] the input must have shape (world_size, ...) = (2, ...), got (3, 2)",
+      "[all_reduce] the tensor is undefined",
+      "[recv] rank 0 sent a float64 tensor of 4 elements, but the receiving tensor is float32 "
+      "with 3 elements",
+      "[DistributedDataParallel] minigrad::distributed is not initialised: call "
+      "minigrad::distributed::init() first",
+      "[DistributedSampler] invalid rank 2, rank should be in the interval [0, 1]",
+      "[DistributedSampler] dataset_size must be non-negative, got -1",
+      "[DistributedSampler] num_replicas must be at least 1, got 0",
+      "[DistributedDataParallel] bucket_cap_mb must be positive, got 0",
+  };
+  for (const std::string& m : messages) EXPECT_NE(doc.find(m), std::string::npos) << m;
+}
+
+TEST(DistributedErrors, RandpermOfANegativeSize) {
+  EXPECT_EQ(error_of([] { mg::randperm(-1); }), "[randperm] n must be non-negative, got -1");
 }
 
 }  // namespace
