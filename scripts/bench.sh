@@ -27,6 +27,12 @@ build="build-bench"
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DMINIGRAD_BUILD_BENCH=ON \
   -DMINIGRAD_BENCH_TORCH="$torch" >/dev/null
 targets=(minigrad_bench learn_projections train_script_minigrad)
+# minigrad::distributed's rows (Open MPI, installed by deps.sh): the all-reduce and tiny_lm_ddp.
+have_mpi=0
+if grep -q '^MINIGRAD_BUILD_DISTRIBUTED:BOOL=ON' "$build/CMakeCache.txt"; then
+  have_mpi=1
+  targets+=(dist_allreduce_bench tiny_lm_ddp)
+fi
 have_torch=0
 if [ "$torch" = ON ] && grep -q '^Torch_DIR:PATH=/' "$build/CMakeCache.txt"; then
   have_torch=1
@@ -141,3 +147,16 @@ row "compiler peak memory for it" "$((mg_cm / 1024))" "$((tr_cm / 1024))" MiB -
 "$tmp/train_mg" | tail -1 | sed 's/^/minigrad train script: /'
 [ "$have_torch" = 1 ] && "$tmp/train_torch" | tail -1 | sed 's/^/libtorch train script: /'
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
+
+if [ "$have_mpi" = 1 ]; then
+  echo
+  echo "== distributed (Open MPI, 1 thread per rank): all-reduce and tiny_lm data-parallel"
+  mpirun=(tests/distributed/mpirun.sh mpiexec)
+  "${mpirun[@]}" -np 2 "$build/bench/dist_allreduce_bench" "$([ "$quick" = 1 ] && echo 3 || echo 30)"
+  steps=$([ "$quick" = 1 ] && echo 5 || echo 200)
+  for np in 1 2; do
+    "${mpirun[@]}" -np "$np" -x OMP_NUM_THREADS -x OPENBLAS_NUM_THREADS \
+      "$build/examples/tiny_lm/tiny_lm_ddp" --steps "$steps" --threads 1 | tail -1 |
+      sed "s/^/tiny_lm_ddp -np $np: /"
+  done
+fi

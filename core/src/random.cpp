@@ -387,6 +387,26 @@ Tensor randint(std::int64_t low, std::int64_t high, const Shape& shape, Generato
   return randint_from(generator.impl(), low, high, shape, dtype);
 }
 
+/// PyTorch 1.13's randperm_cpu: start from 0..n-1, then for i in [0, n-2] swap element i with
+/// element i + random() % (n - i), one 32-bit draw each (a Fisher-Yates shuffle run forwards).
+Tensor randperm(std::int64_t n, Generator& generator) {
+  MG_CHECK(n >= 0, "randperm", "n must be non-negative, got ", n);
+  detail::Generator& g = generator.impl();
+  Tensor out = detail::make_tensor({n}, kInt64);
+  std::int64_t* p = out.data_ptr<std::int64_t>();
+  for (std::int64_t i = 0; i < n; ++i) p[i] = i;
+  std::lock_guard<std::mutex> lock(g.mutex);
+  for (std::int64_t i = 0; i + 1 < n; ++i) {
+    const auto z = static_cast<std::int64_t>(g.random() % static_cast<std::uint64_t>(n - i));
+    std::swap(p[i], p[i + z]);
+  }
+  return out;
+}
+Tensor randperm(std::int64_t n) {
+  Generator g = default_generator();
+  return randperm(n, g);
+}
+
 // ---------------------------------------------------------------- in-place fills
 // Tensor::uniform_/normal_/random_. PyTorch fills any tensor through a TensorIterator, which
 // visits the elements in memory order (dims sorted by stride), and normal_ picks its algorithm by

@@ -403,4 +403,34 @@ TEST(RandomApi, LikeVariants) {
   EXPECT_EQ(bits_of(mg::rand({2, 10}, mg::kFloat64)), b);
 }
 
+// torch.randperm(n, generator=g) after g.manual_seed(seed), printed by PyTorch 1.13.
+TEST(RandomApi, RandpermMatchesTorch) {
+  mg::Generator g;
+  g.manual_seed(0);
+  EXPECT_EQ(mg::randperm(1, g).to_vector<std::int64_t>(), (std::vector<std::int64_t>{0}));
+  g.manual_seed(0);
+  EXPECT_EQ(mg::randperm(2, g).to_vector<std::int64_t>(), (std::vector<std::int64_t>{0, 1}));
+  g.manual_seed(1);
+  EXPECT_EQ(mg::randperm(2, g).to_vector<std::int64_t>(), (std::vector<std::int64_t>{1, 0}));
+  g.manual_seed(42);
+  EXPECT_EQ(mg::randperm(10, g).to_vector<std::int64_t>(),
+            (std::vector<std::int64_t>{2, 6, 1, 8, 4, 5, 0, 9, 3, 7}));
+  g.manual_seed(7);
+  const mg::Tensor p = mg::randperm(1000, g);
+  ASSERT_EQ(p.dtype(), mg::kInt64);
+  ASSERT_EQ(p.shape(), (mg::Shape{1000}));
+  const std::vector<std::int64_t> v = p.to_vector<std::int64_t>();
+  EXPECT_EQ(std::vector<std::int64_t>(v.begin(), v.begin() + 5),
+            (std::vector<std::int64_t>{615, 284, 599, 580, 347}));
+  EXPECT_EQ(std::vector<std::int64_t>(v.end() - 5, v.end()),
+            (std::vector<std::int64_t>{482, 594, 570, 477, 409}));
+  EXPECT_EQ(p.sum().item<std::int64_t>(), 499500);  // a permutation of 0..999
+  // The default generator (torch.manual_seed(42); torch.randperm(10)).
+  mg::manual_seed(42);
+  EXPECT_EQ(mg::randperm(10).to_vector<std::int64_t>(),
+            (std::vector<std::int64_t>{2, 6, 1, 8, 4, 5, 0, 9, 3, 7}));
+  EXPECT_EQ(mg::randperm(0).numel(), 0);
+  EXPECT_THROW(mg::randperm(-1), mg::Error);
+}
+
 }  // namespace

@@ -58,5 +58,7 @@ Tensor rand(const Shape& shape, Generator& generator, Dtype dtype = get_default_
 Tensor randn(const Shape& shape, Generator& generator, Dtype dtype = get_default_dtype());
 Tensor randint(std::int64_t low, std::int64_t high, const Shape& shape, Generator& generator,
                Dtype dtype = kInt64);
+/// torch.randperm(n, generator=generator): the same permutation as PyTorch 1.13 for a seed.
+Tensor randperm(std::int64_t n, Generator& generator);
 
 }  // namespace minigrad

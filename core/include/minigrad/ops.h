@@ -179,6 +179,8 @@ Tensor randint(std::int64_t high, const Shape& shape, Dtype dtype = kInt64);
 Tensor randint(std::int64_t low, std::int64_t high, const Shape& shape,
                const TensorOptions& options);
 Tensor randint(std::int64_t high, const Shape& shape, const TensorOptions& options);
+/// A random permutation of 0..n-1 (int64), as torch.randperm; throws for n < 0.
+Tensor randperm(std::int64_t n);
 
 // ---------------------------------------------------------------- elementwise
 

@@ -1,0 +1,565 @@
+// The collectives on Open MPI. Every operation is non-blocking underneath (MPI_I*): the blocking
+// calls are the async ones plus wait(), and wait() polls MPI_Testall until a deadline, so that no
+// call can block forever on a rank that died or went another way (Note [Timeouts]).
+#include "minigrad/distributed.h"
+
+#include <mpi.h>
+
+#include <array>
+#include <chrono>
+#include <climits>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "minigrad/error.h"
+#include "minigrad/ops.h"
+
+namespace minigrad::distributed {
+namespace {
+
+// Note [Timeouts]
+// Open MPI's own waits never time out, and a rank that throws past its collectives leaves the
+// others inside one. mpirun ends the job when a rank exits with an error, which covers a rank that
+// dies; the deadline covers a rank that is alive but stuck elsewhere (a different collective, a
+// deadlock in user code). After a timeout the communicator is unusable: the error is meant to end
+// the program, and the buffers of the abandoned operation are kept alive (never freed under MPI).
+
+struct Context {
+  MPI_Comm comm = MPI_COMM_NULL;
+  bool we_initialized_mpi = false;
+  int rank = 0;
+  int size = 1;
+  double timeout = 300.0;
+};
+Context& ctx() {
+  static Context c;
+  return c;
+}
+
+/// Buffers of operations abandoned after a timeout: MPI may still write into them.
+std::vector<Tensor>& abandoned() {
+  static std::vector<Tensor> tensors;
+  return tensors;
+}
+
+void check_init(const char* op) {
+  MG_CHECK(ctx().comm != MPI_COMM_NULL, op,
+           "minigrad::distributed is not initialised: call minigrad::distributed::init() (or "
+           "make an InitGuard) first, in a program started by mpirun");
+}
+
+void check_mpi(int rc, const char* op) {
+  if (rc == MPI_SUCCESS) return;
+  char text[MPI_MAX_ERROR_STRING];
+  int len = 0;
+  MPI_Error_string(rc, text, &len);
+  MG_ERROR(op, "MPI error on rank ", ctx().rank, ": ", std::string(text, len));
+}
+
+MPI_Datatype mpi_type(Dtype dtype) {
+  switch (dtype) {
+    case kFloat32:
+      return MPI_FLOAT;
+    case kFloat64:
+      return MPI_DOUBLE;
+    case kInt64:
+      return MPI_INT64_T;
+    case kBool:
+      return MPI_C_BOOL;
+  }
+  return MPI_BYTE;
+}
+
+const char* op_name(ReduceOp op) {
+  switch (op) {
+    case ReduceOp::kSum:
+      return "sum";
+    case ReduceOp::kAvg:
+      return "avg";
+    case ReduceOp::kMax:
+      return "max";
+    case ReduceOp::kMin:
+      return "min";
+  }
+  return "?";
+}
+
+MPI_Op mpi_op(ReduceOp op, Dtype dtype, const char* name) {
+  if (dtype == kBool) {
+    MG_CHECK(op != ReduceOp::kAvg, name, "ReduceOp::kAvg needs a floating-point tensor, got bool");
+    return op == ReduceOp::kMin ? MPI_LAND : MPI_LOR;
+  }
+  MG_CHECK(op != ReduceOp::kAvg || is_floating_point(dtype), name,
+           "ReduceOp::kAvg needs a floating-point tensor, got ", dtype_name(dtype));
+  switch (op) {
+    case ReduceOp::kMax:
+      return MPI_MAX;
+    case ReduceOp::kMin:
+      return MPI_MIN;
+    default:
+      return MPI_SUM;
+  }
+}
+
+int mpi_count(const Tensor& t, const char* op) {
+  MG_CHECK(t.defined(), op, "the tensor is undefined");
+  MG_CHECK(t.numel() <= INT_MAX, op, "a tensor of ", t.numel(),
+           " elements is larger than one MPI message (", INT_MAX, " elements)");
+  return static_cast<int>(t.numel());
+}
+
+/// The first element, whatever the dtype.
+void* data_of(const Tensor& t) {
+  if (t.numel() == 0) return nullptr;
+  switch (t.dtype()) {
+    case kFloat32:
+      return t.data_ptr<float>();
+    case kFloat64:
+      return t.data_ptr<double>();
+    case kInt64:
+      return t.data_ptr<std::int64_t>();
+    case kBool:
+      return t.data_ptr<bool>();
+  }
+  return nullptr;
+}
+
+/// The tensor MPI reads and writes: `t` itself when contiguous, else a contiguous copy.
+Tensor contiguous_buffer(const Tensor& t) {
+  NoGradGuard no_grad;
+  return t.detach().contiguous();
+}
+
+// ---------------------------------------------------------------- the header check
+
+enum OpCode : std::int64_t { kAllReduce, kBroadcast, kAllGather, kReduceScatter };
+const char* code_name(std::int64_t code) {
+  static const char* names[] = {"all_reduce", "broadcast", "all_gather", "reduce_scatter"};
+  return code >= 0 && code < 4 ? names[code] : "?";
+}
+
+using Header = std::array<std::int64_t, 5>;  // op code, dtype, numel, reduce op, root
+std::string describe(const Header& h) {
+  std::string s = std::string(code_name(h[0])) + " of a " +
+                  std::string(dtype_name(static_cast<Dtype>(h[1]))) + " tensor of " +
+                  std::to_string(h[2]) + " elements";
+  if (h[0] == kAllReduce || h[0] == kReduceScatter)
+    s += " with " + std::string(op_name(static_cast<ReduceOp>(h[3])));
+  if (h[0] == kBroadcast) s += " from rank " + std::to_string(h[4]);
+  return s;
+}
+
+void wait_requests(std::vector<MPI_Request>& requests, const char* op);
+
+/// Every rank sends its header to every rank, so all of them see the same mismatch and throw the
+/// same error: the one way to fail without leaving a rank behind in the data transfer.
+void check_headers(const char* op, const Header& mine) {
+  Context& c = ctx();
+  std::vector<std::int64_t> all(static_cast<std::size_t>(c.size) * mine.size());
+  std::vector<MPI_Request> requests(1);
+  check_mpi(MPI_Iallgather(mine.data(), static_cast<int>(mine.size()), MPI_INT64_T, all.data(),
+                           static_cast<int>(mine.size()), MPI_INT64_T, c.comm, &requests[0]),
+            op);
+  wait_requests(requests, op);
+  Header first;
+  std::copy(all.begin(), all.begin() + 5, first.begin());
+  for (int r = 1; r < c.size; ++r) {
+    Header other;
+    std::copy(all.begin() + 5 * r, all.begin() + 5 * (r + 1), other.begin());
+    MG_CHECK(other == first, op, "the ranks disagree: rank 0 called ", describe(first), ", rank ",
+             r, " called ", describe(other));
+  }
+}
+
+// ---------------------------------------------------------------- waiting
+
+std::string timeout_message(double seconds) {
+  Context& c = ctx();
+  return "timed out after " + std::to_string(static_cast<long long>(seconds)) +
+         " s waiting for the other ranks (this is rank " + std::to_string(c.rank) + " of " +
+         std::to_string(c.size) +
+         "): a rank died, is stuck, or called a different operation; MINIGRAD_DIST_TIMEOUT "
+         "sets the deadline in seconds";
+}
+
+void wait_requests(std::vector<MPI_Request>& requests, const char* op) {
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::duration<double>(ctx().timeout);
+  for (;;) {
+    int done = 0;
+    check_mpi(
+        MPI_Testall(static_cast<int>(requests.size()), requests.data(), &done, MPI_STATUSES_IGNORE),
+        op);
+    if (done) return;
+    if (std::chrono::steady_clock::now() > deadline) MG_ERROR(op, timeout_message(ctx().timeout));
+    std::this_thread::yield();
+  }
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------- Work
+
+struct Work::State {
+  const char* op = "";
+  std::vector<MPI_Request> requests;
+  std::vector<Tensor> buffers;  // kept alive while MPI uses them
+  /// Runs once the requests completed: copies results back; may post more requests (a second
+  /// stage) and return true.
+  std::function<bool(State&)> then;
+  bool done = false;
+};
+
+namespace {
+/// A Work's state for op, keeping `buffers` alive, with `requests` MPI requests to fill.
+std::unique_ptr<Work::State> new_state(const char* op, std::vector<Tensor> buffers,
+                                       std::size_t requests) {
+  auto s = std::make_unique<Work::State>();
+  s->op = op;
+  s->buffers = std::move(buffers);
+  s->requests.resize(requests);
+  return s;
+}
+}  // namespace
+
+Work::Work() = default;
+Work::Work(std::unique_ptr<State> state) : state_(std::move(state)) {}
+Work::Work(Work&&) noexcept = default;
+Work& Work::operator=(Work&& other) noexcept {
+  if (this != &other) {
+    try {
+      wait();
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "%s\n", e.what());
+      abort(1);
+    }
+    state_ = std::move(other.state_);
+  }
+  return *this;
+}
+Work::~Work() {
+  try {
+    wait();
+  } catch (const std::exception& e) {
+    // A destructor cannot throw, and the buffers cannot be freed under MPI: end the job.
+    std::fprintf(stderr, "%s\n", e.what());
+    abort(1);
+  }
+}
+
+void Work::wait() {
+  if (!state_ || state_->done) return;
+  State& s = *state_;
+  try {
+    for (;;) {
+      wait_requests(s.requests, s.op);
+      s.requests.clear();
+      if (!s.then || !s.then(s)) break;
+    }
+  } catch (...) {
+    s.done = true;
+    if (!s.requests.empty())
+      for (Tensor& t : s.buffers) abandoned().push_back(t);
+    throw;
+  }
+  s.done = true;
+}
+
+bool Work::is_completed() {
+  if (!state_ || state_->done) return true;
+  int done = 0;
+  check_mpi(MPI_Testall(static_cast<int>(state_->requests.size()), state_->requests.data(), &done,
+                        MPI_STATUSES_IGNORE),
+            state_->op);
+  if (done) wait();  // runs the completion (and a second stage, if any)
+  return state_->done;
+}
+
+// ---------------------------------------------------------------- setup
+
+void init() {
+  Context& c = ctx();
+  if (c.comm != MPI_COMM_NULL) return;
+  if (const char* env = std::getenv("MINIGRAD_DIST_TIMEOUT")) {
+    char* end = nullptr;
+    const double t = std::strtod(env, &end);
+    MG_CHECK(end != env && *end == '\0' && t > 0, "init",
+             "MINIGRAD_DIST_TIMEOUT must be a positive number of seconds, got '", env, "'");
+    c.timeout = t;
+  }
+  int initialized = 0;
+  MPI_Initialized(&initialized);
+  if (!initialized) {
+#ifdef OPEN_MPI
+    // Note [Non-blocking all-reduce algorithm]: Open MPI's non-blocking collectives (libnbc)
+    // pick a binomial-tree all-reduce for large buffers, twice as slow as the blocking
+    // MPI_Allreduce on 2 ranks (docs/performance.md); Rabenseifner's reduce-scatter + all-gather
+    // matches it. A value the user set in the environment wins (setenv does not overwrite).
+    setenv("OMPI_MCA_coll_libnbc_iallreduce_algorithm", "3", 0);
+#endif
+    int provided = 0;
+    // Serialized: minigrad calls MPI from whichever thread runs backward, one call at a time.
+    MG_CHECK(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_SERIALIZED, &provided) == MPI_SUCCESS,
+             "init", "MPI_Init_thread failed");
+    c.we_initialized_mpi = true;
+  }
+  check_mpi(MPI_Comm_dup(MPI_COMM_WORLD, &c.comm), "init");
+  // Errors come back as return codes, which check_mpi turns into minigrad::Error.
+  check_mpi(MPI_Comm_set_errhandler(c.comm, MPI_ERRORS_RETURN), "init");
+  MPI_Comm_rank(c.comm, &c.rank);
+  MPI_Comm_size(c.comm, &c.size);
+}
+
+void finalize() {
+  Context& c = ctx();
+  if (c.comm == MPI_COMM_NULL) return;
+  MPI_Comm_free(&c.comm);
+  c.comm = MPI_COMM_NULL;
+  if (c.we_initialized_mpi) {
+    int finalized = 0;
+    MPI_Finalized(&finalized);
+    if (!finalized) MPI_Finalize();
+    c.we_initialized_mpi = false;
+  }
+}
+
+bool is_initialized() { return ctx().comm != MPI_COMM_NULL; }
+
+int rank() {
+  check_init("rank");
+  return ctx().rank;
+}
+
+int world_size() {
+  check_init("world_size");
+  return ctx().size;
+}
+
+double timeout_seconds() { return ctx().timeout; }
+
+void barrier() {
+  check_init("barrier");
+  std::vector<MPI_Request> requests(1);
+  check_mpi(MPI_Ibarrier(ctx().comm, &requests[0]), "barrier");
+  wait_requests(requests, "barrier");
+}
+
+void abort(int exit_code) {
+  int initialized = 0;
+  int finalized = 0;
+  MPI_Initialized(&initialized);
+  MPI_Finalized(&finalized);
+  if (initialized && !finalized) MPI_Abort(MPI_COMM_WORLD, exit_code);
+  std::_Exit(exit_code);
+}
+
+// ---------------------------------------------------------------- collectives
+
+namespace {
+
+/// The in-place collectives (all_reduce, broadcast): MPI works on a contiguous buffer; a
+/// non-contiguous tensor gets the result copied back, and kAvg divides after the sum.
+Work in_place(Tensor& tensor, const char* op, Header header, bool check, ReduceOp reduce,
+              const std::function<int(void*, int, MPI_Datatype, MPI_Request*)>& start) {
+  check_init(op);
+  const int count = mpi_count(tensor, op);
+  if (check) check_headers(op, header);
+  Tensor buffer = contiguous_buffer(tensor);
+  auto s = new_state(op, {buffer, tensor}, 1);
+  check_mpi(start(data_of(buffer), count, mpi_type(tensor.dtype()), &s->requests[0]), op);
+  const bool copy_back = !buffer.is_alias_of(tensor);
+  const bool average = reduce == ReduceOp::kAvg;
+  s->then = [copy_back, average](Work::State& st) {
+    NoGradGuard no_grad;
+    Tensor& buf = st.buffers[0];
+    if (average) buf.div_(ctx().size);
+    if (copy_back && buf.numel() > 0) st.buffers[1].detach().copy_(buf);
+    return false;
+  };
+  return Work(std::move(s));
+}
+
+Work all_reduce_impl(Tensor& tensor, ReduceOp op, bool check) {
+  const char* name = "all_reduce";
+  check_init(name);
+  MG_CHECK(tensor.defined(), name, "the tensor is undefined");
+  const MPI_Op mop = mpi_op(op, tensor.dtype(), name);
+  const Header h{kAllReduce, static_cast<std::int64_t>(tensor.dtype()), tensor.numel(),
+                 static_cast<std::int64_t>(op), 0};
+  return in_place(tensor, name, h, check, op,
+                  [mop](void* data, int count, MPI_Datatype type, MPI_Request* req) {
+                    return MPI_Iallreduce(MPI_IN_PLACE, data, count, type, mop, ctx().comm, req);
+                  });
+}
+
+void check_rank(int r, const char* op, const char* what) {
+  MG_CHECK(r >= 0 && r < ctx().size, op, what, " must be a rank in [0, ", ctx().size, "), got ", r);
+}
+
+}  // namespace
+
+Work all_reduce_async(Tensor& tensor, ReduceOp op) { return all_reduce_impl(tensor, op, true); }
+void all_reduce(Tensor& tensor, ReduceOp op) { all_reduce_async(tensor, op).wait(); }
+
+Work detail::all_reduce_flat_async(Tensor& flat, ReduceOp op) {
+  return all_reduce_impl(flat, op, false);
+}
+
+void detail::progress() {
+  if (ctx().comm == MPI_COMM_NULL) return;
+  int flag = 0;
+  MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, ctx().comm, &flag, MPI_STATUS_IGNORE);
+}
+
+Work broadcast_async(Tensor& tensor, int src) {
+  const char* name = "broadcast";
+  check_init(name);
+  check_rank(src, name, "src");
+  MG_CHECK(tensor.defined(), name, "the tensor is undefined");
+  const Header h{kBroadcast, static_cast<std::int64_t>(tensor.dtype()), tensor.numel(), 0, src};
+  return in_place(tensor, name, h, true, ReduceOp::kSum,
+                  [src](void* data, int count, MPI_Datatype type, MPI_Request* req) {
+                    return MPI_Ibcast(data, count, type, src, ctx().comm, req);
+                  });
+}
+void broadcast(Tensor& tensor, int src) { broadcast_async(tensor, src).wait(); }
+
+Work all_gather_async(const Tensor& tensor, Tensor& output) {
+  const char* name = "all_gather";
+  check_init(name);
+  const int count = mpi_count(tensor, name);
+  check_headers(name,
+                {kAllGather, static_cast<std::int64_t>(tensor.dtype()), tensor.numel(), 0, 0});
+  Shape shape{ctx().size};
+  for (std::int64_t d : tensor.shape()) shape.push_back(d);
+  output = empty(shape, tensor.dtype());
+  Tensor input = contiguous_buffer(tensor);
+  auto s = new_state(name, {input, output}, 1);
+  check_mpi(MPI_Iallgather(data_of(input), count, mpi_type(tensor.dtype()), data_of(output), count,
+                           mpi_type(tensor.dtype()), ctx().comm, &s->requests[0]),
+            name);
+  return Work(std::move(s));
+}
+Tensor all_gather(const Tensor& tensor) {
+  Tensor out;
+  all_gather_async(tensor, out).wait();
+  return out;
+}
+
+Work reduce_scatter_async(const Tensor& input, Tensor& output, ReduceOp op) {
+  const char* name = "reduce_scatter";
+  check_init(name);
+  mpi_count(input, name);
+  const MPI_Op mop = mpi_op(op, input.dtype(), name);
+  MG_CHECK(input.dim() >= 1 && input.size(0) == ctx().size, name,
+           "the input must have shape (world_size, ...) = (", ctx().size, ", ...), got ",
+           input.shape());
+  check_headers(name, {kReduceScatter, static_cast<std::int64_t>(input.dtype()), input.numel(),
+                       static_cast<std::int64_t>(op), 0});
+  Shape rest(input.shape().begin() + 1, input.shape().end());
+  output = empty(rest, input.dtype());
+  Tensor in = contiguous_buffer(input);
+  auto s = new_state(name, {in, output}, 1);
+  check_mpi(
+      MPI_Ireduce_scatter_block(data_of(in), data_of(output), static_cast<int>(output.numel()),
+                                mpi_type(input.dtype()), mop, ctx().comm, &s->requests[0]),
+      name);
+  if (op == ReduceOp::kAvg) {
+    s->then = [](Work::State& st) {
+      NoGradGuard no_grad;
+      st.buffers[1].div_(ctx().size);
+      return false;
+    };
+  }
+  return Work(std::move(s));
+}
+Tensor reduce_scatter(const Tensor& input, ReduceOp op) {
+  Tensor out;
+  reduce_scatter_async(input, out, op).wait();
+  return out;
+}
+
+// ---------------------------------------------------------------- point to point
+// Each message is two: a header (dtype, numel) on tag 2*tag, then the data on tag 2*tag+1, so the
+// receiver can say what was sent instead of reading garbage or failing with MPI's truncation error.
+
+namespace {
+constexpr int kMaxTag = 16383;  // 2 * 16383 + 1 is below 32767, the least MPI_TAG_UB
+
+void check_tag(int tag, const char* op) {
+  MG_CHECK(tag >= 0 && tag <= kMaxTag, op, "tag must be in [0, ", kMaxTag, "], got ", tag);
+}
+}  // namespace
+
+Work isend(const Tensor& tensor, int dst, int tag) {
+  const char* name = "send";
+  check_init(name);
+  check_rank(dst, name, "dst");
+  check_tag(tag, name);
+  const int count = mpi_count(tensor, name);
+  Tensor header = empty({2}, kInt64);
+  header.data_ptr<std::int64_t>()[0] = static_cast<std::int64_t>(tensor.dtype());
+  header.data_ptr<std::int64_t>()[1] = tensor.numel();
+  Tensor data = contiguous_buffer(tensor);
+  auto s = new_state(name, {header, data}, 2);
+  check_mpi(MPI_Isend(data_of(header), 2, MPI_INT64_T, dst, 2 * tag, ctx().comm, &s->requests[0]),
+            name);
+  check_mpi(MPI_Isend(data_of(data), count, mpi_type(tensor.dtype()), dst, 2 * tag + 1, ctx().comm,
+                      &s->requests[1]),
+            name);
+  return Work(std::move(s));
+}
+void send(const Tensor& tensor, int dst, int tag) { isend(tensor, dst, tag).wait(); }
+
+Work irecv(Tensor& tensor, int src, int tag) {
+  const char* name = "recv";
+  check_init(name);
+  check_rank(src, name, "src");
+  check_tag(tag, name);
+  mpi_count(tensor, name);
+  Tensor header = empty({2}, kInt64);
+  auto s = new_state(name, {header, contiguous_buffer(tensor), tensor}, 1);
+  check_mpi(MPI_Irecv(data_of(header), 2, MPI_INT64_T, src, 2 * tag, ctx().comm, &s->requests[0]),
+            name);
+  // Stage 2: check the header, then receive the data (into a scratch buffer if it does not fit,
+  // so that the sender completes, and then throw). Stage 3: copy back or throw.
+  auto stage = std::make_shared<int>(0);
+  auto mismatch = std::make_shared<std::string>();
+  s->then = [stage, mismatch, src, tag](Work::State& st) {
+    Tensor& buf = st.buffers[1];
+    if (*stage == 0) {
+      *stage = 1;
+      const std::int64_t* h = st.buffers[0].data_ptr<std::int64_t>();
+      const auto sent_dtype = static_cast<Dtype>(h[0]);
+      Tensor target = buf;
+      if (sent_dtype != buf.dtype() || h[1] != buf.numel()) {
+        *mismatch = "rank " + std::to_string(src) + " sent a " +
+                    std::string(dtype_name(sent_dtype)) + " tensor of " + std::to_string(h[1]) +
+                    " elements, but the receiving tensor is " +
+                    std::string(dtype_name(buf.dtype())) + " with " + std::to_string(buf.numel()) +
+                    " elements";
+        target = empty({h[1]}, sent_dtype);
+        st.buffers.push_back(target);
+      }
+      st.requests.resize(1);
+      check_mpi(MPI_Irecv(data_of(target), static_cast<int>(target.numel()),
+                          mpi_type(target.dtype()), src, 2 * tag + 1, ctx().comm, &st.requests[0]),
+                st.op);
+      return true;
+    }
+    MG_CHECK(mismatch->empty(), st.op, *mismatch);
+    if (!buf.is_alias_of(st.buffers[2]) && buf.numel() > 0) {
+      NoGradGuard no_grad;
+      st.buffers[2].detach().copy_(buf);
+    }
+    return false;
+  };
+  return Work(std::move(s));
+}
+void recv(Tensor& tensor, int src, int tag) { irecv(tensor, src, tag).wait(); }
+
+}  // namespace minigrad::distributed
