@@ -470,7 +470,7 @@ int run_emergent(const EmergentOptions& options) {
 
   // What W_q and W_k learned: score(adjective a, word w) = (W_q x_a) . (W_k x_w) / sqrt(d_k).
   mg::Tensor M =
-      (mg::matmul(model.W_q.weight.t(), model.W_k.weight) / std::sqrt(double(options.dim)))
+      (mg::matmul(model.W_q->weight.t(), model.W_k->weight) / std::sqrt(double(options.dim)))
           .detach();
   auto m = M.to_vector<double>();
   std::printf(
@@ -495,10 +495,10 @@ int run_emergent(const EmergentOptions& options) {
   mg::manual_seed(options.seed);
   EmergentAttention uniform(V, options.dim, options.value_dim,
                             static_cast<std::int64_t>(kNouns.size()));
-  nn::init::zeros_(uniform.W_q.weight);
-  nn::init::zeros_(uniform.W_k.weight);
-  std::vector<mg::Tensor> trained = uniform.W_v.parameters();
-  for (const mg::Tensor& p : uniform.readout.parameters()) trained.push_back(p);
+  nn::init::zeros_(uniform.W_q->weight);
+  nn::init::zeros_(uniform.W_k->weight);
+  std::vector<mg::Tensor> trained = uniform.W_v->parameters();
+  for (const mg::Tensor& p : uniform.readout->parameters()) trained.push_back(p);
   mg::optim::Adam control_opt(trained, {.lr = options.lr});
   for (int step = 0; step < options.steps; ++step) {
     mg::Tensor loss =

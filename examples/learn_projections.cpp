@@ -238,9 +238,9 @@ int main(int argc, char** argv) {
 
   // What the projections learned: score(i, j) = x_i^T (W_q^T W_k) x_j, so M = W_q^T W_k says how
   // much a word with feature r (row) wants a word with feature c (column).
-  std::cout << "\nW_q.weight = " << model.W_q.weight << "\nW_k.weight = " << model.W_k.weight
+  std::cout << "\nW_q.weight = " << model.W_q->weight << "\nW_k.weight = " << model.W_k->weight
             << "\n";
-  mg::Tensor M = mg::matmul(model.W_q.weight.t(), model.W_k.weight).detach();
+  mg::Tensor M = mg::matmul(model.W_q->weight.t(), model.W_k->weight).detach();
   auto m = M.to_vector<double>();
   const char* features[] = {"adjective", "noun", "neither"};
   std::printf(

@@ -28,8 +28,8 @@ Block::Block(const Config& c)
 mg::Tensor Block::forward(const mg::Tensor& x, const mg::Tensor& causal_mask,
                           mg::Tensor* weights) const {
   mg::Tensor h = ln1(x);
-  auto [a, w] = attn(h, h, h, /*key_padding_mask=*/{}, /*need_weights=*/weights != nullptr,
-                     causal_mask, /*average_attn_weights=*/false);
+  auto [a, w] = attn->forward(h, h, h, /*key_padding_mask=*/{}, /*need_weights=*/weights != nullptr,
+                              causal_mask, /*average_attn_weights=*/false);
   if (weights) *weights = w;
   mg::Tensor y = x + drop(a);
   return y + drop(proj(mg::gelu(fc(ln2(y)))));
@@ -46,17 +46,17 @@ GPT::GPT(const Config& c)
   // head).
   {
     mg::NoGradGuard no_grad;
-    nn::init::normal_(token_embedding.weight, 0.0, 0.02);
-    nn::init::normal_(position_embedding.weight, 0.0, 0.02);
+    nn::init::normal_(token_embedding->weight, 0.0, 0.02);
+    nn::init::normal_(position_embedding->weight, 0.0, 0.02);
   }
   register_module("token_embedding", token_embedding);
   register_module("position_embedding", position_embedding);
   register_module("drop", drop);
-  for (std::int64_t i = 0; i < c.layers; ++i) blocks.push_back(std::make_shared<Block>(c));
+  for (std::int64_t i = 0; i < c.layers; ++i) blocks->push_back(std::make_shared<Block>(c));
   register_module("blocks", blocks);
   register_module("ln_f", ln_f);
   if (!c.tie_weights)
-    head = register_module("head", std::make_shared<nn::Linear>(c.d_model, c.vocab_size, false));
+    head = register_module("head", nn::Linear(c.d_model, c.vocab_size, /*bias=*/false));
 }
 
 mg::Tensor GPT::forward(const mg::Tensor& idx, std::vector<mg::Tensor>* attention) const {
@@ -66,13 +66,13 @@ mg::Tensor GPT::forward(const mg::Tensor& idx, std::vector<mg::Tensor>* attentio
   // true above the diagonal: token i may not look at tokens j > i.
   mg::Tensor causal = mg::ones({T, T}, mg::kBool).triu(1);
   if (attention) attention->clear();
-  for (std::int64_t i = 0; i < static_cast<std::int64_t>(blocks.size()); ++i) {
+  for (std::int64_t i = 0; i < static_cast<std::int64_t>(blocks->size()); ++i) {
     mg::Tensor w;
-    x = blocks.ptr<Block>(i)->forward(x, causal, attention ? &w : nullptr);
+    x = blocks->ptr<Block>(i)->forward(x, causal, attention ? &w : nullptr);
     if (attention) attention->push_back(w);
   }
   x = ln_f(x);
-  return head ? (*head)(x) : nn::functional::linear(x, token_embedding.weight);
+  return head ? head(x) : nn::functional::linear(x, token_embedding->weight);
 }
 
 std::int64_t GPT::num_parameters() const {

@@ -50,7 +50,7 @@ struct GPT : nn::Module {
   nn::Dropout drop;
   nn::ModuleList blocks;  // Blocks, named blocks.0, blocks.1, ... as in PyTorch
   nn::LayerNorm ln_f;
-  std::shared_ptr<nn::Linear> head;  // only without weight tying
+  nn::Linear head{nullptr};  // only without weight tying
   explicit GPT(const Config& c);
   /// idx [B, T] int64 -> logits [B, T, vocab]. attention, when given, receives each layer's
   /// per-head weights.

@@ -22,8 +22,10 @@ std::int64_t checked_embed_dim(std::int64_t embed, std::int64_t heads, Dtype dty
 
 }  // namespace
 
-NonDynamicallyQuantizableLinear::NonDynamicallyQuantizableLinear(std::int64_t in, std::int64_t out,
-                                                                 bool with_bias, Dtype dtype)
+NonDynamicallyQuantizableLinearImpl::NonDynamicallyQuantizableLinearImpl(std::int64_t in,
+                                                                         std::int64_t out,
+                                                                         bool with_bias,
+                                                                         Dtype dtype)
     : Module("NonDynamicallyQuantizableLinear"),
       in_features(in),
       out_features(out),
@@ -32,8 +34,8 @@ NonDynamicallyQuantizableLinear::NonDynamicallyQuantizableLinear(std::int64_t in
   if (with_bias) bias = register_parameter("bias", linear_.bias);
 }
 
-MultiheadAttention::MultiheadAttention(std::int64_t embed, std::int64_t heads, bool with_bias,
-                                       bool first, Dtype dtype)
+MultiheadAttentionImpl::MultiheadAttentionImpl(std::int64_t embed, std::int64_t heads,
+                                               bool with_bias, bool first, Dtype dtype)
     : Module("MultiheadAttention"),
       embed_dim(checked_embed_dim(embed, heads, dtype)),
       num_heads(heads),
@@ -47,19 +49,17 @@ MultiheadAttention::MultiheadAttention(std::int64_t embed, std::int64_t heads, b
   reset_parameters();
 }
 
-void MultiheadAttention::reset_parameters() {
+void MultiheadAttentionImpl::reset_parameters() {
   init::xavier_uniform_(in_proj_weight);
   if (in_proj_bias.defined()) {
     init::constant_(in_proj_bias, 0.0);
-    init::constant_(out_proj.bias, 0.0);
+    init::constant_(out_proj->bias, 0.0);
   }
 }
 
-std::pair<Tensor, Tensor> MultiheadAttention::forward(const Tensor& query, const Tensor& key,
-                                                      const Tensor& value,
-                                                      const Tensor& key_padding_mask,
-                                                      bool need_weights, const Tensor& attn_mask,
-                                                      bool average_attn_weights) const {
+std::pair<Tensor, Tensor> MultiheadAttentionImpl::forward(
+    const Tensor& query, const Tensor& key, const Tensor& value, const Tensor& key_padding_mask,
+    bool need_weights, const Tensor& attn_mask, bool average_attn_weights) const {
   // ---- checks
   MG_CHECK(query.defined() && key.defined() && value.defined(), kOp,
            "got an undefined query, key or value");

@@ -262,7 +262,7 @@ Tensor dropout(const Tensor& x, double p, bool training) {
 
 // ---------------------------------------------------------------- Embedding
 
-Embedding::Embedding(std::int64_t num, std::int64_t dim, Dtype dtype)
+EmbeddingImpl::EmbeddingImpl(std::int64_t num, std::int64_t dim, Dtype dtype)
     : UnaryModule("Embedding"), num_embeddings(num), embedding_dim(dim) {
   MG_CHECK(num >= 0 && dim >= 0, "Embedding", "num_embeddings (", num, ") and embedding_dim (", dim,
            ") must be non-negative");
@@ -272,19 +272,19 @@ Embedding::Embedding(std::int64_t num, std::int64_t dim, Dtype dtype)
   reset_parameters();
 }
 
-void Embedding::reset_parameters() { init::normal_(weight); }
+void EmbeddingImpl::reset_parameters() { init::normal_(weight); }
 
-Tensor Embedding::forward(const Tensor& indices) const {
+Tensor EmbeddingImpl::forward(const Tensor& indices) const {
   return embedding_impl(indices, weight, "Embedding");
 }
 
-std::string Embedding::extra_repr() const {
+std::string EmbeddingImpl::extra_repr() const {
   return std::to_string(num_embeddings) + ", " + std::to_string(embedding_dim);
 }
 
 // ---------------------------------------------------------------- LayerNorm
 
-LayerNorm::LayerNorm(Shape shape, double eps_, bool affine, Dtype dtype)
+LayerNormImpl::LayerNormImpl(Shape shape, double eps_, bool affine, Dtype dtype)
     : UnaryModule("LayerNorm"),
       normalized_shape(std::move(shape)),
       eps(eps_),
@@ -303,80 +303,124 @@ LayerNorm::LayerNorm(Shape shape, double eps_, bool affine, Dtype dtype)
   reset_parameters();
 }
 
-LayerNorm::LayerNorm(std::int64_t normalized_size, double eps_, bool affine, Dtype dtype)
-    : LayerNorm(Shape{normalized_size}, eps_, affine, dtype) {}
+LayerNormImpl::LayerNormImpl(std::int64_t normalized_size, double eps_, bool affine, Dtype dtype)
+    : LayerNormImpl(Shape{normalized_size}, eps_, affine, dtype) {}
 
-void LayerNorm::reset_parameters() {
+void LayerNormImpl::reset_parameters() {
   if (!elementwise_affine) return;
   init::ones_(weight);
   init::zeros_(bias);
 }
 
-Tensor LayerNorm::forward(const Tensor& x) const {
+Tensor LayerNormImpl::forward(const Tensor& x) const {
   return functional::layer_norm(x, normalized_shape, weight, bias, eps);
 }
 
-std::string LayerNorm::extra_repr() const {
+std::string LayerNormImpl::extra_repr() const {
   return detail::shape_str(normalized_shape) + ", eps=" + python_float_repr(eps) +
          ", elementwise_affine=" + (elementwise_affine ? "True" : "False");
 }
 
 // ---------------------------------------------------------------- Dropout and activations
 
-Dropout::Dropout(double p_) : UnaryModule("Dropout"), p(p_) { check_dropout_p(p, "Dropout"); }
+DropoutImpl::DropoutImpl(double p_) : UnaryModule("Dropout"), p(p_) {
+  check_dropout_p(p, "Dropout");
+}
 
-Tensor Dropout::forward(const Tensor& x) const { return functional::dropout(x, p, is_training()); }
+Tensor DropoutImpl::forward(const Tensor& x) const {
+  return functional::dropout(x, p, is_training());
+}
 
-std::string Dropout::extra_repr() const { return "p=" + python_float_repr(p) + ", inplace=False"; }
+std::string DropoutImpl::extra_repr() const {
+  return "p=" + python_float_repr(p) + ", inplace=False";
+}
 
-Tensor ReLU::forward(const Tensor& x) const { return relu(x); }
+Tensor ReLUImpl::forward(const Tensor& x) const { return relu(x); }
 
-GELU::GELU(std::string approx) : UnaryModule("GELU"), approximate(std::move(approx)) {
+GELUImpl::GELUImpl(std::string approx) : UnaryModule("GELU"), approximate(std::move(approx)) {
   MG_CHECK(approximate == "none" || approximate == "tanh", "GELU",
            "approximate must be \"none\" or \"tanh\", got \"", approximate, "\"");
 }
 
-Tensor GELU::forward(const Tensor& x) const { return gelu(x, approximate); }
+Tensor GELUImpl::forward(const Tensor& x) const { return gelu(x, approximate); }
 
-std::string GELU::extra_repr() const { return "approximate='" + approximate + "'"; }
+std::string GELUImpl::extra_repr() const { return "approximate='" + approximate + "'"; }
 
-Tensor Tanh::forward(const Tensor& x) const { return tanh(x); }
+Tensor TanhImpl::forward(const Tensor& x) const { return tanh(x); }
 
-Tensor Sigmoid::forward(const Tensor& x) const { return sigmoid(x); }
+Tensor SigmoidImpl::forward(const Tensor& x) const { return sigmoid(x); }
 
 // ---------------------------------------------------------------- Sequential and ModuleList
 
-Sequential::Sequential(std::initializer_list<AnyModule> modules) : UnaryModule("Sequential") {
+SequentialImpl::SequentialImpl(std::initializer_list<AnyModule> modules)
+    : UnaryModule("Sequential") {
   for (const auto& m : modules) push_back(m);
 }
 
-void Sequential::push_back(AnyModule module) {
-  register_module(std::to_string(items_.size()), module.module());
+SequentialImpl::SequentialImpl(std::initializer_list<NamedAnyModule> modules)
+    : UnaryModule("Sequential") {
+  for (const auto& m : modules) push_back(m.name, m.module);
+}
+
+void SequentialImpl::push_back(AnyModule module) {
+  push_back(std::to_string(items_.size()), std::move(module));
+}
+
+void SequentialImpl::push_back(const std::string& name, AnyModule module) {
+  register_module(name, module.module());
   items_.push_back(std::move(module));
 }
 
-Tensor Sequential::forward(const Tensor& x) const {
+void SequentialImpl::extend(const SequentialImpl& other) {
+  MG_CHECK(&other != this, "Sequential", "cannot extend a Sequential with itself");
+  for (const auto& item : other.items_) push_back(item);
+}
+
+Tensor SequentialImpl::forward(const Tensor& x) const {
   Tensor y = x;
   for (const auto& item : items_) y = item.forward(y);
   return y;
 }
 
-std::shared_ptr<Module> Sequential::operator[](std::int64_t i) const {
+std::shared_ptr<Module> SequentialImpl::operator[](std::int64_t i) const {
   return items_[static_cast<std::size_t>(wrap_index(i, items_.size(), "Sequential"))].module();
 }
 
-ModuleList::ModuleList(std::initializer_list<std::shared_ptr<Module>> modules)
-    : Module("ModuleList") {
-  for (const auto& m : modules) push_back(m);
+ModuleListImpl::ModuleListImpl(std::initializer_list<ModulePtr> modules) : Module("ModuleList") {
+  for (const auto& m : modules) push_back(m.get());
 }
 
-void ModuleList::push_back(std::shared_ptr<Module> module) {
+void ModuleListImpl::push_back(std::shared_ptr<Module> module) {
   MG_CHECK(module != nullptr, "ModuleList", "got a null module");
   register_module(std::to_string(modules_.size()), module);
   modules_.push_back(std::move(module));
 }
 
-std::shared_ptr<Module> ModuleList::operator[](std::int64_t i) const {
+void ModuleListImpl::insert(std::int64_t index, std::shared_ptr<Module> module) {
+  MG_CHECK(module != nullptr, "ModuleList", "got a null module");
+  auto n = static_cast<std::int64_t>(modules_.size());
+  MG_CHECK(index >= -n && index <= n, "ModuleList", "insert index ", index,
+           " is out of range for a list of ", n, " modules");
+  if (index < 0) index += n;
+  modules_.insert(modules_.begin() + index, std::move(module));
+  rename_children();
+}
+
+void ModuleListImpl::extend(const ModuleListImpl& other) {
+  MG_CHECK(&other != this, "ModuleList", "cannot extend a ModuleList with itself");
+  for (const auto& m : other.modules_) push_back(m);
+}
+
+void ModuleListImpl::rename_children() {
+  // Children are named by position: re-register them all in the new order.
+  for (std::size_t i = 0; i < modules_.size(); ++i) {
+    std::string name = std::to_string(i);
+    if (named_children().contains(name)) unregister_module(name);
+  }
+  for (std::size_t i = 0; i < modules_.size(); ++i) register_module(std::to_string(i), modules_[i]);
+}
+
+std::shared_ptr<Module> ModuleListImpl::operator[](std::int64_t i) const {
   return modules_[static_cast<std::size_t>(wrap_index(i, modules_.size(), "ModuleList"))];
 }
 

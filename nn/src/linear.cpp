@@ -8,7 +8,7 @@
 
 namespace minigrad::nn {
 
-Linear::Linear(std::int64_t in, std::int64_t out, bool with_bias, Dtype dtype)
+LinearImpl::LinearImpl(std::int64_t in, std::int64_t out, bool with_bias, Dtype dtype)
     : Module("Linear"), in_features(in), out_features(out) {
   MG_CHECK(in >= 0 && out >= 0, "Linear", "in_features (", in, ") and out_features (", out,
            ") must be non-negative");
@@ -17,7 +17,7 @@ Linear::Linear(std::int64_t in, std::int64_t out, bool with_bias, Dtype dtype)
   reset_parameters();
 }
 
-void Linear::reset_parameters() {
+void LinearImpl::reset_parameters() {
   // PyTorch: kaiming_uniform_(weight, a=sqrt(5)); then bias ~ U(-1/sqrt(fan_in), 1/sqrt(fan_in)).
   init::kaiming_uniform_(weight, std::sqrt(5.0));
   if (bias.defined()) {
@@ -26,7 +26,7 @@ void Linear::reset_parameters() {
   }
 }
 
-Tensor Linear::forward(const Tensor& x) const {
+Tensor LinearImpl::forward(const Tensor& x) const {
   MG_CHECK(x.defined(), "Linear", "got an undefined input");
   MG_CHECK(x.dim() >= 1 && x.size(-1) == in_features, "Linear", "input of shape ", x.shape(),
            " does not end in in_features = ", in_features, " (weight has shape ", weight.shape(),
@@ -38,7 +38,7 @@ Tensor Linear::forward(const Tensor& x) const {
   return functional::linear(x, weight, bias);
 }
 
-std::string Linear::extra_repr() const {
+std::string LinearImpl::extra_repr() const {
   return "in_features=" + std::to_string(in_features) +
          ", out_features=" + std::to_string(out_features) +
          ", bias=" + (bias.defined() ? "True" : "False");

@@ -79,11 +79,20 @@ void Module::collect(const std::string& prefix, bool recurse, bool buffers,
   for (const auto& c : children_) c.module->collect(prefix + c.name + ".", true, buffers, out);
 }
 
-std::vector<std::pair<std::string, Tensor>> Module::named_parameters(bool recurse) const {
+namespace {
+OrderedDict<std::string, Tensor> to_dict(std::vector<std::pair<std::string, Tensor>> items,
+                                         const char* what) {
+  OrderedDict<std::string, Tensor> out(what);
+  for (auto& [n, t] : items) out.insert(std::move(n), std::move(t));
+  return out;
+}
+}  // namespace
+
+OrderedDict<std::string, Tensor> Module::named_parameters(bool recurse) const {
   std::vector<std::pair<std::string, Tensor>> out;
   collect("", recurse, false, out);
   record_parameter_names(out);
-  return out;
+  return to_dict(std::move(out), "parameter");
 }
 
 void Module::collect_state(const std::string& prefix, StateDict& out) const {
@@ -176,10 +185,10 @@ std::vector<Tensor> Module::parameters(bool recurse) const {
   return out;
 }
 
-std::vector<std::pair<std::string, Tensor>> Module::named_buffers(bool recurse) const {
+OrderedDict<std::string, Tensor> Module::named_buffers(bool recurse) const {
   std::vector<std::pair<std::string, Tensor>> out;
   collect("", recurse, true, out);
-  return out;
+  return to_dict(std::move(out), "buffer");
 }
 
 std::vector<Tensor> Module::buffers(bool recurse) const {
@@ -188,16 +197,74 @@ std::vector<Tensor> Module::buffers(bool recurse) const {
   return out;
 }
 
-std::vector<Module*> Module::children() const {
-  std::vector<Module*> out;
-  for (const auto& c : children_) out.push_back(c.module);
+namespace {
+/// The owner when there is one, else a pointer that owns nothing (the aliasing constructor).
+std::shared_ptr<Module> handle(Module* m, const std::shared_ptr<Module>& owner) {
+  return owner ? owner : std::shared_ptr<Module>(std::shared_ptr<Module>(), m);
+}
+}  // namespace
+
+std::shared_ptr<Module> Module::self_handle() const {
+  auto* self = const_cast<Module*>(this);
+  return handle(self, self->weak_from_this().lock());
+}
+
+std::vector<std::shared_ptr<Module>> Module::children() const {
+  std::vector<std::shared_ptr<Module>> out;
+  for (const auto& c : children_) out.push_back(handle(c.module, c.owner));
   return out;
 }
 
-std::vector<std::pair<std::string, Module*>> Module::named_children() const {
-  std::vector<std::pair<std::string, Module*>> out;
-  for (const auto& c : children_) out.emplace_back(c.name, c.module);
+OrderedDict<std::string, std::shared_ptr<Module>> Module::named_children() const {
+  OrderedDict<std::string, std::shared_ptr<Module>> out("module");
+  for (const auto& c : children_) out.insert(c.name, handle(c.module, c.owner));
   return out;
+}
+
+void Module::collect_modules(const std::string& prefix,
+                             OrderedDict<std::string, std::shared_ptr<Module>>& out) const {
+  DepthGuard guard("named_modules", type_name_);
+  for (const auto& c : children_) {
+    std::string name = prefix.empty() ? c.name : prefix + "." + c.name;
+    // A module registered twice appears once, under its first name (PyTorch's memo).
+    bool seen = false;
+    for (const auto& item : out) seen |= item.value().get() == c.module;
+    if (!seen) out.insert(name, handle(c.module, c.owner));
+    c.module->collect_modules(name, out);
+  }
+}
+
+OrderedDict<std::string, std::shared_ptr<Module>> Module::named_modules(
+    const std::string& name_prefix, bool include_self) const {
+  OrderedDict<std::string, std::shared_ptr<Module>> out("module");
+  if (include_self) out.insert(name_prefix, self_handle());
+  collect_modules(name_prefix, out);
+  return out;
+}
+
+std::vector<std::shared_ptr<Module>> Module::modules(bool include_self) const {
+  return named_modules("", include_self).values();
+}
+
+void Module::replace_child(const std::string& name, Module* child, std::shared_ptr<Module> owner) {
+  MG_CHECK(child != nullptr && child != this, "replace_module", type_name_, ": module \"", name,
+           "\" must be another, existing module");
+  for (auto& c : children_) {
+    if (c.name != name) continue;
+    c.module = child;
+    c.owner = std::move(owner);
+    return;
+  }
+  MG_ERROR("replace_module", type_name_, " has no module \"", name, "\"");
+}
+
+void Module::unregister_module(const std::string& name) {
+  for (auto it = children_.begin(); it != children_.end(); ++it) {
+    if (it->name != name) continue;
+    children_.erase(it);
+    return;
+  }
+  MG_ERROR("unregister_module", type_name_, " has no module \"", name, "\"");
 }
 
 void Module::zero_grad(bool set_to_none) {
@@ -239,6 +306,14 @@ void Module::apply(const std::function<void(Module&)>& fn) {
   DepthGuard guard("apply", type_name_);
   for (auto& c : children_) c.module->apply(fn);
   fn(*this);
+}
+
+void Module::apply(const std::function<void(const std::string&, Module&)>& fn,
+                   const std::string& name_prefix) {
+  DepthGuard guard("apply", type_name_);
+  for (auto& c : children_)
+    c.module->apply(fn, name_prefix.empty() ? c.name : name_prefix + "." + c.name);
+  fn(name_prefix, *this);
 }
 
 void Module::print(std::ostream& os, int indent) const {

@@ -97,7 +97,7 @@ TEST(Anomaly, ATrainingStepWithAnomalyModeGivesTheSameResult) {
     mg::nn::Linear l(4, 3);
     mg::Tensor x = mg::randn({5, 4});
     mg::nn::functional::cross_entropy(l(x), mg::tensor({0, 1, 2, 0, 1}, mg::kInt64)).backward();
-    return l.weight.grad().to_vector<float>();
+    return l->weight.grad().to_vector<float>();
   };
   EXPECT_EQ(step(true), step(false));
 }

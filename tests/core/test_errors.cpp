@@ -497,8 +497,8 @@ const std::vector<BadInput>& bad_inputs() {
        [] {
          StrictGradients strict;
          mg::nn::Linear l(3, 2);
-         mg::optim::SGD opt(l.parameters(), {.lr = 0.1});
-         mg::matmul(mg::ones({4, 3}), l.weight.t()).sum().backward();  // the bias is left out
+         mg::optim::SGD opt(l->parameters(), {.lr = 0.1});
+         mg::matmul(mg::ones({4, 3}), l->weight.t()).sum().backward();  // the bias is left out
          opt.step();
        },
        "[SGD.step] parameter bias (shape (2,)) received no gradient in backward while 1 of the 2 "
@@ -509,7 +509,7 @@ const std::vector<BadInput>& bad_inputs() {
        [] {
          StrictGradients strict;
          mg::nn::Linear l(3, 2);
-         mg::optim::Adam opt(l.parameters(), {});
+         mg::optim::Adam opt(l->parameters(), {});
          opt.zero_grad();
          opt.step();
        },
@@ -528,16 +528,16 @@ const std::vector<BadInput>& bad_inputs() {
       {"modules", "Linear (float32 weights) called on a float64 input",
        [] {
          mg::nn::Linear l(3, 2);
-         l.forward(mg::ones({4, 3}, mg::kFloat64));
+         l->forward(mg::ones({4, 3}, mg::kFloat64));
        },
        "[Linear] input is float64 but the weight is float32; convert the module with .to(mg::"
        "kFloat64) or the input with .to(mg::kFloat32)"},
       {"modules", "parameters() of a module tree nested more than 1000 deep",
        [] {
-         auto root = std::make_shared<mg::nn::Sequential>();
+         auto root = std::make_shared<mg::nn::SequentialImpl>();
          auto cur = root;
          for (int i = 0; i < 1001; ++i) {
-           auto next = std::make_shared<mg::nn::Sequential>();
+           auto next = std::make_shared<mg::nn::SequentialImpl>();
            cur->push_back(mg::nn::AnyModule(next));
            cur = next;
          }
@@ -557,7 +557,7 @@ const std::vector<BadInput>& bad_inputs() {
        "[MultiheadAttention] embed_dim 5 must be divisible by num_heads 2"},
       {"modules", "LayerNorm(4) on a (2, 3) input",
        [] {
-         mg::nn::LayerNorm ln({4});
+         mg::nn::LayerNorm ln(mg::Shape{4});
          ln(mg::zeros({2, 3}));
        },
        "[layer_norm] normalized_shape is (4,) but the input has shape (2, 3): its last 1 dims must "
@@ -800,7 +800,7 @@ const std::vector<BadInput>& bad_inputs() {
          InTempDir tmp;
          mg::nn::save(mg::nn::Linear(2, 2, false), "model.safetensors");
          mg::nn::Linear l(2, 2, false);
-         l.to(mg::kFloat64);
+         l->to(mg::kFloat64);
          mg::nn::load(l, "model.safetensors");
        },
        "[load_state_dict] Linear: dtype mismatch for weight: the checkpoint has float32, the "
@@ -811,7 +811,7 @@ const std::vector<BadInput>& bad_inputs() {
          InTempDir tmp;
          mg::nn::Linear l(2, 2);
          mg::nn::save(l, "model.safetensors");
-         mg::optim::SGD opt(l.parameters(), {.lr = 0.1});
+         mg::optim::SGD opt(l->parameters(), {.lr = 0.1});
          mg::optim::load(opt, "model.safetensors");
        },
        "[load_optimizer_state] model.safetensors: metadata \"format\" is missing (not an optimizer "

@@ -401,7 +401,7 @@ TEST(Threads, TwoModelsTrainedAtOnceMatchSequentialTraining) {
   tb.join();
   EXPECT_EQ(par_a, seq_a);  // bit for bit
   EXPECT_EQ(par_b, seq_b);
-  EXPECT_EQ(a2->fc1.weight.to_vector<float>(), a->fc1.weight.to_vector<float>());
+  EXPECT_EQ(a2->fc1->weight.to_vector<float>(), a->fc1->weight.to_vector<float>());
 }
 
 // The default generator is one stream shared by all threads, each draw taken under a lock: draws
@@ -477,10 +477,10 @@ TEST(HardeningMemory, PrintingSurvivesHugeEdgeitemsAndManyDims) {
 
 TEST(HardeningMemory, DeeplyNestedModulesThrowInsteadOfOverflowingTheStack) {
   namespace mg = minigrad;
-  auto root = std::make_shared<mg::nn::Sequential>();
+  auto root = std::make_shared<mg::nn::SequentialImpl>();
   auto cur = root;
   for (int i = 0; i < 1500; ++i) {
-    auto next = std::make_shared<mg::nn::Sequential>();
+    auto next = std::make_shared<mg::nn::SequentialImpl>();
     cur->push_back(mg::nn::AnyModule(next));
     cur = next;
   }

@@ -56,23 +56,23 @@ TEST(InPlace, CompoundOperatorsWriteInPlaceAndRecordHistory) {
 TEST(InPlace, ManualSgdStepKeepsTheRegisteredParameter) {
   mg::manual_seed(0);
   mg::nn::Linear lin(3, 2, /*bias=*/false);
-  mg::Tensor w = lin.weight;
+  mg::Tensor w = lin->weight;
   std::vector<float> before = values(w);
-  lin.forward(mg::ones({4, 3})).sum().backward();
+  lin->forward(mg::ones({4, 3})).sum().backward();
   {
     mg::NoGradGuard no_grad;
-    lin.weight -= 0.5 * lin.weight.grad();
+    lin->weight -= 0.5 * lin->weight.grad();
   }
-  EXPECT_TRUE(lin.weight.is_same(w));
-  EXPECT_TRUE(lin.weight.is_leaf());
-  EXPECT_TRUE(lin.weight.requires_grad());
-  EXPECT_TRUE(lin.parameters()[0].is_same(w));
+  EXPECT_TRUE(lin->weight.is_same(w));
+  EXPECT_TRUE(lin->weight.is_leaf());
+  EXPECT_TRUE(lin->weight.requires_grad());
+  EXPECT_TRUE(lin->parameters()[0].is_same(w));
   // d sum(x W^T) / dW = 4 everywhere (four rows of ones): each weight moved by -2.
   std::vector<float> after = values(w);
   for (std::size_t i = 0; i < after.size(); ++i) EXPECT_FLOAT_EQ(after[i], before[i] - 2.0f);
-  lin.zero_grad();
-  lin.forward(mg::ones({4, 3})).sum().backward();  // and trains on
-  EXPECT_TRUE(lin.weight.grad().defined());
+  lin->zero_grad();
+  lin->forward(mg::ones({4, 3})).sum().backward();  // and trains on
+  EXPECT_TRUE(lin->weight.grad().defined());
 }
 
 // x = torch.tensor([1., 2.]); b = torch.tensor([3., 4.], requires_grad=True)

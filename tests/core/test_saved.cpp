@@ -70,11 +70,11 @@ TEST(SavedTensors, WriteThroughAViewIsCaught) {
 TEST(SavedTensors, OptimizerStepBetweenForwardAndBackwardIsCaught) {
   mg::manual_seed(0);
   mg::nn::Linear l1(3, 4), l2(4, 2);
-  std::vector<mg::Tensor> params = l1.parameters();
-  for (const auto& p : l2.parameters()) params.push_back(p);
+  std::vector<mg::Tensor> params = l1->parameters();
+  for (const auto& p : l2->parameters()) params.push_back(p);
   mg::optim::SGD opt(params, {.lr = 0.1});
   auto x = mg::ones({5, 3});
-  auto loss = l2.forward(l1.forward(x).relu()).sum();
+  auto loss = l2->forward(l1->forward(x).relu()).sum();
   for (auto& p : params) p.set_grad(mg::ones_like(p));
   opt.step();
   // l2's weight.t() (4, 2) is saved for l1's gradient; it was at version 1 (its init's uniform_).
@@ -124,14 +124,14 @@ TEST(Versions, EveryInPlaceWriteBumpsTheSharedCounter) {
 TEST(Versions, OptimizerStepAndLoadStateDictBumpTheParameters) {
   mg::manual_seed(0);
   mg::nn::Linear lin(3, 2);
-  mg::optim::SGD opt(lin.parameters(), {.lr = 0.1});
-  lin.forward(mg::ones({4, 3})).sum().backward();
-  std::int64_t before = lin.weight._version();
+  mg::optim::SGD opt(lin->parameters(), {.lr = 0.1});
+  lin->forward(mg::ones({4, 3})).sum().backward();
+  std::int64_t before = lin->weight._version();
   opt.step();
-  EXPECT_GT(lin.weight._version(), before);
-  before = lin.weight._version();
-  lin.load_state_dict(lin.state_dict());
-  EXPECT_GT(lin.weight._version(), before);
+  EXPECT_GT(lin->weight._version(), before);
+  before = lin->weight._version();
+  lin->load_state_dict(lin->state_dict());
+  EXPECT_GT(lin->weight._version(), before);
 }
 
 // (w + 1) * m: MulBackward0 keeps m for w's gradient and w + 1 only for m's (derivatives.yaml:

@@ -96,7 +96,7 @@ TEST_P(DdpTraining, EqualsSingleProcessWithTheGlobalBatch) {
   Mlp reference(c.dtype);
   reference.load_state_dict(model.state_dict());  // rank 0's weights, after the broadcast
   // The broadcast made the ranks' models equal: rank 1's first weight is rank 0's.
-  mg::Tensor w = model.fc1.parameters()[0].detach().clone();
+  mg::Tensor w = model.fc1->parameters()[0].detach().clone();
   mg::Tensor w0 = w.clone();
   dist::broadcast(w0, 0);
   EXPECT_EQ(max_diff_tensors(w, w0), 0.0);
@@ -113,7 +113,7 @@ TEST_P(DdpTraining, EqualsSingleProcessWithTheGlobalBatch) {
     EXPECT_LE(max_diff(model, reference), c.tolerance) << "step " << step;
   }
   // Training moved the weights (the comparison is not between two untouched models).
-  EXPECT_GT((model.fc1.parameters()[0] - w).abs().max().to(mg::kFloat64).item<double>(), 1e-3);
+  EXPECT_GT((model.fc1->parameters()[0] - w).abs().max().to(mg::kFloat64).item<double>(), 1e-3);
 }
 
 INSTANTIATE_TEST_SUITE_P(Dtypes, DdpTraining,
@@ -132,8 +132,8 @@ TEST(Ddp, BucketsInReverseParameterOrder) {
   DistributedDataParallelOptions opts;
   opts.bucket_cap_mb = 100.0 / (1024 * 1024);
   DistributedDataParallel small(model, opts);
-  // unused.bias (3) + unused.weight (9) = 48 bytes < 100, + fc2.bias (3): 60, + fc2.weight (24):
-  // 156 >= 100 closes; fc1.bias (8): 32, + fc1.weight (32): 160.
+  // unused->bias (3) + unused->weight (9) = 48 bytes < 100, + fc2->bias (3): 60, + fc2->weight
+  // (24): 156 >= 100 closes; fc1->bias (8): 32, + fc1->weight (32): 160.
   EXPECT_EQ(
       small.bucket_parameter_names(),
       (std::vector<std::vector<std::string>>{
@@ -201,8 +201,8 @@ TEST(Ddp, FindUnusedParameters) {
         .backward();
     EXPECT_LE(max_diff(model, reference), 1e-12);
     // The unused parameters' gradients are the average of zeros.
-    EXPECT_EQ(model.unused.parameters()[0].grad().abs().max().item<double>(), 0.0);
-    EXPECT_LE(std::abs(max_grad_diff(model.fc1, reference.fc1)), 1e-12);
+    EXPECT_EQ(model.unused->parameters()[0].grad().abs().max().item<double>(), 0.0);
+    EXPECT_LE(std::abs(max_grad_diff(*model.fc1, *reference.fc1)), 1e-12);
     sgd_step(model, 0.5);
     sgd_step(reference, 0.5);
   }
@@ -219,12 +219,12 @@ TEST(Ddp, EvalForwardUnderNoGradDoesNotArm) {
   // A plain backward after it is local: nothing waits for the other rank.
   model.zero_grad();
   ddp.module().forward(x).sum().backward();
-  mg::Tensor local = model.fc1.parameters()[0].grad().clone();
+  mg::Tensor local = model.fc1->parameters()[0].grad().clone();
   model.zero_grad();
   ddp.forward(x).sum().backward();  // synchronised: the average of both ranks' gradients
   mg::Tensor avg = local.clone();
   dist::all_reduce(avg, dist::ReduceOp::kAvg);
-  EXPECT_LE(max_diff_tensors(model.fc1.parameters()[0].grad(), avg), 1e-6);
+  EXPECT_LE(max_diff_tensors(model.fc1->parameters()[0].grad(), avg), 1e-6);
 }
 
 TEST(Ddp, BadBucketSize) {

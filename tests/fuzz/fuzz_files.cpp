@@ -131,12 +131,12 @@ void fuzz_module_load(const std::string& in, bool strict) {
   mg::manual_seed(0);
   mg::nn::Linear module(3, 2);
   std::vector<std::vector<double>> before;
-  for (const Tensor& p : module.parameters()) before.push_back(p.to_vector<double>());
+  for (const Tensor& p : module->parameters()) before.push_back(p.to_vector<double>());
   try {
     mg::nn::load(module, in, strict);
   } catch (const mg::Error&) {
     std::size_t i = 0;
-    for (const Tensor& p : module.parameters()) {
+    for (const Tensor& p : module->parameters()) {
       std::vector<double> now = p.to_vector<double>();
       // Compare bit patterns through ==, with the values drawn by manual_seed(0) (no NaN).
       if (i >= before.size() || now != before[i])
@@ -145,7 +145,7 @@ void fuzz_module_load(const std::string& in, bool strict) {
     }
     return;
   }
-  for (const Tensor& p : module.parameters()) touch(p, "nn::load");
+  for (const Tensor& p : module->parameters()) touch(p, "nn::load");
 }
 
 }  // namespace

@@ -1115,7 +1115,7 @@ void run_op(Input& in, State& st) {
       // nn::MultiheadAttention with small random sizes, then a forward with pool operands.
       std::int64_t embed = in.size(), heads = in.size();
       bool bias = in.flag(), batch_first = in.flag();
-      auto mha = std::make_shared<mg::nn::MultiheadAttention>(
+      auto mha = std::make_shared<mg::nn::MultiheadAttentionImpl>(
           embed, heads, bias, batch_first, in.flag() ? mg::kFloat32 : mg::kFloat64);
       st.modules.push_back(mha);
       Tensor v = operand(in, st);

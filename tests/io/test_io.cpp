@@ -780,7 +780,7 @@ TEST_F(Io, StateDictHasPyTorchsNamesAndOrder) {
   const nn::StateDict sd = net.state_dict();
   EXPECT_EQ(keys_of(sd), kNetKeys);
   // Aliases of the module's tensors, cut from the graph, as PyTorch's (detached) state_dict.
-  EXPECT_EQ(sd[2].second.data_ptr<float>(), net.fc1.weight.data_ptr<float>());
+  EXPECT_EQ(sd[2].second.data_ptr<float>(), net.fc1->weight.data_ptr<float>());
   EXPECT_FALSE(sd[2].second.requires_grad());
   // named_parameters keeps its own order (children's parameters after the own ones).
   std::vector<std::string> names;
@@ -794,31 +794,31 @@ TEST_F(Io, LoadStateDictCopiesInPlace) {
   Net a;
   mg::manual_seed(1);
   Net b;
-  const float* weight_data = b.fc1.weight.data_ptr<float>();
-  const mg::Tensor weight_handle = b.fc1.weight;
+  const float* weight_data = b.fc1->weight.data_ptr<float>();
+  const mg::Tensor weight_handle = b.fc1->weight;
   const nn::LoadStateDictResult r = b.load_state_dict(a.state_dict());
   EXPECT_TRUE(r.missing_keys.empty());
   EXPECT_TRUE(r.unexpected_keys.empty());
   for (std::size_t i = 0; i < kNetKeys.size(); ++i)
     EXPECT_TRUE(same_bits(b.state_dict()[i].second, a.state_dict()[i].second)) << kNetKeys[i];
   // Same storage, same handles, still trainable leaves.
-  EXPECT_EQ(b.fc1.weight.data_ptr<float>(), weight_data);
-  EXPECT_TRUE(weight_handle.is_same(b.fc1.weight));
-  EXPECT_TRUE(b.fc1.weight.requires_grad());
-  EXPECT_TRUE(b.fc1.weight.is_leaf());
+  EXPECT_EQ(b.fc1->weight.data_ptr<float>(), weight_data);
+  EXPECT_TRUE(weight_handle.is_same(b.fc1->weight));
+  EXPECT_TRUE(b.fc1->weight.requires_grad());
+  EXPECT_TRUE(b.fc1->weight.is_leaf());
   // Copies, not aliases: changing a does not change b.
   {
     mg::NoGradGuard no_grad;
-    a.fc1.weight.fill_(0.0);
+    a.fc1->weight.fill_(0.0);
   }
-  EXPECT_NE(b.fc1.weight.to_vector<float>()[0], 0.0f);
+  EXPECT_NE(b.fc1->weight.to_vector<float>()[0], 0.0f);
   // Loading a module's own state_dict (sources alias the destinations) is a no-op.
   const auto before = snapshot(b);
   b.load_state_dict(b.state_dict());
   EXPECT_EQ(snapshot(b), before);
   // Non-contiguous sources are fine.
   nn::StateDict t = b.state_dict();
-  t[2].second = b.fc1.weight.detach().t().contiguous().t();
+  t[2].second = b.fc1->weight.detach().t().contiguous().t();
   b.load_state_dict(t);
   EXPECT_EQ(snapshot(b), before);
 }
@@ -961,9 +961,9 @@ TEST_F(Io, SgdResumesBitIdentically) {
   expect_bit_identical_resume(
       [](Net& n, double s) {
         return std::make_unique<optim::SGD>(std::vector<optim::SGD::Group>{
-            {{n.fc1.weight, n.fc1.bias, n.alpha},
+            {{n.fc1->weight, n.fc1->bias, n.alpha},
              {.lr = 0.1 * s, .momentum = 0.9, .nesterov = true}},
-            {{n.fc2.weight, n.fc2.bias},
+            {{n.fc2->weight, n.fc2->bias},
              {.lr = 0.05 * s, .momentum = 0.5, .dampening = 0.1, .weight_decay = 0.01}}});
       },
       dir_.string());
@@ -973,8 +973,8 @@ TEST_F(Io, AdamResumesBitIdentically) {
   expect_bit_identical_resume(
       [](Net& n, double s) {
         return std::make_unique<optim::Adam>(std::vector<optim::Adam::Group>{
-            {{n.fc1.weight, n.fc1.bias, n.alpha}, {.lr = 0.01 * s, .amsgrad = true}},
-            {{n.fc2.weight, n.fc2.bias},
+            {{n.fc1->weight, n.fc1->bias, n.alpha}, {.lr = 0.01 * s, .amsgrad = true}},
+            {{n.fc2->weight, n.fc2->bias},
              {.lr = 0.02 * s, .betas = {0.8, 0.99}, .weight_decay = 0.1}}});
       },
       dir_.string());
@@ -984,8 +984,8 @@ TEST_F(Io, AdamWResumesBitIdentically) {
   expect_bit_identical_resume(
       [](Net& n, double s) {
         return std::make_unique<optim::AdamW>(std::vector<optim::AdamW::Group>{
-            {{n.fc1.weight, n.fc1.bias, n.alpha}, {.lr = 0.01 * s}},
-            {{n.fc2.weight, n.fc2.bias}, {.lr = 0.03 * s, .eps = 1e-6, .amsgrad = true}}});
+            {{n.fc1->weight, n.fc1->bias, n.alpha}, {.lr = 0.01 * s}},
+            {{n.fc2->weight, n.fc2->bias}, {.lr = 0.03 * s, .eps = 1e-6, .amsgrad = true}}});
       },
       dir_.string());
 }
@@ -993,13 +993,13 @@ TEST_F(Io, AdamWResumesBitIdentically) {
 TEST_F(Io, OptimizerStateDictLayout) {
   mg::manual_seed(0);
   Net net;
-  optim::Adam opt({net.fc1.weight, net.fc1.bias, net.fc2.weight}, {.lr = 0.5, .amsgrad = true});
+  optim::Adam opt({net.fc1->weight, net.fc1->bias, net.fc2->weight}, {.lr = 0.5, .amsgrad = true});
   mg::OptimizerStateDict sd = opt.state_dict();
   EXPECT_EQ(sd.optimizer, "Adam");
   EXPECT_TRUE(sd.state.empty());  // no step yet
   opt.zero_grad();
   loss_of(net).backward();
-  net.fc1.bias.set_grad(mg::Tensor());  // a parameter without a gradient gets no state
+  net.fc1->bias.set_grad(mg::Tensor());  // a parameter without a gradient gets no state
   opt.step();
   sd = opt.state_dict();
   ASSERT_EQ(sd.param_groups.size(), 1u);
@@ -1040,8 +1040,8 @@ TEST_F(Io, OptimizerStateDictLayout) {
 TEST_F(Io, OptimizerLoadStateDictChecksEverythingFirst) {
   mg::manual_seed(0);
   Net net;
-  optim::SGD opt({{{net.fc1.weight, net.fc1.bias}, {.lr = 0.1, .momentum = 0.9}},
-                  {{net.fc2.weight}, {.lr = 0.2}}});
+  optim::SGD opt({{{net.fc1->weight, net.fc1->bias}, {.lr = 0.1, .momentum = 0.9}},
+                  {{net.fc2->weight}, {.lr = 0.2}}});
   train(net, opt, 2);
   const mg::OptimizerStateDict good = opt.state_dict();
   auto unchanged = [&] {

@@ -37,7 +37,7 @@
 //   print("%.17g %.17g" % (checksum(m2.in_proj_weight), checksum(m2.out_proj.weight)))
 //   torch.manual_seed(0)
 //   mb = nn.MultiheadAttention(8, 2, batch_first=True)
-//   x = q.transpose(0, 1).contiguous()
+//   x = q->transpose(0, 1).contiguous()
 //   o, w = mb(x, k.transpose(0, 1).contiguous(), v.transpose(0, 1).contiguous())  # BatchFirst
 //   arr(o); arr(w)
 //   o, w = mb(x, x, x, key_padding_mask=torch.tensor([[False, False, True], [False] * 3]))  # Self
@@ -93,7 +93,8 @@ void expect_values(const mg::Tensor& t, const mg::Shape& shape, const std::vecto
     EXPECT_NEAR(got[i], expected[i], tol) << "element " << i;
 }
 
-std::string str(const nn::Module& m) {
+template <typename M>
+std::string str(const M& m) {
   std::ostringstream os;
   os << m;
   return os.str();
@@ -216,54 +217,54 @@ const std::vector<double> kSelfWeights = {
 TEST(NnMha, InitialParametersAreBitIdenticalToPyTorch) {
   mg::manual_seed(0);
   nn::MultiheadAttention m(8, 2);
-  ASSERT_EQ(m.in_proj_weight.shape(), (mg::Shape{24, 8}));
-  std::vector<float> w = m.in_proj_weight.to_vector<float>();
+  ASSERT_EQ(m->in_proj_weight.shape(), (mg::Shape{24, 8}));
+  std::vector<float> w = m->in_proj_weight.to_vector<float>();
   std::vector<float> first = {w[0], w[1], w[2], w[3], w[4], w[5]};
   EXPECT_EQ(first, (std::vector<float>{0.170178279f, 0.358772397f, 0.376810819f, 0.382071674f,
                                        0.0861758217f, -0.376540333f}));
   EXPECT_EQ(w[190], 0.229312122f);
   EXPECT_EQ(w[191], 0.332346708f);
-  EXPECT_EQ(checksum(m.in_proj_weight), -392.59453468141146);
+  EXPECT_EQ(checksum(m->in_proj_weight), -392.59453468141146);
 
-  ASSERT_EQ(m.out_proj.weight.shape(), (mg::Shape{8, 8}));
-  std::vector<float> o = m.out_proj.weight.to_vector<float>();
+  ASSERT_EQ(m->out_proj->weight.shape(), (mg::Shape{8, 8}));
+  std::vector<float> o = m->out_proj->weight.to_vector<float>();
   std::vector<float> o_first = {o[0], o[1], o[2], o[3], o[4], o[5]};
   EXPECT_EQ(o_first, (std::vector<float>{-0.00264699059f, 0.189661443f, -0.290990382f,
                                          -0.260193735f, -0.136172622f, 0.0948079452f}));
-  EXPECT_EQ(checksum(m.out_proj.weight), -30.143546040169895);
+  EXPECT_EQ(checksum(m->out_proj->weight), -30.143546040169895);
 
-  EXPECT_TRUE(mg::equal(m.in_proj_bias, mg::zeros({24})));
-  EXPECT_TRUE(mg::equal(m.out_proj.bias, mg::zeros({8})));
-  for (const auto& p : m.parameters()) EXPECT_TRUE(p.requires_grad());
-  EXPECT_EQ(m.head_dim, 4);
+  EXPECT_TRUE(mg::equal(m->in_proj_bias, mg::zeros({24})));
+  EXPECT_TRUE(mg::equal(m->out_proj->bias, mg::zeros({8})));
+  for (const auto& p : m->parameters()) EXPECT_TRUE(p.requires_grad());
+  EXPECT_EQ(m->head_dim, 4);
 
   // Without bias, out_proj draws no bias, so xavier_uniform_ starts earlier in the stream.
   mg::manual_seed(0);
   nn::MultiheadAttention nb(8, 2, /*bias=*/false);
-  EXPECT_EQ(checksum(nb.in_proj_weight), -393.98644901975058);
-  EXPECT_EQ(checksum(nb.out_proj.weight), -30.143546040169895);
-  EXPECT_FALSE(nb.in_proj_bias.defined());
-  EXPECT_FALSE(nb.out_proj.bias.defined());
+  EXPECT_EQ(checksum(nb->in_proj_weight), -393.98644901975058);
+  EXPECT_EQ(checksum(nb->out_proj->weight), -30.143546040169895);
+  EXPECT_FALSE(nb->in_proj_bias.defined());
+  EXPECT_FALSE(nb->out_proj->bias.defined());
 }
 
 TEST(NnMha, ResetParametersRedrawsOnlyInProjWeight) {
   mg::manual_seed(0);
   nn::MultiheadAttention m(8, 2);
-  mg::Tensor out_w = m.out_proj.weight.clone();
+  mg::Tensor out_w = m->out_proj->weight.clone();
   {
     mg::NoGradGuard no_grad;
-    m.in_proj_weight.zero_();
-    m.in_proj_bias.fill_(1.0);
-    m.out_proj.bias.fill_(1.0);
+    m->in_proj_weight.zero_();
+    m->in_proj_bias.fill_(1.0);
+    m->out_proj->bias.fill_(1.0);
   }
   // Put the stream where the constructor left it before xavier_uniform_: after Linear(8, 8).
   mg::manual_seed(0);
   nn::Linear skip(8, 8);
-  m.reset_parameters();
-  EXPECT_EQ(checksum(m.in_proj_weight), -392.59453468141146);
-  EXPECT_TRUE(mg::equal(m.out_proj.weight, out_w));
-  EXPECT_TRUE(mg::equal(m.in_proj_bias, mg::zeros({24})));
-  EXPECT_TRUE(mg::equal(m.out_proj.bias, mg::zeros({8})));
+  m->reset_parameters();
+  EXPECT_EQ(checksum(m->in_proj_weight), -392.59453468141146);
+  EXPECT_TRUE(mg::equal(m->out_proj->weight, out_w));
+  EXPECT_TRUE(mg::equal(m->in_proj_bias, mg::zeros({24})));
+  EXPECT_TRUE(mg::equal(m->out_proj->bias, mg::zeros({8})));
 }
 
 TEST(NnMha, NonDynamicallyQuantizableLinearIsALinearWithAnotherName) {
@@ -271,28 +272,28 @@ TEST(NnMha, NonDynamicallyQuantizableLinearIsALinearWithAnotherName) {
   nn::Linear l(3, 2);
   mg::manual_seed(0);
   nn::NonDynamicallyQuantizableLinear q(3, 2);
-  EXPECT_TRUE(mg::equal(q.weight, l.weight));
-  EXPECT_TRUE(mg::equal(q.bias, l.bias));
+  EXPECT_TRUE(mg::equal(q->weight, l->weight));
+  EXPECT_TRUE(mg::equal(q->bias, l->bias));
   mg::Tensor x = seq({4, 3}, 0.5, 0.0);
   EXPECT_TRUE(mg::equal(q(x), l(x)));
   EXPECT_EQ(str(q), "NonDynamicallyQuantizableLinear(in_features=3, out_features=2, bias=True)");
   std::vector<std::string> names;
-  for (const auto& [n, p] : q.named_parameters()) names.push_back(n);
+  for (const auto& [n, p] : q->named_parameters()) names.push_back(n);
   EXPECT_EQ(names, (std::vector<std::string>{"weight", "bias"}));
 }
 
 TEST(NnMha, NamedParametersInPyTorchOrder) {
   nn::MultiheadAttention m(8, 2);
   std::vector<std::string> names;
-  for (const auto& [n, p] : m.named_parameters()) names.push_back(n);
+  for (const auto& [n, p] : m->named_parameters()) names.push_back(n);
   EXPECT_EQ(names, (std::vector<std::string>{"in_proj_weight", "in_proj_bias", "out_proj.weight",
                                              "out_proj.bias"}));
   nn::MultiheadAttention nb(8, 2, false);
   names.clear();
-  for (const auto& [n, p] : nb.named_parameters()) names.push_back(n);
+  for (const auto& [n, p] : nb->named_parameters()) names.push_back(n);
   EXPECT_EQ(names, (std::vector<std::string>{"in_proj_weight", "out_proj.weight"}));
-  EXPECT_EQ(m.parameters().size(), 4u);
-  EXPECT_TRUE(m.parameters()[2].is_same(m.out_proj.weight));
+  EXPECT_EQ(m->parameters().size(), 4u);
+  EXPECT_TRUE(m->parameters()[2].is_same(m->out_proj->weight));
 }
 
 TEST(NnMha, PrintsLikePyTorch) {
@@ -339,7 +340,7 @@ TEST(NnMhaForward, CausalAttnMask) {
   nn::MultiheadAttention m(8, 2);
   Inputs in;
   mg::Tensor causal = mg::ones({3, 4}, mg::kBool).triu(1);  // true = may not attend
-  auto [out, w] = m(in.q, in.k, in.v, {}, true, causal);
+  auto [out, w] = m->forward(in.q, in.k, in.v, {}, true, causal);
   expect_values(out, {3, 2, 8}, kCausalOut);
   expect_values(w, {2, 3, 4}, kCausalWeights);
 }
@@ -366,7 +367,7 @@ TEST(NnMhaForward, PerHeadMaskAndWeights) {
   at(2, 0, 3) = 1;
   at(3, 2, 1) = 1;
   mg::Tensor m3 = mg::tensor(mask, {4, 3, 4}, mg::kBool);
-  auto [out, w] = m(in.q, in.k, in.v, {}, true, m3, /*average_attn_weights=*/false);
+  auto [out, w] = m->forward(in.q, in.k, in.v, {}, true, m3, /*average_attn_weights=*/false);
   expect_values(out, {3, 2, 8}, kMask3Out);
   expect_values(w, {2, 2, 3, 4}, kMask3Weights);
 }
@@ -375,7 +376,7 @@ TEST(NnMhaForward, NeedWeightsFalse) {
   mg::manual_seed(0);
   nn::MultiheadAttention m(8, 2);
   Inputs in;
-  auto [out, w] = m(in.q, in.k, in.v, {}, /*need_weights=*/false);
+  auto [out, w] = m->forward(in.q, in.k, in.v, {}, /*need_weights=*/false);
   expect_values(out, {3, 2, 8}, kBaseOut);
   EXPECT_FALSE(w.defined());
 }
@@ -387,8 +388,8 @@ TEST(NnMhaForward, Unbatched) {
   auto [out, w] = m(in.q.select(1, 1), in.k.select(1, 1), in.v.select(1, 1));
   expect_values(out, {3, 8}, kUnbatchedOut);
   expect_values(w, {3, 4}, kUnbatchedWeights);
-  auto [out_h, w_h] = m(in.q.select(1, 1), in.k.select(1, 1), in.v.select(1, 1),
-                        mg::tensor({0, 0, 0, 0}, mg::kBool), true, {}, false);
+  auto [out_h, w_h] = m->forward(in.q.select(1, 1), in.k.select(1, 1), in.v.select(1, 1),
+                                 mg::tensor({0, 0, 0, 0}, mg::kBool), true, {}, false);
   EXPECT_EQ(out_h.shape(), (mg::Shape{3, 8}));
   EXPECT_EQ(w_h.shape(), (mg::Shape{2, 3, 4}));
   EXPECT_TRUE(mg::allclose(w_h.mean(0), w, 1e-5, 1e-7));
@@ -422,8 +423,8 @@ TEST(NnMhaForward, PackedAndSeparateProjectionsAgree) {
 TEST(NnMhaGrad, GradcheckFloat64) {
   mg::manual_seed(0);
   nn::MultiheadAttention m(8, 2);
-  m.to(mg::kFloat64);
-  ASSERT_EQ(m.out_proj.weight.dtype(), mg::kFloat64);
+  m->to(mg::kFloat64);
+  ASSERT_EQ(m->out_proj->weight.dtype(), mg::kFloat64);
   mg::Tensor q = seq({3, 2, 8}, 0.37, 0.1, mg::kFloat64).requires_grad_();
   mg::Tensor k = seq({4, 2, 8}, 0.23, 1.3, mg::kFloat64).requires_grad_();
   mg::Tensor v = seq({4, 2, 8}, 0.19, -0.4, mg::kFloat64).requires_grad_();
@@ -441,7 +442,7 @@ TEST(NnMhaGrad, GradcheckFloat64) {
                    {q, k, v});
   // Self-attention, batch first: one input used three times.
   nn::MultiheadAttention mb(8, 2, true, true);
-  mb.to(mg::kFloat64);
+  mb->to(mg::kFloat64);
   mg::Tensor x = seq({2, 3, 8}, 0.31, 0.7, mg::kFloat64).requires_grad_();
   EXPECT_GRADCHECK([&](const std::vector<mg::Tensor>& in) { return mb(in[0], in[0], in[0]).first; },
                    {x});
@@ -452,12 +453,12 @@ TEST(NnMhaGrad, BackwardReachesEveryParameter) {
   nn::MultiheadAttention m(8, 2);
   Inputs in;
   m(in.q, in.k, in.v).first.sum().backward();
-  for (const auto& [name, p] : m.named_parameters()) {
+  for (const auto& [name, p] : m->named_parameters()) {
     ASSERT_TRUE(p.grad().defined()) << name;
     EXPECT_EQ(p.grad().shape(), p.shape()) << name;
   }
   // out_proj.bias gets sum over (L, N) of ones.
-  EXPECT_TRUE(mg::equal(m.out_proj.bias.grad(), mg::full({8}, 6.0)));
+  EXPECT_TRUE(mg::equal(m->out_proj->bias.grad(), mg::full({8}, 6.0)));
 }
 
 TEST(NnMhaErrors, Construction) {
@@ -486,13 +487,21 @@ TEST(NnMhaErrors, BadInputs) {
   expect_error([&] { m(in.q, in.k, in.v, mg::zeros({2, 3}, mg::kBool)); }, op);
   expect_error([&] { m(in.q, in.k, in.v, mg::zeros({4}, mg::kBool)); }, op);
   expect_error([&] { m(in.q, in.k, in.v, mg::zeros({2, 4}, mg::kInt64)); }, op);
-  expect_error([&] { m(in.q, in.k, in.v, {}, true, mg::zeros({4, 3}, mg::kBool)); }, op);
-  expect_error([&] { m(in.q, in.k, in.v, {}, true, mg::zeros({2, 3, 4}, mg::kBool)); }, op);
-  expect_error([&] { m(in.q, in.k, in.v, {}, true, mg::zeros({1, 4, 3, 4}, mg::kBool)); }, op);
-  expect_error([&] { m(in.q, in.k, in.v, {}, true, mg::zeros({3, 4}, mg::kInt64)); }, op);
+  expect_error([&] { m->forward(in.q, in.k, in.v, {}, true, mg::zeros({4, 3}, mg::kBool)); }, op);
+  expect_error(
+      [&] {
+        m->forward(in.q, in.k, in.v, {}, true, mg::zeros({2, 3, 4}, mg::kBool));
+      },
+      op);
+  expect_error(
+      [&] {
+        m->forward(in.q, in.k, in.v, {}, true, mg::zeros({1, 4, 3, 4}, mg::kBool));
+      },
+      op);
+  expect_error([&] { m->forward(in.q, in.k, in.v, {}, true, mg::zeros({3, 4}, mg::kInt64)); }, op);
   expect_error([&] { m(in.q, in.k, in.v, mg::zeros({2, 4}), true, mg::zeros({3, 4})); }, op);
   // Unbatched: key_padding_mask [S], 3-D attn_mask [num_heads, L, S].
   mg::Tensor q2 = in.q.select(1, 0), k2 = in.k.select(1, 0), v2 = in.v.select(1, 0);
   expect_error([&] { m(q2, k2, v2, mg::zeros({1, 4}, mg::kBool)); }, op);
-  expect_error([&] { m(q2, k2, v2, {}, true, mg::zeros({4, 3, 4}, mg::kBool)); }, op);
+  expect_error([&] { m->forward(q2, k2, v2, {}, true, mg::zeros({4, 3, 4}, mg::kBool)); }, op);
 }

@@ -40,15 +40,15 @@ TEST(NnLinear, InitialWeightsAreBitIdenticalToPyTorch) {
   // torch.manual_seed(0); nn.Linear(3, 2).weight.tolist(), .bias.tolist()
   mg::manual_seed(0);
   nn::Linear l(3, 2);
-  std::vector<float> w = l.weight.to_vector<float>();
+  std::vector<float> w = l->weight.to_vector<float>();
   std::vector<float> expected_w = {-0.004322517663240433f, 0.3097158372402191f,
                                    -0.4751853346824646f,   -0.4248946011066437f,
                                    -0.2223689705133438f,   0.15482072532176971f};
   std::vector<float> expected_b = {-0.011439144611358643f, 0.45777493715286255f};
   EXPECT_EQ(w, expected_w);
-  EXPECT_EQ(l.bias.to_vector<float>(), expected_b);
-  EXPECT_EQ(l.weight.shape(), (mg::Shape{2, 3}));
-  EXPECT_TRUE(l.weight.requires_grad());
+  EXPECT_EQ(l->bias.to_vector<float>(), expected_b);
+  EXPECT_EQ(l->weight.shape(), (mg::Shape{2, 3}));
+  EXPECT_TRUE(l->weight.requires_grad());
 }
 
 TEST(NnLinear, WeightsStayInsidePyTorchBounds) {
@@ -56,8 +56,8 @@ TEST(NnLinear, WeightsStayInsidePyTorchBounds) {
   nn::Linear l(16, 8);
   // kaiming_uniform_(a = sqrt(5)) gives bound 1/sqrt(in); the bias has the same bound.
   double bound = 1.0 / std::sqrt(16.0);
-  for (float v : l.weight.to_vector<float>()) EXPECT_LE(std::fabs(v), bound);
-  for (float v : l.bias.to_vector<float>()) EXPECT_LE(std::fabs(v), bound);
+  for (float v : l->weight.to_vector<float>()) EXPECT_LE(std::fabs(v), bound);
+  for (float v : l->bias.to_vector<float>()) EXPECT_LE(std::fabs(v), bound);
 }
 
 TEST(NnLinear, ForwardMatchesPyTorch) {
@@ -77,7 +77,7 @@ TEST(NnLinear, AnyNumberOfLeadingDims) {
   EXPECT_EQ(l(mg::ones({2, 3, 5, 4})).shape(), (mg::Shape{2, 3, 5, 2}));
   EXPECT_EQ(l(mg::ones({4})).shape(), (mg::Shape{2}));
   expect_error([&] { l(mg::ones({3, 5})); }, "Linear");
-  EXPECT_FALSE(l.bias.defined());
+  EXPECT_FALSE(l->bias.defined());
 }
 
 TEST(NnModule, NamedParametersAndPrinting) {
@@ -86,7 +86,7 @@ TEST(NnModule, NamedParametersAndPrinting) {
   ASSERT_EQ(named.size(), 2u);
   EXPECT_EQ(named[0].first, "W_q.weight");
   EXPECT_EQ(named[1].first, "W_k.weight");
-  EXPECT_TRUE(named[0].second.is_same(a.W_q.weight));
+  EXPECT_TRUE(named[0].second.is_same(a.W_q->weight));
   EXPECT_EQ(a.parameters().size(), 2u);
   EXPECT_EQ(a.children().size(), 2u);
   std::ostringstream os;
@@ -106,16 +106,16 @@ TEST(NnModule, ZeroGradTrainEvalToAndApply) {
   Attention a;
   mg::Tensor x = mg::eye(3);
   (a.W_q(x) * a.W_k(x)).sum().backward();
-  EXPECT_TRUE(a.W_q.weight.grad().defined());
+  EXPECT_TRUE(a.W_q->weight.grad().defined());
   a.zero_grad(/*set_to_none=*/false);
-  EXPECT_EQ(a.W_q.weight.grad().sum().item<float>(), 0.0f);
+  EXPECT_EQ(a.W_q->weight.grad().sum().item<float>(), 0.0f);
   a.zero_grad();
-  EXPECT_FALSE(a.W_q.weight.grad().defined());
+  EXPECT_FALSE(a.W_q->weight.grad().defined());
   a.eval();
-  EXPECT_FALSE(a.W_k.is_training());
+  EXPECT_FALSE(a.W_k->is_training());
   a.train();
-  EXPECT_TRUE(a.W_k.is_training());
-  mg::Tensor handle = a.W_q.weight;
+  EXPECT_TRUE(a.W_k->is_training());
+  mg::Tensor handle = a.W_q->weight;
   a.to(mg::kFloat64);
   EXPECT_EQ(handle.dtype(), mg::kFloat64);  // the member handle sees the conversion
   EXPECT_EQ(a.W_q(mg::eye(3, std::nullopt, mg::kFloat64)).dtype(), mg::kFloat64);
@@ -129,17 +129,17 @@ TEST(NnModule, ParameterNamesAreRecordedWithoutKeepingTensorsAlive) {
   const std::int64_t storages0 = mg::live_storage_count();
   {
     Attention a;
-    EXPECT_EQ(nn::parameter_name(a.W_q.weight), "") << "not listed by any module yet";
+    EXPECT_EQ(nn::parameter_name(a.W_q->weight), "") << "not listed by any module yet";
     a.parameters();
-    EXPECT_EQ(nn::parameter_name(a.W_q.weight), "W_q.weight");
-    EXPECT_EQ(nn::parameter_name(a.W_k.weight), "W_k.weight");
+    EXPECT_EQ(nn::parameter_name(a.W_q->weight), "W_q.weight");
+    EXPECT_EQ(nn::parameter_name(a.W_k->weight), "W_k.weight");
     // Listing a child's parameters keeps the fuller name its parent gave.
-    a.W_k.named_parameters();
-    EXPECT_EQ(nn::parameter_name(a.W_k.weight), "W_k.weight");
+    a.W_k->named_parameters();
+    EXPECT_EQ(nn::parameter_name(a.W_k->weight), "W_k.weight");
     nn::Linear alone(2, 2);
-    alone.named_parameters();
-    EXPECT_EQ(nn::parameter_name(alone.weight), "weight");
-    EXPECT_EQ(nn::parameter_name(alone.bias), "bias");
+    alone->named_parameters();
+    EXPECT_EQ(nn::parameter_name(alone->weight), "weight");
+    EXPECT_EQ(nn::parameter_name(alone->bias), "bias");
     EXPECT_EQ(nn::parameter_name(mg::ones({2})), "");
     EXPECT_EQ(nn::parameter_name(mg::Tensor()), "");
   }
@@ -149,7 +149,7 @@ TEST(NnModule, ParameterNamesAreRecordedWithoutKeepingTensorsAlive) {
   for (int i = 0; i < 50; ++i) {
     {
       nn::Linear l(2, 2);
-      l.parameters();
+      l->parameters();
     }
     EXPECT_EQ(nn::parameter_name(mg::ones({2, 2}).requires_grad_()), "") << i;
   }
@@ -160,18 +160,18 @@ TEST(NnModule, ParameterNamesAreRecordedWithoutKeepingTensorsAlive) {
 struct HookedBlock : nn::Module {
   nn::MultiheadAttention attn{4, 2, /*bias=*/true, /*batch_first=*/true};
   nn::LayerNorm norm{4};
-  std::shared_ptr<nn::Sequential> mlp;
-  std::shared_ptr<nn::ModuleList> heads;
+  nn::Sequential mlp{nullptr};
+  nn::ModuleList heads{nullptr};
   HookedBlock() : nn::Module("HookedBlock") {
     register_module("attn", attn);
     register_module("norm", norm);
-    mlp =
-        register_module("mlp", std::make_shared<nn::Sequential>(
-                                   std::make_shared<nn::Linear>(4, 8), std::make_shared<nn::GELU>(),
-                                   std::make_shared<nn::Linear>(8, 4)));
-    heads = register_module("heads", std::make_shared<nn::ModuleList>());
-    heads->push_back(std::make_shared<nn::Linear>(4, 1));
-    heads->push_back(std::make_shared<nn::Linear>(4, 1));
+    mlp = register_module(
+        "mlp", std::make_shared<nn::SequentialImpl>(std::make_shared<nn::LinearImpl>(4, 8),
+                                                    std::make_shared<nn::GELUImpl>(),
+                                                    std::make_shared<nn::LinearImpl>(8, 4)));
+    heads = register_module("heads", std::make_shared<nn::ModuleListImpl>());
+    heads->push_back(std::make_shared<nn::LinearImpl>(4, 1));
+    heads->push_back(std::make_shared<nn::LinearImpl>(4, 1));
   }
 };
 

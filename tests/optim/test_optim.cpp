@@ -421,13 +421,13 @@ TEST(OptimNoGradient, DetachedWeightIsReportedOnceByNameByEveryOptimizer) {
     mg::manual_seed(0);
     Projections m;
     const mg::Tensor x = mg::randn({4, 3});
-    const mg::Tensor wq0 = m.W_q.weight.detach().clone();
-    const mg::Tensor wk0 = m.W_k.weight.detach().clone();
+    const mg::Tensor wq0 = m.W_q->weight.detach().clone();
+    const mg::Tensor wk0 = m.W_k->weight.detach().clone();
     auto opt = maker.make(m.parameters());
     const std::string err = train_capturing_stderr(*opt, m, x, /*steps=*/4);
     EXPECT_EQ(err, "minigrad warning: " + wk_message(maker.name) + "\n");
-    EXPECT_TRUE(mg::equal(m.W_k.weight, wk0)) << "W_k got no gradient, so it must not change";
-    EXPECT_FALSE(mg::equal(m.W_q.weight, wq0)) << "W_q has a gradient, so it trains";
+    EXPECT_TRUE(mg::equal(m.W_k->weight, wk0)) << "W_k got no gradient, so it must not change";
+    EXPECT_FALSE(mg::equal(m.W_q->weight, wq0)) << "W_q has a gradient, so it trains";
     // A second optimizer over the same parameters reports them again (once per optimizer).
     auto other = maker.make(m.parameters());
     EXPECT_EQ(train_capturing_stderr(*other, m, x, /*steps=*/2),
@@ -442,7 +442,7 @@ TEST(OptimNoGradient, StrictModeThrowsTheMessageAtEveryStepBeforeChangingAnythin
     mg::manual_seed(0);
     Projections m;
     const mg::Tensor x = mg::randn({4, 3});
-    const mg::Tensor wq0 = m.W_q.weight.detach().clone();
+    const mg::Tensor wq0 = m.W_q->weight.detach().clone();
     auto opt = maker.make(m.parameters());
     testing::internal::CaptureStderr();
     for (int i = 0; i < 2; ++i) {
@@ -456,8 +456,8 @@ TEST(OptimNoGradient, StrictModeThrowsTheMessageAtEveryStepBeforeChangingAnythin
       }
     }
     EXPECT_EQ(testing::internal::GetCapturedStderr(), "") << "strict mode throws, it does not warn";
-    EXPECT_TRUE(mg::equal(m.W_q.weight, wq0)) << "a throwing step() must not update anything";
-    EXPECT_TRUE(opt->state(m.W_q.weight).empty());
+    EXPECT_TRUE(mg::equal(m.W_q->weight, wq0)) << "a throwing step() must not update anything";
+    EXPECT_TRUE(opt->state(m.W_q->weight).empty());
   }
 }
 
@@ -468,14 +468,14 @@ TEST(OptimNoGradient, FrozenParametersAreNeverReported) {
       SCOPED_TRACE(std::string(maker.name) + (strict ? ", strict" : ", warning"));
       mg::manual_seed(0);
       Projections m;
-      m.W_k.weight.requires_grad_(false);  // frozen on purpose: it gets no gradient, rightly
+      m.W_k->weight.requires_grad_(false);  // frozen on purpose: it gets no gradient, rightly
       const mg::Tensor x = mg::randn({4, 3});
-      const mg::Tensor wq0 = m.W_q.weight.detach().clone();
+      const mg::Tensor wq0 = m.W_q->weight.detach().clone();
       auto opt = maker.make(m.parameters());
       EXPECT_EQ(train_capturing_stderr(*opt, m, x, /*steps=*/3), "");
-      EXPECT_FALSE(mg::equal(m.W_q.weight, wq0));
+      EXPECT_FALSE(mg::equal(m.W_q->weight, wq0));
       // A group that is frozen as a whole: nothing is meant to train, nothing is reported.
-      auto frozen = maker.make({m.W_k.weight});
+      auto frozen = maker.make({m.W_k->weight});
       testing::internal::CaptureStderr();
       EXPECT_NO_THROW(frozen->step());
       EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
@@ -560,13 +560,13 @@ TEST(OptimNoGradient, WarningsCanBeSilenced) {
   mg::manual_seed(0);
   Projections m;
   const mg::Tensor x = mg::randn({4, 3});
-  const mg::Tensor wq0 = m.W_q.weight.detach().clone();
+  const mg::Tensor wq0 = m.W_q->weight.detach().clone();
   optim::AdamW opt(m.parameters(), {.lr = 0.1});
   testing::internal::CaptureStderr();
   opt.step();  // before any backward
   EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
   EXPECT_EQ(train_capturing_stderr(opt, m, x, /*steps=*/2), "");
-  EXPECT_FALSE(mg::equal(m.W_q.weight, wq0));
+  EXPECT_FALSE(mg::equal(m.W_q->weight, wq0));
   EXPECT_FALSE(optim::warn_no_gradient());
   EXPECT_FALSE(optim::strict_gradients());
 }
@@ -583,7 +583,7 @@ TEST(OptimNoGradient, ParameterThatTrainedBeforeIsNotReported) {
   // parameter that never trains, even in strict mode.
   m.use_v = false;
   EXPECT_EQ(train_capturing_stderr(opt, m, x, /*steps=*/2), "");
-  EXPECT_FALSE(m.W_v.weight.grad().defined());
+  EXPECT_FALSE(m.W_v->weight.grad().defined());
   // zero_grad(set_to_none = false) keeps zero gradients: they count as gradients.
   m.use_v = true;
   m.detach_k = true;
@@ -596,16 +596,16 @@ TEST(OptimNoGradient, ParameterThatTrainedBeforeIsNotReported) {
 TEST(OptimNoGradient, OptimizerKeepsTheNamesItWasGiven) {
   Projections m;
   optim::SGD opt(m.parameters(), {.lr = 0.1});
-  EXPECT_EQ(opt.param_name(m.W_q.weight), "W_q.weight");
-  EXPECT_EQ(opt.param_name(m.W_k.weight), "W_k.weight");
+  EXPECT_EQ(opt.param_name(m.W_q->weight), "W_q.weight");
+  EXPECT_EQ(opt.param_name(m.W_k->weight), "W_k.weight");
   // Listing a submodule's parameters does not rename them to "weight"...
-  optim::SGD sub(m.W_k.parameters(), {.lr = 0.1});
-  EXPECT_EQ(sub.param_name(m.W_k.weight), "W_k.weight");
+  optim::SGD sub(m.W_k->parameters(), {.lr = 0.1});
+  EXPECT_EQ(sub.param_name(m.W_k->weight), "W_k.weight");
   // ...and a parameter listed only by its own module is named from there.
   mg::nn::Linear alone(2, 2);
-  optim::SGD lone(alone.parameters(), {.lr = 0.1});
-  EXPECT_EQ(lone.param_name(alone.weight), "weight");
-  EXPECT_EQ(lone.param_name(alone.bias), "bias");
+  optim::SGD lone(alone->parameters(), {.lr = 0.1});
+  EXPECT_EQ(lone.param_name(alone->weight), "weight");
+  EXPECT_EQ(lone.param_name(alone->bias), "bias");
 }
 
 // ---------------------------------------------------------------- errors

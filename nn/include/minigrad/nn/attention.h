@@ -13,14 +13,14 @@ namespace minigrad::nn {
 
 /// PyTorch's NonDynamicallyQuantizableLinear: a Linear (same parameters, initial values and
 /// forward) that prints under its own name. MultiheadAttention's out_proj is one.
-class NonDynamicallyQuantizableLinear : public Module {
+class NonDynamicallyQuantizableLinearImpl : public Module {
  public:
-  NonDynamicallyQuantizableLinear(std::int64_t in_features, std::int64_t out_features,
-                                  bool bias = true, Dtype dtype = kFloat32);
+  NonDynamicallyQuantizableLinearImpl(std::int64_t in_features, std::int64_t out_features,
+                                      bool bias = true, Dtype dtype = kFloat32);
 
   Tensor forward(const Tensor& x) const { return linear_.forward(x); }
   Tensor operator()(const Tensor& x) const { return forward(x); }
-  /// Draws new initial values exactly as Linear::reset_parameters.
+  /// Draws new initial values exactly as LinearImpl::reset_parameters.
   void reset_parameters() { linear_.reset_parameters(); }
   std::string extra_repr() const override { return linear_.extra_repr(); }
 
@@ -32,18 +32,19 @@ class NonDynamicallyQuantizableLinear : public Module {
  private:
   // The Linear does the work; its weight and bias are registered as this module's own parameters
   // (the same tensors), so the names are "weight" and "bias" and only the printed type differs.
-  Linear linear_;
+  LinearImpl linear_;
 };
+MG_MODULE(NonDynamicallyQuantizableLinear);
 
-class MultiheadAttention : public Module {
+class MultiheadAttentionImpl : public Module {
  public:
   /// Parameters, registered in PyTorch's order: in_proj_weight [3E, E] (q, k, v rows stacked),
   /// in_proj_bias [3E] (if bias), then out_proj (a Linear(E, E, bias)). Initial values are
   /// PyTorch's, draw for draw: out_proj's Linear initialisation, then
   /// xavier_uniform_(in_proj_weight); both biases are zero.
   /// Throws if embed_dim or num_heads is not positive or embed_dim % num_heads != 0.
-  MultiheadAttention(std::int64_t embed_dim, std::int64_t num_heads, bool bias = true,
-                     bool batch_first = false, Dtype dtype = kFloat32);
+  MultiheadAttentionImpl(std::int64_t embed_dim, std::int64_t num_heads, bool bias = true,
+                         bool batch_first = false, Dtype dtype = kFloat32);
 
   /// Attention of query over key/value: returns (output, weights).
   /// query [L, N, E], key and value [S, N, E] ([N, L, E] / [N, S, E] with batch_first), or
@@ -76,5 +77,6 @@ class MultiheadAttention : public Module {
   Tensor in_proj_bias;    // [3 * embed_dim]; undefined when bias = false
   NonDynamicallyQuantizableLinear out_proj;
 };
+MG_MODULE(MultiheadAttention);
 
 }  // namespace minigrad::nn

@@ -50,10 +50,10 @@ class UnaryModule : public Module {
 };
 
 /// A lookup table of num_embeddings vectors of size embedding_dim, as torch.nn.Embedding.
-class Embedding : public UnaryModule {
+class EmbeddingImpl : public UnaryModule {
  public:
   /// weight [num_embeddings, embedding_dim] ~ N(0, 1), drawn as PyTorch draws it.
-  Embedding(std::int64_t num_embeddings, std::int64_t embedding_dim, Dtype dtype = kFloat32);
+  EmbeddingImpl(std::int64_t num_embeddings, std::int64_t embedding_dim, Dtype dtype = kFloat32);
   /// int64 indices of any shape -> [..., embedding_dim].
   Tensor forward(const Tensor& indices) const override;
   /// Draws new initial values (PyTorch's reset_parameters).
@@ -68,17 +68,18 @@ class Embedding : public UnaryModule {
   /// The table, [num_embeddings, embedding_dim].
   Tensor weight;
 };
+MG_MODULE(Embedding);
 
 /// Layer normalisation over the last dims, as torch.nn.LayerNorm.
-class LayerNorm : public UnaryModule {
+class LayerNormImpl : public UnaryModule {
  public:
   /// Normalises over dims of sizes normalized_shape; weight ones and bias zeros of that shape
   /// when elementwise_affine (otherwise neither exists).
-  explicit LayerNorm(Shape normalized_shape, double eps = 1e-5, bool elementwise_affine = true,
-                     Dtype dtype = kFloat32);
+  explicit LayerNormImpl(Shape normalized_shape, double eps = 1e-5, bool elementwise_affine = true,
+                         Dtype dtype = kFloat32);
   /// Normalises over the last dim, of size normalized_size.
-  explicit LayerNorm(std::int64_t normalized_size, double eps = 1e-5,
-                     bool elementwise_affine = true, Dtype dtype = kFloat32);
+  explicit LayerNormImpl(std::int64_t normalized_size, double eps = 1e-5,
+                         bool elementwise_affine = true, Dtype dtype = kFloat32);
   /// x [..., *normalized_shape] -> same shape.
   Tensor forward(const Tensor& x) const override;
   /// Resets weight to ones and bias to zeros.
@@ -97,12 +98,13 @@ class LayerNorm : public UnaryModule {
   /// Shift, shape normalized_shape (undefined without elementwise_affine).
   Tensor bias;
 };
+MG_MODULE(LayerNorm);
 
 /// Randomly zeroes elements in training mode, identity in eval mode, as torch.nn.Dropout.
-class Dropout : public UnaryModule {
+class DropoutImpl : public UnaryModule {
  public:
   /// Throws unless 0 <= p <= 1.
-  explicit Dropout(double p = 0.5);
+  explicit DropoutImpl(double p = 0.5);
   /// functional::dropout(x, p, is_training()).
   Tensor forward(const Tensor& x) const override;
   /// "p=0.5, inplace=False".
@@ -111,20 +113,22 @@ class Dropout : public UnaryModule {
   /// Probability of zeroing an element.
   double p;
 };
+MG_MODULE(Dropout);
 
 /// max(x, 0), as torch.nn.ReLU.
-class ReLU : public UnaryModule {
+class ReLUImpl : public UnaryModule {
  public:
-  ReLU() : UnaryModule("ReLU") {}
+  ReLUImpl() : UnaryModule("ReLU") {}
   /// relu(x).
   Tensor forward(const Tensor& x) const override;
 };
+MG_MODULE(ReLU);
 
 /// GELU, exact (approximate = "none") or with the tanh formula ("tanh"), as torch.nn.GELU.
-class GELU : public UnaryModule {
+class GELUImpl : public UnaryModule {
  public:
   /// Throws unless approximate is "none" or "tanh".
-  explicit GELU(std::string approximate = "none");
+  explicit GELUImpl(std::string approximate = "none");
   /// gelu(x, approximate).
   Tensor forward(const Tensor& x) const override;
   /// "approximate='none'".
@@ -133,22 +137,25 @@ class GELU : public UnaryModule {
   /// "none" or "tanh".
   std::string approximate;
 };
+MG_MODULE(GELU);
 
 /// tanh(x), as torch.nn.Tanh.
-class Tanh : public UnaryModule {
+class TanhImpl : public UnaryModule {
  public:
-  Tanh() : UnaryModule("Tanh") {}
+  TanhImpl() : UnaryModule("Tanh") {}
   /// tanh(x).
   Tensor forward(const Tensor& x) const override;
 };
+MG_MODULE(Tanh);
 
 /// 1 / (1 + exp(-x)), as torch.nn.Sigmoid.
-class Sigmoid : public UnaryModule {
+class SigmoidImpl : public UnaryModule {
  public:
-  Sigmoid() : UnaryModule("Sigmoid") {}
+  SigmoidImpl() : UnaryModule("Sigmoid") {}
   /// sigmoid(x).
   Tensor forward(const Tensor& x) const override;
 };
+MG_MODULE(Sigmoid);
 
 /// m as an M; throws "[op] ..." naming m's type when it is another type.
 template <typename M>
@@ -165,7 +172,8 @@ concept UnaryForward = std::derived_from<M, Module> && requires(const M& m, cons
 };
 
 /// A shared module together with a call of its forward: what Sequential stores per child.
-/// Converts implicitly from std::shared_ptr<M> for any UnaryForward M (including nn::Linear).
+/// Converts implicitly from std::shared_ptr<M> for any UnaryForward M and from its holder
+/// (nn::Linear(3, 4), nn::ReLU()).
 class AnyModule {
  public:
   /// Wraps module; throws for a null pointer.
@@ -175,6 +183,9 @@ class AnyModule {
     MG_CHECK(module != nullptr, "Sequential", "got a null module");
     forward_ = [m = std::move(module)](const Tensor& x) -> Tensor { return m->forward(x); };
   }
+  template <typename H>
+  requires IsModuleHolder<H> && UnaryForward<typename H::ContainedType> AnyModule(const H& holder)
+      : AnyModule(holder.ptr()) {}  // NOLINT: implicit by design
   /// The wrapped module.
   const std::shared_ptr<Module>& module() const { return module_; }
   /// Calls the wrapped module's forward.
@@ -185,54 +196,130 @@ class AnyModule {
   std::function<Tensor(const Tensor&)> forward_;
 };
 
-/// Runs its children one after the other, as torch.nn.Sequential. Children are named "0", "1", ...
-class Sequential : public UnaryModule {
+/// A named child for Sequential({{"fc", nn::Linear(3, 4)}, {"act", nn::ReLU()}}).
+struct NamedAnyModule {
+  NamedAnyModule(std::string name_, AnyModule module_)
+      : name(std::move(name_)), module(std::move(module_)) {}
+  std::string name;
+  AnyModule module;
+};
+
+/// Runs its children one after the other, as torch.nn.Sequential. Children are named "0", "1",
+/// ... unless given names.
+class SequentialImpl : public UnaryModule {
  public:
   /// An empty Sequential (its forward returns the input).
-  Sequential() : UnaryModule("Sequential") {}
-  /// Sequential{std::make_shared<Linear>(3, 4), std::make_shared<ReLU>(), ...}.
-  Sequential(std::initializer_list<AnyModule> modules);
-  /// std::make_shared<Sequential>(std::make_shared<ReLU>(), std::make_shared<Dropout>(0.2)).
-  template <UnaryForward... M>
-  requires(sizeof...(M) > 0) explicit Sequential(std::shared_ptr<M>... modules)
+  SequentialImpl() : UnaryModule("Sequential") {}
+  /// Sequential{nn::Linear(3, 4), nn::ReLU(), ...}.
+  SequentialImpl(std::initializer_list<AnyModule> modules);
+  /// Sequential({{"fc", nn::Linear(3, 4)}, {"act", nn::ReLU()}}).
+  SequentialImpl(std::initializer_list<NamedAnyModule> modules);
+  /// Sequential(nn::Linear(3, 4), nn::ReLU()) and Sequential(std::make_shared<ReLUImpl>()).
+  template <typename... M>
+  requires(sizeof...(M) > 0 &&
+           (std::is_convertible_v<M, AnyModule> && ...)) explicit SequentialImpl(M&&... modules)
       : UnaryModule("Sequential") {
-    (push_back(AnyModule(std::move(modules))), ...);
+    (push_back(AnyModule(std::forward<M>(modules))), ...);
   }
-  /// Appends a child, named by its position.
+  /// Appends a child, named by its position or by name.
   void push_back(AnyModule module);
+  void push_back(const std::string& name, AnyModule module);
+  /// Appends every child of other (sharing them).
+  void extend(const SequentialImpl& other);
   /// Feeds x through every child in order.
   Tensor forward(const Tensor& x) const override;
   /// Number of children.
   std::size_t size() const { return items_.size(); }
+  bool is_empty() const { return items_.empty(); }
   /// Child i (negative i counts from the end); throws when out of range.
   std::shared_ptr<Module> operator[](std::int64_t i) const;
-  /// Child i as an M; throws when out of range or of another type.
+  std::shared_ptr<Module> ptr(std::int64_t i) const { return (*this)[i]; }
+  /// Child i as an M (a module class or its holder's); throws when out of range or of another
+  /// type.
   template <typename M>
-  std::shared_ptr<M> ptr(std::int64_t i) const {
-    return checked_cast<M>((*this)[i], "Sequential");
+  auto ptr(std::int64_t i) const {
+    if constexpr (IsModuleHolder<M>)
+      return checked_cast<typename M::ContainedType>((*this)[i], "Sequential");
+    else
+      return checked_cast<M>((*this)[i], "Sequential");
+  }
+  template <typename M>
+  auto& at(std::int64_t i) const {
+    return *ptr<M>(i);
   }
 
  private:
   std::vector<AnyModule> items_;
 };
 
+/// The holder of SequentialImpl (Note [Module holders]), with its list constructors.
+class Sequential : public ModuleHolder<SequentialImpl> {
+ public:
+  using ModuleHolder<SequentialImpl>::ModuleHolder;
+  using Impl = SequentialImpl;
+  Sequential() : ModuleHolder(std::make_shared<SequentialImpl>()) {}
+  Sequential(std::initializer_list<AnyModule> modules)
+      : ModuleHolder(std::make_shared<SequentialImpl>(modules)) {}
+  Sequential(std::initializer_list<NamedAnyModule> modules)
+      : ModuleHolder(std::make_shared<SequentialImpl>(modules)) {}
+};
+
+/// One module of a braced ModuleList{...}: a module pointer or a holder. Not constructible from
+/// nullptr, so that `nn::ModuleList list{nullptr};` is an empty holder, as in libtorch.
+class ModulePtr {
+ public:
+  template <typename M>
+  requires std::derived_from<M, Module> ModulePtr(std::shared_ptr<M> module)
+      : module_(std::move(module)) {}  // NOLINT: implicit
+  template <IsModuleHolder H>
+  ModulePtr(const H& holder) : module_(holder.ptr()) {}  // NOLINT: implicit
+  const std::shared_ptr<Module>& get() const { return module_; }
+
+ private:
+  std::shared_ptr<Module> module_;
+};
+
 /// An indexed list of modules, as torch.nn.ModuleList; children are named "0", "1", ...
-class ModuleList : public Module {
+class ModuleListImpl : public Module {
  public:
   /// An empty list.
-  ModuleList() : Module("ModuleList") {}
-  /// ModuleList{std::make_shared<Linear>(2, 2), std::make_shared<Tanh>()}.
-  ModuleList(std::initializer_list<std::shared_ptr<Module>> modules);
+  ModuleListImpl() : Module("ModuleList") {}
+  /// ModuleList{std::make_shared<LinearImpl>(2, 2), std::make_shared<TanhImpl>()}.
+  ModuleListImpl(std::initializer_list<ModulePtr> modules);
+  /// ModuleList(nn::Linear(2, 2), nn::Tanh()).
+  template <typename... M>
+  requires(sizeof...(M) > 0 &&
+           (IsModuleHolder<std::decay_t<M>> && ...)) explicit ModuleListImpl(M&&... modules)
+      : Module("ModuleList") {
+    (push_back(modules.ptr()), ...);
+  }
   /// Appends a module (registered under its position); throws for a null pointer.
   void push_back(std::shared_ptr<Module> module);
+  template <typename H>
+  requires IsModuleHolder<H>
+  void push_back(const H& holder) { push_back(std::shared_ptr<Module>(holder.ptr())); }
+  /// Inserts a module at index (the later ones move up and are renamed).
+  void insert(std::int64_t index, std::shared_ptr<Module> module);
+  /// Appends every module of other (sharing them).
+  void extend(const ModuleListImpl& other);
   /// Number of modules.
   std::size_t size() const { return modules_.size(); }
+  bool is_empty() const { return modules_.empty(); }
   /// Module i (negative i counts from the end); throws when out of range.
   std::shared_ptr<Module> operator[](std::int64_t i) const;
-  /// Module i as an M, e.g. list.ptr<Linear>(0)->forward(x); throws when of another type.
+  std::shared_ptr<Module> ptr(std::int64_t i) const { return (*this)[i]; }
+  /// Module i as an M (a module class or its holder's), e.g. list->ptr<nn::Linear>(0); throws
+  /// when of another type.
   template <typename M>
-  std::shared_ptr<M> ptr(std::int64_t i) const {
-    return checked_cast<M>((*this)[i], "ModuleList");
+  auto ptr(std::int64_t i) const {
+    if constexpr (IsModuleHolder<M>)
+      return checked_cast<typename M::ContainedType>((*this)[i], "ModuleList");
+    else
+      return checked_cast<M>((*this)[i], "ModuleList");
+  }
+  template <typename M>
+  auto& at(std::int64_t i) const {
+    return *ptr<M>(i);
   }
   /// Iteration over the modules in order.
   std::vector<std::shared_ptr<Module>>::const_iterator begin() const { return modules_.begin(); }
@@ -240,7 +327,17 @@ class ModuleList : public Module {
   std::vector<std::shared_ptr<Module>>::const_iterator end() const { return modules_.end(); }
 
  private:
+  void rename_children();
   std::vector<std::shared_ptr<Module>> modules_;
+};
+/// The holder of ModuleListImpl; also made from a braced list of modules.
+class ModuleList : public ModuleHolder<ModuleListImpl> {
+ public:
+  using ModuleHolder<ModuleListImpl>::ModuleHolder;
+  using Impl = ModuleListImpl;
+  ModuleList() : ModuleHolder(std::make_shared<ModuleListImpl>()) {}
+  ModuleList(std::initializer_list<ModulePtr> modules)
+      : ModuleHolder(std::make_shared<ModuleListImpl>(modules)) {}
 };
 
 }  // namespace minigrad::nn

@@ -4,12 +4,12 @@
 
 namespace minigrad::nn {
 
-class Linear : public Module {
+class LinearImpl : public Module {
  public:
   /// weight [out_features, in_features] and, if bias, bias [out_features], initialised as
   /// PyTorch does: kaiming_uniform_(weight, a = sqrt(5)), bias U(-1/sqrt(in), 1/sqrt(in)).
-  Linear(std::int64_t in_features, std::int64_t out_features, bool bias = true,
-         Dtype dtype = kFloat32);
+  LinearImpl(std::int64_t in_features, std::int64_t out_features, bool bias = true,
+             Dtype dtype = kFloat32);
 
   /// x [..., in_features] -> [..., out_features]; any number of leading dims.
   Tensor forward(const Tensor& x) const;
@@ -23,5 +23,6 @@ class Linear : public Module {
   Tensor weight;
   Tensor bias;  // undefined when bias = false
 };
+MG_MODULE(Linear);
 
 }  // namespace minigrad::nn

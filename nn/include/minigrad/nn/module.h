@@ -3,21 +3,31 @@
 //
 // A module registers its parameters, buffers and child modules by name, in order; parameters()
 // and named_parameters() walk them recursively with PyTorch's dotted names ("W_q.weight").
-// Modules are neither copyable nor movable: a parent registers members by address.
+// Modules are neither copyable nor movable: a parent registers members by address, or shares
+// them through holders (Note [Module holders]). Both styles work:
 //
-//   struct Attention : mg::nn::Module {
+//   struct Attention : mg::nn::Module {            // Python's style: members by value
 //     mg::nn::Linear W_q{3, 3, false}, W_k{3, 3, false};
 //     Attention() { register_module("W_q", W_q); register_module("W_k", W_k); }
 //   };
+//   struct NetImpl : mg::nn::Module {              // libtorch's style: a holder per module
+//     NetImpl() { fc = register_module("fc", mg::nn::Linear(4, 2)); }
+//     mg::Tensor forward(const mg::Tensor& x) { return fc(x); }
+//     mg::nn::Linear fc{nullptr};
+//   };
+//   MG_MODULE(Net);  // Net net; net->forward(x); net->named_parameters()["fc.weight"]
+#include <concepts>
 #include <functional>
 #include <iosfwd>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
 #include "minigrad/autograd.h"
 #include "minigrad/io.h"
+#include "minigrad/nn/ordered_dict.h"
 #include "minigrad/ops.h"
 
 namespace minigrad::nn {
@@ -32,7 +42,10 @@ struct LoadStateDictResult {
   std::vector<std::string> unexpected_keys;  // the dict's keys the module lacks
 };
 
-class Module {
+template <typename Contained>
+class ModuleHolder;
+
+class Module : public std::enable_shared_from_this<Module> {
  public:
   explicit Module(std::string type_name = "Module") : type_name_(std::move(type_name)) {}
   virtual ~Module();
@@ -50,28 +63,68 @@ class Module {
   Tensor register_buffer(const std::string& name, Tensor buffer);
   /// Registers a child that the caller owns (typically a member); returns it.
   template <typename M>
-  M& register_module(const std::string& name, M& child) {
+  requires std::derived_from<M, Module> M& register_module(const std::string& name, M& child) {
     add_child(name, &child, nullptr);
     return child;
   }
-  /// Registers a child that this module owns.
+  /// Registers a child that this module shares.
   template <typename M>
   std::shared_ptr<M> register_module(const std::string& name, std::shared_ptr<M> child) {
     add_child(name, child.get(), child);
     return child;
   }
+  /// Registers the module of a holder: `fc = register_module("fc", nn::Linear(3, 4));`.
+  template <typename M>
+  std::shared_ptr<M> register_module(const std::string& name, const ModuleHolder<M>& holder) {
+    return register_module(name, holder.ptr());
+  }
+  /// Replaces the child registered as name (keeping its place); returns the new one. A holder
+  /// member that held the old child must be assigned the result.
+  template <typename M>
+  std::shared_ptr<M> replace_module(const std::string& name, std::shared_ptr<M> child) {
+    replace_child(name, child.get(), child);
+    return child;
+  }
+  template <typename M>
+  std::shared_ptr<M> replace_module(const std::string& name, const ModuleHolder<M>& holder) {
+    return replace_module(name, holder.ptr());
+  }
+  /// Removes the child registered as name; throws if there is none.
+  void unregister_module(const std::string& name);
 
   /// All parameters, recursively, in registration order (children after own parameters).
   /// Like named_parameters(), records each parameter's dotted name for parameter_name(), so an
   /// optimizer built from `model.parameters()` can name a parameter that gets no gradient.
   std::vector<Tensor> parameters(bool recurse = true) const;
-  /// (name, parameter) pairs with dotted names: "weight", "W_q.weight", "layers.0.bias".
-  std::vector<std::pair<std::string, Tensor>> named_parameters(bool recurse = true) const;
+  /// (name, parameter) in order with dotted names ("weight", "W_q.weight", "layers.0.bias"), as
+  /// an OrderedDict: named_parameters()["fc.weight"], .find(), .contains(), .keys().
+  OrderedDict<std::string, Tensor> named_parameters(bool recurse = true) const;
   std::vector<Tensor> buffers(bool recurse = true) const;
-  std::vector<std::pair<std::string, Tensor>> named_buffers(bool recurse = true) const;
-  /// Direct children, in registration order.
-  std::vector<Module*> children() const;
-  std::vector<std::pair<std::string, Module*>> named_children() const;
+  OrderedDict<std::string, Tensor> named_buffers(bool recurse = true) const;
+  /// Direct children, in registration order. A child registered by reference (a member) comes
+  /// as a non-owning pointer: it lives as long as its parent, not as long as the pointer.
+  std::vector<std::shared_ptr<Module>> children() const;
+  OrderedDict<std::string, std::shared_ptr<Module>> named_children() const;
+  /// This module (unless include_self is false) and all below it, depth first, as PyTorch's
+  /// modules(); names are dotted paths ("" for this module, or name_prefix).
+  std::vector<std::shared_ptr<Module>> modules(bool include_self = true) const;
+  OrderedDict<std::string, std::shared_ptr<Module>> named_modules(
+      const std::string& name_prefix = "", bool include_self = true) const;
+  /// This module as a T (a module class or its holder's), or nullptr: model.as<nn::Linear>().
+  template <typename T>
+  auto* as() {
+    if constexpr (requires { typename T::ContainedType; })
+      return dynamic_cast<typename T::ContainedType*>(this);
+    else
+      return dynamic_cast<T*>(this);
+  }
+  template <typename T>
+  const auto* as() const {
+    if constexpr (requires { typename T::ContainedType; })
+      return dynamic_cast<const typename T::ContainedType*>(this);
+    else
+      return dynamic_cast<const T*>(this);
+  }
 
   /// Clears every parameter's gradient (set_to_none, as PyTorch 2) or zeroes it.
   void zero_grad(bool set_to_none = true);
@@ -83,6 +136,9 @@ class Module {
   void to(Dtype dtype);
   /// Calls fn on every module of the tree, children first, then this one (as PyTorch).
   void apply(const std::function<void(Module&)>& fn);
+  /// The same with each module's dotted name (libtorch's apply(NamedModuleApplyFunction)).
+  void apply(const std::function<void(const std::string&, Module&)>& fn,
+             const std::string& name_prefix = "");
 
   /// Parameters and buffers with dotted names in PyTorch's order: each module's own parameters,
   /// then its own buffers, then its children's, recursively ("scale", "fc1.weight", "fc1.bias").
@@ -101,6 +157,11 @@ class Module {
 
  private:
   void add_child(const std::string& name, Module* child, std::shared_ptr<Module> owner);
+  void replace_child(const std::string& name, Module* child, std::shared_ptr<Module> owner);
+  /// A shared pointer to this module: its owner's when it has one, else a non-owning one.
+  std::shared_ptr<Module> self_handle() const;
+  void collect_modules(const std::string& prefix,
+                       OrderedDict<std::string, std::shared_ptr<Module>>& out) const;
   void collect(const std::string& prefix, bool recurse, bool buffers,
                std::vector<std::pair<std::string, Tensor>>& out) const;
   /// The state_dict's (name, handle) pairs, not detached.
@@ -138,3 +199,98 @@ void save(const Module& module, const std::string& path, const Metadata& metadat
 LoadStateDictResult load(Module& module, const std::string& path, bool strict = true);
 
 }  // namespace minigrad::nn
+
+namespace minigrad::nn {
+
+// ---------------------------------------------------------------- holders
+
+// Note [Module holders]
+// libtorch names each built-in module twice: LinearImpl is the Module, and Linear a
+// ModuleHolder<LinearImpl>, a shared pointer to one with `->` and a call operator. minigrad does
+// the same so that libtorch code ports by renaming torch:: to mg::: `nn::Linear fc{nullptr};
+// fc = register_module("fc", nn::Linear(3, 4)); fc->weight; fc(x)`. A holder made with arguments
+// makes its module (`nn::Linear fc(3, 4)`); copies share it. A user's module gets a holder with
+// MG_MODULE(Name) after `struct NameImpl : mg::nn::Module {...}` (libtorch's TORCH_MODULE).
+// Modules written Python-style, as plain members registered by reference, keep working.
+
+/// A shared module with `->`, `*` and a call operator that forwards to forward() (libtorch's).
+template <typename Contained>
+class ModuleHolder {
+ public:
+  using ContainedType = Contained;
+
+  /// Makes the module with its default arguments (only for modules that have them).
+  ModuleHolder() requires std::is_default_constructible_v<Contained>
+      : impl_(std::make_shared<Contained>()) {}
+  /// An empty holder, to be assigned later (`nn::Linear fc{nullptr};`).
+  ModuleHolder(std::nullptr_t) {}  // NOLINT: implicit, as libtorch's
+  /// Makes the module from these arguments: nn::Linear fc(3, 4, /*bias=*/false).
+  template <typename Head, typename... Tail>
+  requires(
+      !std::is_same_v<std::decay_t<Head>, std::nullptr_t> &&
+      !std::is_base_of_v<ModuleHolder, std::decay_t<Head>> &&
+      std::is_constructible_v<Contained, Head&&, Tail&&...>) explicit ModuleHolder(Head&& head,
+                                                                                   Tail&&... tail)
+      : impl_(std::make_shared<Contained>(std::forward<Head>(head), std::forward<Tail>(tail)...)) {}
+  /// Holds an existing module (what register_module returns).
+  ModuleHolder(std::shared_ptr<Contained> module) : impl_(std::move(module)) {}  // NOLINT
+
+  explicit operator bool() const noexcept { return impl_ != nullptr; }
+  bool is_empty() const noexcept { return impl_ == nullptr; }
+  Contained* operator->() const { return get(); }
+  Contained& operator*() const { return *get(); }
+  /// The module; throws for an empty holder.
+  Contained* get() const {
+    MG_CHECK(impl_ != nullptr, "ModuleHolder",
+             "accessing an empty module holder: it was made with nullptr and never assigned "
+             "(assign it, e.g. `fc = register_module(\"fc\", nn::Linear(3, 4))`)");
+    return impl_.get();
+  }
+  const std::shared_ptr<Contained>& ptr() const { return impl_; }
+  /// Calls the module's forward.
+  template <typename... Args>
+  decltype(auto) operator()(Args&&... args) const {
+    return get()->forward(std::forward<Args>(args)...);
+  }
+  /// Indexes the module (Sequential, ModuleList).
+  template <typename Arg>
+  decltype(auto) operator[](Arg&& arg) const {
+    return (*get())[std::forward<Arg>(arg)];
+  }
+
+ protected:
+  std::shared_ptr<Contained> impl_;
+};
+
+/// Whether T is a ModuleHolder (or derives from one).
+template <typename T>
+concept IsModuleHolder = requires {
+  typename T::ContainedType;
+}
+&&std::is_base_of_v<ModuleHolder<typename T::ContainedType>, T>;
+
+/// Prints the held module, as `std::cout << model` for a libtorch holder.
+template <IsModuleHolder H>
+std::ostream& operator<<(std::ostream& os, const H& holder) {
+  return os << *holder;
+}
+/// nn::save / nn::load of a holder's module.
+template <IsModuleHolder H>
+void save(const H& holder, const std::string& path, const Metadata& metadata = {}) {
+  save(*holder, path, metadata);
+}
+template <IsModuleHolder H>
+LoadStateDictResult load(const H& holder, const std::string& path, bool strict = true) {
+  return load(*holder, path, strict);
+}
+
+}  // namespace minigrad::nn
+
+/// Defines the holder Name of NameImpl, as libtorch's TORCH_MODULE(Name).
+#define MG_MODULE_IMPL(Name, ImplType)                          \
+  class Name : public ::minigrad::nn::ModuleHolder<ImplType> {  \
+   public:                                                      \
+    using ::minigrad::nn::ModuleHolder<ImplType>::ModuleHolder; \
+    using Impl = ImplType;                                      \
+  }
+#define MG_MODULE(Name) MG_MODULE_IMPL(Name, Name##Impl)

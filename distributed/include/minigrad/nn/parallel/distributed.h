@@ -87,22 +87,35 @@ class Reducer {
 };
 }  // namespace detail
 
-/// Wraps a module (kept by reference; it must outlive this). M is any Module with a forward().
+/// Wraps a module: a Module kept by reference (it must outlive this) or a holder (nn::Linear,
+/// an MG_MODULE of yours) kept by value, sharing its module. M has a forward().
 template <typename M>
 class DistributedDataParallel : public detail::Reducer {
-  static_assert(std::is_base_of_v<Module, M>, "DistributedDataParallel wraps an nn::Module");
+  static_assert(std::is_base_of_v<Module, M> || IsModuleHolder<M>,
+                "DistributedDataParallel wraps an nn::Module or a module holder");
+  static Module& as_module(M& m) {
+    if constexpr (IsModuleHolder<M>)
+      return *m;
+    else
+      return m;
+  }
 
  public:
   /// Broadcasts rank 0's parameters and buffers to every rank and builds the buckets. Every rank
   /// must construct it with the same model (checked: parameter dtypes and sizes).
   explicit DistributedDataParallel(M& module, DistributedDataParallelOptions options = {})
-      : Reducer(module, options), module_(module) {}
+      : Reducer(as_module(module), options), module_(module) {}
 
   /// Runs module.forward(args...) and arms the gradient synchronisation of the next backward.
   template <typename... Args>
   auto forward(Args&&... args) {
     prepare_forward();
-    auto out = module_.forward(std::forward<Args>(args)...);
+    auto out = [&] {
+      if constexpr (IsModuleHolder<M>)
+        return module_->forward(std::forward<Args>(args)...);
+      else
+        return module_.forward(std::forward<Args>(args)...);
+    }();
     // Another output type: call prepare_for_backward() yourself for find_unused_parameters.
     if constexpr (std::is_convertible_v<decltype(out), const Tensor&>) prepare_for_backward({out});
     return out;
@@ -112,7 +125,7 @@ class DistributedDataParallel : public detail::Reducer {
   const M& module() const { return module_; }
 
  private:
-  M& module_;
+  std::conditional_t<IsModuleHolder<M>, M, M&> module_;
 };
 
 }  // namespace minigrad::nn::parallel
