@@ -182,4 +182,18 @@ std::pair<Tensor, Tensor> MultiheadAttentionImpl::forward(
   return {out, weights};
 }
 
+std::shared_ptr<Module> NonDynamicallyQuantizableLinearImpl::clone() const {
+  return clone_with([&] {
+    return std::make_shared<NonDynamicallyQuantizableLinearImpl>(in_features, out_features,
+                                                                 bias.defined());
+  });
+}
+
+std::shared_ptr<Module> MultiheadAttentionImpl::clone() const {
+  return clone_with([&] {
+    return std::make_shared<MultiheadAttentionImpl>(embed_dim, num_heads, in_proj_bias.defined(),
+                                                    batch_first);
+  });
+}
+
 }  // namespace minigrad::nn

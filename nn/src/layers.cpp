@@ -424,4 +424,52 @@ std::shared_ptr<Module> ModuleListImpl::operator[](std::int64_t i) const {
   return modules_[static_cast<std::size_t>(wrap_index(i, modules_.size(), "ModuleList"))];
 }
 
+// ---------------------------------------------------------------- clone
+
+std::shared_ptr<Module> EmbeddingImpl::clone() const {
+  return clone_with([&] { return std::make_shared<EmbeddingImpl>(num_embeddings, embedding_dim); });
+}
+
+std::shared_ptr<Module> LayerNormImpl::clone() const {
+  return clone_with(
+      [&] { return std::make_shared<LayerNormImpl>(normalized_shape, eps, elementwise_affine); });
+}
+
+std::shared_ptr<Module> DropoutImpl::clone() const {
+  return clone_with([&] { return std::make_shared<DropoutImpl>(p); });
+}
+
+std::shared_ptr<Module> ReLUImpl::clone() const {
+  return clone_with([] { return std::make_shared<ReLUImpl>(); });
+}
+
+std::shared_ptr<Module> GELUImpl::clone() const {
+  return clone_with([&] { return std::make_shared<GELUImpl>(approximate); });
+}
+
+std::shared_ptr<Module> TanhImpl::clone() const {
+  return clone_with([] { return std::make_shared<TanhImpl>(); });
+}
+
+std::shared_ptr<Module> SigmoidImpl::clone() const {
+  return clone_with([] { return std::make_shared<SigmoidImpl>(); });
+}
+
+std::shared_ptr<Module> SequentialImpl::clone() const {
+  return clone_with([&] {
+    auto copy = std::make_shared<SequentialImpl>();
+    auto names = named_children().keys();
+    for (std::size_t i = 0; i < items_.size(); ++i) copy->push_back(names[i], items_[i].clone());
+    return copy;
+  });
+}
+
+std::shared_ptr<Module> ModuleListImpl::clone() const {
+  return clone_with([&] {
+    auto copy = std::make_shared<ModuleListImpl>();
+    for (const auto& m : modules_) copy->push_back(m->clone());
+    return copy;
+  });
+}
+
 }  // namespace minigrad::nn

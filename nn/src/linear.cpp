@@ -44,4 +44,9 @@ std::string LinearImpl::extra_repr() const {
          ", bias=" + (bias.defined() ? "True" : "False");
 }
 
+std::shared_ptr<Module> LinearImpl::clone() const {
+  return clone_with(
+      [&] { return std::make_shared<LinearImpl>(in_features, out_features, bias.defined()); });
+}
+
 }  // namespace minigrad::nn

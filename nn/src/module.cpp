@@ -302,6 +302,42 @@ void Module::to(Dtype dtype) {
   for (auto& c : children_) c.module->to(dtype);
 }
 
+std::shared_ptr<Module> Module::clone() const {
+  MG_ERROR("Module.clone", type_name_, " does not implement clone(): derive it from nn::Cloneable<",
+           type_name_,
+           "Impl> (cloned through its default constructor) or override clone() with "
+           "clone_with([&] { return std::make_shared<",
+           type_name_, "Impl>(...); })");
+}
+
+void Module::copy_state_to(Module& copy) const {
+  auto copy_tensors = [&](const OrderedDict<std::string, Tensor>& from,
+                          OrderedDict<std::string, Tensor> to, const char* what) {
+    MG_CHECK(from.keys() == to.keys(), "Module.clone", type_name_, ": the copy's ", what,
+             " are not the original's (the copy made by clone() must have the same structure)");
+    for (std::size_t i = 0; i < from.size(); ++i) {
+      const Tensor& src = from[i].value();
+      Tensor& dst = to[i].value();
+      if (!src.defined() || !dst.defined()) continue;
+      MG_CHECK(src.shape() == dst.shape(), "Module.clone", type_name_, ": ", what, " ",
+               from[i].key(), " has shape ", src.shape(), " but the copy's has ", dst.shape());
+      dst.set_data(src.detach().clone());
+      if (dst.is_leaf() && dst.requires_grad() != src.requires_grad())
+        dst.requires_grad_(src.requires_grad());
+      Tensor grad = src.grad();
+      dst.set_grad(grad.defined() ? grad.detach().clone() : Tensor());
+    }
+  };
+  copy_tensors(named_parameters(), copy.named_parameters(), "parameters");
+  copy_tensors(named_buffers(), copy.named_buffers(), "buffers");
+  auto mine = named_modules();
+  auto theirs = copy.named_modules();
+  MG_CHECK(mine.keys() == theirs.keys(), "Module.clone", type_name_,
+           ": the copy's submodules are not the original's");
+  for (std::size_t i = 0; i < mine.size(); ++i)
+    theirs[i].value()->training_ = mine[i].value()->training_;
+}
+
 void Module::apply(const std::function<void(Module&)>& fn) {
   DepthGuard guard("apply", type_name_);
   for (auto& c : children_) c.module->apply(fn);

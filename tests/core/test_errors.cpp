@@ -574,6 +574,32 @@ const std::vector<BadInput>& bad_inputs() {
          l[0];
        },
        "[ModuleList] index 0 is out of range for 0 modules"},
+      {"modules", "an empty holder (nn::Linear fc{nullptr}) used before it is assigned",
+       [] {
+         mg::nn::Linear fc{nullptr};
+         fc(mg::zeros({1, 3}));
+       },
+       "[ModuleHolder] accessing an empty module holder: it was made with nullptr and never "
+       "assigned (assign one, e.g. fc = register_module(\"fc\", nn::Linear(3, 4)))"},
+      {"modules", "named_parameters()[key] with a key that is not a parameter",
+       [] { mg::nn::Linear(3, 2)->named_parameters()["weights"]; },
+       "[OrderedDict] no parameter named 'weights'; there are: weight, bias"},
+      {"modules", "unregister_module of a name that is not a child",
+       [] { mg::nn::Sequential(mg::nn::ReLU())->unregister_module("1"); },
+       "[unregister_module] Sequential has no module \"1\""},
+      {"modules", "replace_module of a name that is not a child",
+       [] { mg::nn::Sequential(mg::nn::ReLU())->replace_module("fc", mg::nn::Linear(1, 1)); },
+       "[replace_module] Sequential has no module \"fc\""},
+      {"modules", "clone() of a module of yours that has no clone",
+       [] {
+         struct NetImpl : mg::nn::Module {
+           NetImpl() : mg::nn::Module("Net") {}
+         };
+         NetImpl().clone();
+       },
+       "[Module.clone] Net does not implement clone(): derive it from nn::Cloneable<NetImpl> "
+       "(cloned through its default constructor) or override clone() with clone_with([&] { "
+       "return std::make_shared<NetImpl>(...); })"},
       {"losses", "cross_entropy target 7 with 5 classes",
        [] {
          mg::nn::functional::cross_entropy(mg::zeros({2, 5}), mg::tensor({0, 7}, mg::kInt64));

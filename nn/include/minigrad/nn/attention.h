@@ -15,6 +15,8 @@ namespace minigrad::nn {
 /// forward) that prints under its own name. MultiheadAttention's out_proj is one.
 class NonDynamicallyQuantizableLinearImpl : public Module {
  public:
+  /// A deep copy of this module (Module::clone).
+  std::shared_ptr<Module> clone() const override;
   NonDynamicallyQuantizableLinearImpl(std::int64_t in_features, std::int64_t out_features,
                                       bool bias = true, Dtype dtype = kFloat32);
 
@@ -38,6 +40,8 @@ MG_MODULE(NonDynamicallyQuantizableLinear);
 
 class MultiheadAttentionImpl : public Module {
  public:
+  /// A deep copy of this module (Module::clone).
+  std::shared_ptr<Module> clone() const override;
   /// Parameters, registered in PyTorch's order: in_proj_weight [3E, E] (q, k, v rows stacked),
   /// in_proj_bias [3E] (if bias), then out_proj (a Linear(E, E, bias)). Initial values are
   /// PyTorch's, draw for draw: out_proj's Linear initialisation, then

@@ -52,6 +52,8 @@ class UnaryModule : public Module {
 /// A lookup table of num_embeddings vectors of size embedding_dim, as torch.nn.Embedding.
 class EmbeddingImpl : public UnaryModule {
  public:
+  /// A deep copy of this module (Module::clone).
+  std::shared_ptr<Module> clone() const override;
   /// weight [num_embeddings, embedding_dim] ~ N(0, 1), drawn as PyTorch draws it.
   EmbeddingImpl(std::int64_t num_embeddings, std::int64_t embedding_dim, Dtype dtype = kFloat32);
   /// int64 indices of any shape -> [..., embedding_dim].
@@ -73,6 +75,8 @@ MG_MODULE(Embedding);
 /// Layer normalisation over the last dims, as torch.nn.LayerNorm.
 class LayerNormImpl : public UnaryModule {
  public:
+  /// A deep copy of this module (Module::clone).
+  std::shared_ptr<Module> clone() const override;
   /// Normalises over dims of sizes normalized_shape; weight ones and bias zeros of that shape
   /// when elementwise_affine (otherwise neither exists).
   explicit LayerNormImpl(Shape normalized_shape, double eps = 1e-5, bool elementwise_affine = true,
@@ -103,6 +107,8 @@ MG_MODULE(LayerNorm);
 /// Randomly zeroes elements in training mode, identity in eval mode, as torch.nn.Dropout.
 class DropoutImpl : public UnaryModule {
  public:
+  /// A deep copy of this module (Module::clone).
+  std::shared_ptr<Module> clone() const override;
   /// Throws unless 0 <= p <= 1.
   explicit DropoutImpl(double p = 0.5);
   /// functional::dropout(x, p, is_training()).
@@ -118,6 +124,8 @@ MG_MODULE(Dropout);
 /// max(x, 0), as torch.nn.ReLU.
 class ReLUImpl : public UnaryModule {
  public:
+  /// A deep copy of this module (Module::clone).
+  std::shared_ptr<Module> clone() const override;
   ReLUImpl() : UnaryModule("ReLU") {}
   /// relu(x).
   Tensor forward(const Tensor& x) const override;
@@ -127,6 +135,8 @@ MG_MODULE(ReLU);
 /// GELU, exact (approximate = "none") or with the tanh formula ("tanh"), as torch.nn.GELU.
 class GELUImpl : public UnaryModule {
  public:
+  /// A deep copy of this module (Module::clone).
+  std::shared_ptr<Module> clone() const override;
   /// Throws unless approximate is "none" or "tanh".
   explicit GELUImpl(std::string approximate = "none");
   /// gelu(x, approximate).
@@ -142,6 +152,8 @@ MG_MODULE(GELU);
 /// tanh(x), as torch.nn.Tanh.
 class TanhImpl : public UnaryModule {
  public:
+  /// A deep copy of this module (Module::clone).
+  std::shared_ptr<Module> clone() const override;
   TanhImpl() : UnaryModule("Tanh") {}
   /// tanh(x).
   Tensor forward(const Tensor& x) const override;
@@ -151,6 +163,8 @@ MG_MODULE(Tanh);
 /// 1 / (1 + exp(-x)), as torch.nn.Sigmoid.
 class SigmoidImpl : public UnaryModule {
  public:
+  /// A deep copy of this module (Module::clone).
+  std::shared_ptr<Module> clone() const override;
   SigmoidImpl() : UnaryModule("Sigmoid") {}
   /// sigmoid(x).
   Tensor forward(const Tensor& x) const override;
@@ -181,7 +195,13 @@ class AnyModule {
   AnyModule(std::shared_ptr<M> module)  // NOLINT(google-explicit-constructor): implicit by design
       : module_(module) {
     MG_CHECK(module != nullptr, "Sequential", "got a null module");
-    forward_ = [m = std::move(module)](const Tensor& x) -> Tensor { return m->forward(x); };
+    forward_ = [m = module](const Tensor& x) -> Tensor { return m->forward(x); };
+    clone_ = [m = std::move(module)]() -> AnyModule {
+      auto copy = std::dynamic_pointer_cast<M>(m->clone());
+      MG_CHECK(copy != nullptr, "Sequential", m->type_name(),
+               "'s clone() returned a module of another type");
+      return AnyModule(std::move(copy));
+    };
   }
   template <typename H>
   requires IsModuleHolder<H> && UnaryForward<typename H::ContainedType> AnyModule(const H& holder)
@@ -190,10 +210,13 @@ class AnyModule {
   const std::shared_ptr<Module>& module() const { return module_; }
   /// Calls the wrapped module's forward.
   Tensor forward(const Tensor& x) const { return forward_(x); }
+  /// A deep copy of the wrapped module, wrapped (Module::clone).
+  AnyModule clone() const { return clone_(); }
 
  private:
   std::shared_ptr<Module> module_;
   std::function<Tensor(const Tensor&)> forward_;
+  std::function<AnyModule()> clone_;
 };
 
 /// A named child for Sequential({{"fc", nn::Linear(3, 4)}, {"act", nn::ReLU()}}).
@@ -208,6 +231,8 @@ struct NamedAnyModule {
 /// ... unless given names.
 class SequentialImpl : public UnaryModule {
  public:
+  /// A deep copy of this module (Module::clone).
+  std::shared_ptr<Module> clone() const override;
   /// An empty Sequential (its forward returns the input).
   SequentialImpl() : UnaryModule("Sequential") {}
   /// Sequential{nn::Linear(3, 4), nn::ReLU(), ...}.
@@ -282,6 +307,8 @@ class ModulePtr {
 /// An indexed list of modules, as torch.nn.ModuleList; children are named "0", "1", ...
 class ModuleListImpl : public Module {
  public:
+  /// A deep copy of this module (Module::clone).
+  std::shared_ptr<Module> clone() const override;
   /// An empty list.
   ModuleListImpl() : Module("ModuleList") {}
   /// ModuleList{std::make_shared<LinearImpl>(2, 2), std::make_shared<TanhImpl>()}.

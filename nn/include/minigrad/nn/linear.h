@@ -6,6 +6,8 @@ namespace minigrad::nn {
 
 class LinearImpl : public Module {
  public:
+  /// A deep copy of this module (Module::clone).
+  std::shared_ptr<Module> clone() const override;
   /// weight [out_features, in_features] and, if bias, bias [out_features], initialised as
   /// PyTorch does: kaiming_uniform_(weight, a = sqrt(5)), bias U(-1/sqrt(in), 1/sqrt(in)).
   LinearImpl(std::int64_t in_features, std::int64_t out_features, bool bias = true,

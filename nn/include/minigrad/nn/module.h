@@ -17,6 +17,7 @@
 //   };
 //   MG_MODULE(Net);  // Net net; net->forward(x); net->named_parameters()["fc.weight"]
 #include <concepts>
+#include <cstdint>
 #include <functional>
 #include <iosfwd>
 #include <memory>
@@ -26,6 +27,7 @@
 #include <vector>
 
 #include "minigrad/autograd.h"
+#include "minigrad/generator.h"
 #include "minigrad/io.h"
 #include "minigrad/nn/ordered_dict.h"
 #include "minigrad/ops.h"
@@ -152,8 +154,34 @@ class Module : public std::enable_shared_from_this<Module> {
   /// module has (3, 4)`. Returns the missing and unexpected keys (non-strict loads).
   LoadStateDictResult load_state_dict(const StateDict& dict, bool strict = true);
 
+  /// A deep copy: a new module of the same type and configuration whose parameters and buffers
+  /// are copies of this one's (values, requires_grad, gradients) and whose training mode is the
+  /// same, as copy.deepcopy(model) and libtorch's clone(). The built-in modules implement it; a
+  /// module of yours derives from nn::Cloneable<NameImpl> (cloned through its default
+  /// constructor) or overrides clone() with clone_with(). Making the copy draws no random
+  /// numbers from the default generator. Throws for a module that implements neither.
+  virtual std::shared_ptr<Module> clone() const;
+
   /// Writes the module tree as PyTorch prints it.
   void print(std::ostream& os, int indent = 0) const;
+
+ protected:
+  /// For clone() overrides: makes a fresh module with make() (its random initialisation leaves
+  /// the default generator where it was) and copies this module's state into it (copy_state_to).
+  template <typename F>
+  std::shared_ptr<Module> clone_with(F&& make) const {
+    std::shared_ptr<Module> copy;
+    {
+      const std::vector<std::uint8_t> rng = default_generator().get_state();
+      copy = make();
+      default_generator().set_state(rng);
+    }
+    copy_state_to(*copy);
+    return copy;
+  }
+  /// Copies parameters and buffers (values, requires_grad, gradients) and the training mode of
+  /// every module into copy, a module of the same structure; throws naming what differs.
+  void copy_state_to(Module& copy) const;
 
  private:
   void add_child(const std::string& name, Module* child, std::shared_ptr<Module> owner);
@@ -243,7 +271,7 @@ class ModuleHolder {
   Contained* get() const {
     MG_CHECK(impl_ != nullptr, "ModuleHolder",
              "accessing an empty module holder: it was made with nullptr and never assigned "
-             "(assign it, e.g. `fc = register_module(\"fc\", nn::Linear(3, 4))`)");
+             "(assign one, e.g. fc = register_module(\"fc\", nn::Linear(3, 4)))");
     return impl_.get();
   }
   const std::shared_ptr<Contained>& ptr() const { return impl_; }
@@ -260,6 +288,21 @@ class ModuleHolder {
 
  protected:
   std::shared_ptr<Contained> impl_;
+};
+
+/// Base for a module of yours that clone() copies through its default constructor, as
+/// libtorch's torch::nn::Cloneable<Derived> (which calls a reset() instead):
+/// `struct NetImpl : nn::Cloneable<NetImpl> { NetImpl() : Cloneable("Net") {...} };`.
+template <typename Derived>
+class Cloneable : public Module {
+ public:
+  using Module::Module;
+  std::shared_ptr<Module> clone() const override {
+    static_assert(std::is_default_constructible_v<Derived>,
+                  "nn::Cloneable<Derived> clones through Derived's default constructor; "
+                  "override clone() with clone_with() for a module without one");
+    return clone_with([] { return std::make_shared<Derived>(); });
+  }
 };
 
 /// Whether T is a ModuleHolder (or derives from one).
