@@ -13,10 +13,12 @@
 #include <fstream>
 #include <functional>
 #include <iostream>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "minigrad/data.h"
 #include "minigrad/minigrad.h"
 
 namespace mg = minigrad;
@@ -600,6 +602,31 @@ const std::vector<BadInput>& bad_inputs() {
        "[Module.clone] Net does not implement clone(): derive it from nn::Cloneable<NetImpl> "
        "(cloned through its default constructor) or override clone() with clone_with([&] { "
        "return std::make_shared<NetImpl>(...); })"},
+      {"data", "TensorDataset of tensors with different first dims",
+       [] {
+         mg::data::TensorDataset({mg::zeros({10, 2}), mg::zeros({9})});
+       },
+       "[TensorDataset] size mismatch between tensors: tensor 1 has shape (9,) but tensor 0 has "
+       "shape (10, 2) (their first dims must match)"},
+      {"data", "TensorDataset index out of range",
+       [] {
+         mg::data::TensorDataset({mg::zeros({10, 2})}).get(10);
+       },
+       "[TensorDataset] index 10 is out of range for 10 examples"},
+      {"data", "DataLoader with batch_size 0",
+       [] {
+         mg::data::DataLoader(mg::data::TensorDataset({mg::zeros({4})}),
+                              mg::data::DataLoaderOptions(0));
+       },
+       "[DataLoader] batch_size must be positive, got 0"},
+      {"data", "DataLoader given both shuffle(true) and a sampler",
+       [] {
+         mg::data::DataLoader(mg::data::TensorDataset({mg::zeros({4})}),
+                              mg::data::DataLoaderOptions(2).shuffle(true),
+                              std::make_unique<mg::data::samplers::SequentialSampler>(4));
+       },
+       "[DataLoader] shuffle(true) and a sampler are mutually exclusive (as in PyTorch): pass "
+       "samplers::RandomSampler to shuffle"},
       {"losses", "cross_entropy target 7 with 5 classes",
        [] {
          mg::nn::functional::cross_entropy(mg::zeros({2, 5}), mg::tensor({0, 7}, mg::kInt64));

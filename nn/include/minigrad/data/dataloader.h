@@ -1,0 +1,178 @@
+#pragma once
+// DataLoader: batches of a dataset, epoch after epoch, with range-for.
+//
+// Python's torch.utils.data.DataLoader, with the same batches for the same seed:
+//
+//   mg::data::TensorDataset ds({X, Y});
+//   mg::data::DataLoader loader(ds, mg::data::DataLoaderOptions(32).shuffle(true));
+//   for (const std::vector<mg::Tensor>& batch : loader) { batch[0] ...; batch[1] ...; }
+//
+// libtorch's torch::data::make_data_loader, with the same batches for the same seed:
+//
+//   auto loader = mg::data::make_data_loader(
+//       Phrases().map(mg::data::transforms::Stack<>()),
+//       mg::data::DataLoaderOptions().batch_size(64));
+//   for (auto& batch : *loader) { batch.data ...; batch.target ...; }
+//
+// Every begin() starts an epoch: the sampler is reset (a new permutation when shuffling) and
+// batches come one by one from dataset.get_batch(indices), on the calling thread.
+#include <cstddef>
+#include <memory>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "minigrad/data/dataset.h"
+#include "minigrad/data/sampler.h"
+#include "minigrad/error.h"
+#include "minigrad/generator.h"
+
+namespace minigrad::data {
+
+/// Options as libtorch's DataLoaderOptions (chained setters) plus Python's shuffle and generator.
+class DataLoaderOptions {
+ public:
+  DataLoaderOptions() = default;
+  /// DataLoaderOptions(32): batch_size 32.
+  explicit DataLoaderOptions(std::size_t batch_size) : batch_size_(batch_size) {}
+  DataLoaderOptions& batch_size(std::size_t n) {
+    batch_size_ = n;
+    return *this;
+  }
+  /// Drops the last batch of an epoch when it is smaller than batch_size.
+  DataLoaderOptions& drop_last(bool on) {
+    drop_last_ = on;
+    return *this;
+  }
+  /// A new order every epoch, as torch.utils.data.RandomSampler (DataLoader only;
+  /// make_data_loader takes its sampler as a template argument, as libtorch).
+  DataLoaderOptions& shuffle(bool on) {
+    shuffle_ = on;
+    return *this;
+  }
+  /// The generator the shuffle and the per-epoch base seed draw from (default: the default one).
+  DataLoaderOptions& generator(Generator g) {
+    generator_ = std::move(g);
+    return *this;
+  }
+  std::size_t batch_size() const { return batch_size_; }
+  bool drop_last() const { return drop_last_; }
+  bool shuffle() const { return shuffle_; }
+  const std::optional<Generator>& generator() const { return generator_; }
+
+ private:
+  std::size_t batch_size_ = 1;
+  bool drop_last_ = false;
+  bool shuffle_ = false;
+  std::optional<Generator> generator_;
+};
+
+namespace detail {
+/// The dataset's size, or an error naming why a sampler cannot use it.
+std::size_t sized(std::optional<std::size_t> size);
+void check_options(const DataLoaderOptions& options);
+/// torch.utils.data's per-epoch `_base_seed` draw (one int64 from the loader's generator), made
+/// so that the random numbers after an epoch are PyTorch's.
+void draw_base_seed(const std::optional<Generator>& generator);
+}  // namespace detail
+
+/// Batches of a Dataset (anything with get_batch(indices) and size()), chosen by a sampler.
+template <typename DatasetT>
+class DataLoader {
+ public:
+  using BatchType = decltype(std::declval<DatasetT&>().get_batch(
+      std::declval<const std::vector<std::size_t>&>()));
+
+  /// Python's DataLoader(dataset, batch_size, shuffle, drop_last, generator): shuffles as
+  /// torch.utils.data.RandomSampler, or visits the examples in order.
+  DataLoader(DatasetT dataset, DataLoaderOptions options)
+      : dataset_(std::move(dataset)), options_(std::move(options)), python_(true) {
+    detail::check_options(options_);
+    const std::size_t n = detail::sized(dataset_.size());
+    if (options_.shuffle())
+      sampler_ = std::make_unique<samplers::TorchRandomSampler>(n, options_.generator());
+    else
+      sampler_ = std::make_unique<samplers::SequentialSampler>(n);
+  }
+  /// libtorch's loader: batches in the order of sampler (make_data_loader builds these).
+  DataLoader(DatasetT dataset, DataLoaderOptions options,
+             std::unique_ptr<samplers::Sampler> sampler)
+      : dataset_(std::move(dataset)), options_(std::move(options)), sampler_(std::move(sampler)) {
+    detail::check_options(options_);
+    MG_CHECK(sampler_ != nullptr, "DataLoader", "the sampler is null");
+    MG_CHECK(!options_.shuffle(), "DataLoader",
+             "shuffle(true) and a sampler are mutually exclusive (as in PyTorch): pass "
+             "samplers::RandomSampler to shuffle");
+  }
+
+  class Iterator {
+   public:
+    using value_type = BatchType;
+    using difference_type = std::ptrdiff_t;
+    Iterator() = default;
+    BatchType& operator*() { return *batch_; }
+    BatchType* operator->() { return &*batch_; }
+    Iterator& operator++() {
+      batch_ = loader_->next_batch();
+      return *this;
+    }
+    bool operator==(const Iterator& other) const {
+      return batch_.has_value() == other.batch_.has_value() && !batch_.has_value();
+    }
+
+   private:
+    friend class DataLoader;
+    explicit Iterator(DataLoader* loader) : loader_(loader), batch_(loader->next_batch()) {}
+    DataLoader* loader_ = nullptr;
+    std::optional<BatchType> batch_;
+  };
+
+  /// Starts an epoch (resets the sampler) and returns its first batch.
+  Iterator begin() {
+    if (python_) detail::draw_base_seed(options_.generator());
+    sampler_->reset(detail::sized(dataset_.size()));
+    return Iterator(this);
+  }
+  Iterator end() { return Iterator(); }
+
+  /// Batches per epoch (Python's len(loader)).
+  std::size_t size() const {
+    const std::size_t n = detail::sized(dataset_.size()), b = options_.batch_size();
+    return options_.drop_last() ? n / b : (n + b - 1) / b;
+  }
+  const DataLoaderOptions& options() const { return options_; }
+  DatasetT& dataset() { return dataset_; }
+
+ private:
+  std::optional<BatchType> next_batch() {
+    auto indices = sampler_->next(options_.batch_size());
+    if (!indices || indices->empty() ||
+        (options_.drop_last() && indices->size() < options_.batch_size()))
+      return std::nullopt;
+    return dataset_.get_batch(*indices);
+  }
+
+  DatasetT dataset_;
+  DataLoaderOptions options_;
+  std::unique_ptr<samplers::Sampler> sampler_;
+  bool python_ = false;
+};
+
+/// torch::data::make_data_loader<Sampler = RandomSampler>(dataset, options): a loader of
+/// dataset (moved in) whose sampler is Sampler(dataset.size()).
+template <typename SamplerT = samplers::RandomSampler, typename DatasetT>
+std::unique_ptr<DataLoader<DatasetT>> make_data_loader(DatasetT dataset,
+                                                       DataLoaderOptions options = {}) {
+  const std::size_t n = detail::sized(dataset.size());
+  return std::make_unique<DataLoader<DatasetT>>(std::move(dataset), std::move(options),
+                                                std::make_unique<SamplerT>(n));
+}
+/// make_data_loader(dataset, sampler, options) with a sampler of your own.
+template <typename DatasetT, typename SamplerT>
+requires std::derived_from<SamplerT, samplers::Sampler> std::unique_ptr<DataLoader<DatasetT>>
+make_data_loader(DatasetT dataset, SamplerT sampler, DataLoaderOptions options = {}) {
+  return std::make_unique<DataLoader<DatasetT>>(std::move(dataset), std::move(options),
+                                                std::make_unique<SamplerT>(std::move(sampler)));
+}
+
+}  // namespace minigrad::data
