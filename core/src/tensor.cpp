@@ -556,6 +556,23 @@ std::tuple<Tensor, Tensor> Tensor::min(std::int64_t d, bool k) const {
 }
 Tensor Tensor::amax(const Shape& dims, bool k) const { return minigrad::amax(*this, dims, k); }
 Tensor Tensor::amin(const Shape& dims, bool k) const { return minigrad::amin(*this, dims, k); }
+Tensor Tensor::eq(const Tensor& other) const { return minigrad::eq(*this, other); }
+Tensor Tensor::eq(Scalar other) const { return *this == other; }
+Tensor Tensor::ne(const Tensor& other) const { return minigrad::ne(*this, other); }
+Tensor Tensor::ne(Scalar other) const { return *this != other; }
+Tensor Tensor::lt(const Tensor& other) const { return minigrad::lt(*this, other); }
+Tensor Tensor::lt(Scalar other) const { return *this < other; }
+Tensor Tensor::le(const Tensor& other) const { return minigrad::le(*this, other); }
+Tensor Tensor::le(Scalar other) const { return *this <= other; }
+Tensor Tensor::gt(const Tensor& other) const { return minigrad::gt(*this, other); }
+Tensor Tensor::gt(Scalar other) const { return *this > other; }
+Tensor Tensor::ge(const Tensor& other) const { return minigrad::ge(*this, other); }
+Tensor Tensor::ge(Scalar other) const { return *this >= other; }
+bool Tensor::equal(const Tensor& other) const { return minigrad::equal(*this, other); }
+bool Tensor::allclose(const Tensor& other, double rtol, double atol) const {
+  return minigrad::allclose(*this, other, rtol, atol);
+}
+
 Tensor Tensor::argmax(std::optional<std::int64_t> d, bool k) const {
   return minigrad::argmax(*this, d, k);
 }

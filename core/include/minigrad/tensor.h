@@ -253,6 +253,23 @@ class Tensor {
   Tensor std(const Shape& dims = {}, double correction = 1, bool keepdim = false) const;
   Tensor logsumexp(const Shape& dims, bool keepdim = false) const;
   Tensor norm(double p = 2, const Shape& dims = {}, bool keepdim = false) const;
+  /// Comparisons as methods (libtorch's x.eq(y), x.gt(0)): bool tensors, not differentiable.
+  Tensor eq(const Tensor& other) const;
+  Tensor eq(Scalar other) const;
+  Tensor ne(const Tensor& other) const;
+  Tensor ne(Scalar other) const;
+  Tensor lt(const Tensor& other) const;
+  Tensor lt(Scalar other) const;
+  Tensor le(const Tensor& other) const;
+  Tensor le(Scalar other) const;
+  Tensor gt(const Tensor& other) const;
+  Tensor gt(Scalar other) const;
+  Tensor ge(const Tensor& other) const;
+  Tensor ge(Scalar other) const;
+  /// torch.equal(self, other): same shape and values.
+  bool equal(const Tensor& other) const;
+  /// torch.allclose(self, other, rtol, atol).
+  bool allclose(const Tensor& other, double rtol = 1e-5, double atol = 1e-8) const;
   Tensor neg() const;
   Tensor exp() const;
   Tensor log() const;

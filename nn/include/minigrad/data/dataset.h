@@ -20,6 +20,13 @@
 #include "minigrad/ops.h"
 #include "minigrad/tensor.h"
 
+namespace minigrad {
+/// libtorch's torch::optional (what Dataset::size() returns there) is std::optional here.
+template <typename T>
+using optional = std::optional<T>;
+using std::nullopt;
+}  // namespace minigrad
+
 namespace minigrad::data {
 
 /// One example: an input and its target, as torch::data::Example.
