@@ -17,9 +17,8 @@
 namespace minigrad {
 namespace {
 
-// The writer keeps the tensors' order (ordered_json); the reader keeps it in its own list and
+// The writer writes the header in the tensors' order; the reader keeps it in its own list and
 // parses each value into a plain json (std::map: no linear-time insertion).
-using OrderedJson = nlohmann::ordered_json;
 using Json = nlohmann::json;
 
 constexpr const char* kSave = "save_safetensors";
@@ -222,13 +221,34 @@ bool SafetensorsFile::contains(const std::string& name) const {
 
 void save_safetensors(const std::string& path, const NamedTensors& tensors,
                       const Metadata& metadata) {
-  OrderedJson header = OrderedJson::object();
+  // The header is written member by member (linear in the number of tensors; an ordered_json's
+  // operator[] searches its members, which made saving many tensors quadratic). Keys and strings
+  // are escaped by nlohmann's dump(), which throws for invalid UTF-8.
+  std::string text = "{";
+  auto quoted = [&](const std::string& s) {
+    try {
+      return Json(s).dump();
+    } catch (const Json::exception& e) {
+      MG_ERROR(kSave, path, ": a name or metadata string is not valid UTF-8 (", e.what(), ")");
+    }
+  };
+  auto member = [&](const std::string& key, const std::string& value) {
+    if (text.size() > 1) text += ',';
+    text += quoted(key);
+    text += ':';
+    text += value;
+  };
   if (!metadata.empty()) {
-    OrderedJson meta = OrderedJson::object();
-    for (const auto& [k, v] : metadata) meta[k] = v;
-    header["__metadata__"] = std::move(meta);
+    std::string meta = "{";
+    for (const auto& [k, v] : metadata) {
+      if (meta.size() > 1) meta += ',';
+      meta.append(quoted(k)).push_back(':');
+      meta.append(quoted(v));
+    }
+    meta.push_back('}');
+    member("__metadata__", meta);
   }
-  std::set<std::string> seen;
+  std::unordered_set<std::string> seen;
   std::uint64_t offset = 0;
   for (const auto& [name, t] : tensors) {
     MG_CHECK(!name.empty(), kSave, path, ": a tensor has an empty name");
@@ -239,17 +259,18 @@ void save_safetensors(const std::string& path, const NamedTensors& tensors,
     MG_CHECK(t.defined(), kSave, path, ": tensor \"", name, "\" is undefined");
     std::uint64_t nbytes = 0;
     detail::checked_nbytes(t.shape(), t.dtype(), nbytes);
-    header[name] = OrderedJson{{"dtype", safetensors_dtype(t.dtype())},
-                               {"shape", t.shape()},
-                               {"data_offsets", {offset, offset + nbytes}}};
+    std::string entry = "{\"dtype\":\"";
+    entry.append(safetensors_dtype(t.dtype())).append("\",\"shape\":[");
+    for (std::int64_t d = 0; d < t.dim(); ++d) {
+      if (d) entry.push_back(',');
+      entry.append(std::to_string(t.size(d)));
+    }
+    entry.append("],\"data_offsets\":[").append(std::to_string(offset)).push_back(',');
+    entry.append(std::to_string(offset + nbytes)).append("]}");
+    member(name, entry);
     offset += nbytes;
   }
-  std::string text;
-  try {
-    text = header.dump();
-  } catch (const OrderedJson::exception& e) {
-    MG_ERROR(kSave, path, ": a name or metadata string is not valid UTF-8 (", e.what(), ")");
-  }
+  text += '}';
   // Pad with spaces so the data section starts 8-byte aligned, as the reference writer does.
   text.append((8 - text.size() % 8) % 8, ' ');
   unsigned char len[8];
