@@ -21,6 +21,7 @@ ensure_packages() {
 
 # The packages every build needs.
 # (the examples draw with cairo and read flags with CLI11; nlohmann-json3-dev parses the safetensors
-# header, build-only; Open MPI builds minigrad::distributed and runs its tests with mpiexec)
+# header, build-only; Open MPI builds minigrad::distributed and runs its tests with mpiexec;
+# Graphviz's library builds minigrad::viz, which draws autograd graphs)
 MINIGRAD_BUILD_PACKAGES=(g++ cmake make pkg-config libxtensor-dev xtl-dev libxsimd-dev libopenblas-dev
-  libcli11-dev libcairo2-dev nlohmann-json3-dev libopenmpi-dev openmpi-bin)
+  libcli11-dev libcairo2-dev nlohmann-json3-dev libopenmpi-dev openmpi-bin libgraphviz-dev)

@@ -145,6 +145,23 @@ void increment_version(const Tensor& t);
 /// The number of graph nodes alive in the process: a test of "backward frees the graph".
 std::int64_t live_node_count();
 
+/// What to_dot draws besides the nodes and edges.
+struct DotOptions {
+  /// Names for leaves (e.g. a model's named_parameters()); a leaf not listed here is named by
+  /// parameter_name() when a Module listed it, else by its shape only.
+  std::vector<std::pair<std::string, Tensor>> names;
+  /// Draw the tensors each node saved for backward (orange, dashed edge to the node).
+  bool show_saved = true;
+};
+
+/// The graph behind outputs in Graphviz's DOT language, as torchviz's make_dot: one box per node
+/// of backward (its grad_fn name, e.g. MulBackward0, and the shape and dtype it produced), the
+/// leaves that require grad (blue, with their names), the outputs (green) and, with show_saved,
+/// the saved tensors; edges point the way backward runs, from the outputs to the leaves.
+/// Render it with `dot -Tpng graph.dot -o graph.png` or minigrad::viz::draw_graph.
+std::string to_dot(const std::vector<Tensor>& outputs, const DotOptions& options = {});
+std::string to_dot(const Tensor& output, const DotOptions& options = {});
+
 /// The function type gradcheck takes: inputs in, one tensor out.
 using GradcheckFn = std::function<Tensor(const std::vector<Tensor>&)>;
 
