@@ -418,4 +418,400 @@ TEST(OptimErrors, RMSpropAdagradOptions) {
   expect_error([&] { optim::Adagrad({w}, {.eps = -1}); }, "Adagrad", "invalid epsilon value: -1");
 }
 
+// ---------------------------------------------------------------- lr schedulers
+// As test_optim.cpp: opt = SGD([{'params': [p]}, {'params': [q], 'lr': 0.02}], lr=0.1);
+// s = <scheduler>(opt, ...); rows = [s.get_last_lr()]; then n times: opt.step(); s.step();
+// rows.append(s.get_last_lr()). Compared exactly (PyTorch's order of operations).
+
+struct TwoGroups {
+  mg::Tensor p = mg::zeros({1}).requires_grad_();
+  mg::Tensor q = mg::zeros({1}).requires_grad_();
+  optim::SGD sgd{{{{p}, {.lr = 0.1}}, {{q}, {.lr = 0.02}}}};
+};
+
+void expect_lrs(sched::LRScheduler& s, optim::Optimizer& opt, const Rows& expected) {
+  for (std::size_t e = 0; e < expected.size(); ++e) {
+    if (e > 0) {
+      opt.step();
+      s.step();
+    }
+    ASSERT_EQ(s.get_last_lr().size(), 2u);
+    for (std::size_t g = 0; g < 2; ++g) {
+      EXPECT_EQ(s.get_last_lr()[g], expected[e][g]) << "epoch " << e << ", group " << g;
+      EXPECT_EQ(opt.lr(g), s.get_last_lr()[g]);
+    }
+  }
+}
+
+TEST(LrSchedulerLambdaLR, OneAndPerGroupLambdas) {
+  {
+    TwoGroups t;
+    // LambdaLR(opt, lambda e: 0.9 ** e + 0.01 * e)
+    sched::LambdaLR s(t.sgd, [](std::int64_t e) {
+      return std::pow(0.9, static_cast<double>(e)) + 0.01 * static_cast<double>(e);
+    });
+    expect_lrs(s, t.sgd,
+               {{0.1, 0.02},
+                {0.09100000000000001, 0.0182},
+                {0.08300000000000002, 0.0166},
+                {0.07590000000000002, 0.015180000000000003},
+                {0.06961, 0.013922000000000002},
+                {0.06404900000000001, 0.012809800000000003},
+                {0.05914410000000001, 0.011828820000000002},
+                {0.054829690000000014, 0.010965938000000001}});
+  }
+  TwoGroups t;
+  // LambdaLR(opt, [lambda e: 1 / (e + 1), lambda e: 0.5 * e])
+  sched::LambdaLR s(t.sgd, {[](std::int64_t e) { return 1.0 / static_cast<double>(e + 1); },
+                            [](std::int64_t e) { return 0.5 * static_cast<double>(e); }});
+  expect_lrs(s, t.sgd,
+             {{0.1, 0.0},
+              {0.05, 0.01},
+              {0.03333333333333333, 0.02},
+              {0.025, 0.03},
+              {0.020000000000000004, 0.04}});
+  EXPECT_EQ(s.base_lrs(), (std::vector<double>{0.1, 0.02}));
+}
+
+TEST(LrSchedulerLinearLR, DefaultsAndFactors) {
+  {
+    TwoGroups t;
+    sched::LinearLR s(t.sgd);  // LinearLR(opt)  (start_factor=1/3, end_factor=1, total_iters=5)
+    expect_lrs(s, t.sgd,
+               {{0.03333333333333333, 0.006666666666666666},
+                {0.04666666666666667, 0.009333333333333334},
+                {0.060000000000000005, 0.012000000000000002},
+                {0.07333333333333335, 0.01466666666666667},
+                {0.08666666666666668, 0.01733333333333334},
+                {0.1, 0.020000000000000004},
+                {0.1, 0.020000000000000004},
+                {0.1, 0.020000000000000004}});
+  }
+  TwoGroups t;
+  // LinearLR(opt, start_factor=0.25, end_factor=0.75, total_iters=4)
+  sched::LinearLR s(t.sgd, 0.25, 0.75, 4);
+  expect_lrs(s, t.sgd,
+             {{0.025, 0.005},
+              {0.037500000000000006, 0.0075},
+              {0.05, 0.009999999999999998},
+              {0.0625, 0.012499999999999997},
+              {0.075, 0.014999999999999996},
+              {0.075, 0.014999999999999996},
+              {0.075, 0.014999999999999996},
+              {0.075, 0.014999999999999996}});
+}
+
+// The momentum (SGD) or beta1 (Adam) of both groups, compared with PyTorch's after each step.
+void expect_momenta(const optim::Optimizer& opt, const char* name, double expected,
+                    std::size_t epoch) {
+  for (std::size_t g = 0; g < 2; ++g) {
+    const mg::OptionValue v = *opt.option(g, name);
+    const double got = std::holds_alternative<double>(v) ? std::get<double>(v)
+                                                         : std::get<std::vector<double>>(v)[0];
+    EXPECT_NEAR(got, expected, 1e-15) << "epoch " << epoch << ", group " << g;
+  }
+}
+
+TEST(LrSchedulerOneCycleLR, CosineDefaults) {
+  TwoGroups t;
+  // OneCycleLR(opt, max_lr=1.0, total_steps=10); moms = [g['momentum'] for g in param_groups]
+  sched::OneCycleLR s(t.sgd, 1.0, {.total_steps = 10});
+  const Rows lrs = {{0.040000000000000036, 0.040000000000000036},
+                    {0.52, 0.52},
+                    {1.0, 1.0},
+                    {0.9504846320134737, 0.9504846320134737},
+                    {0.8117456539497631, 0.8117456539497631},
+                    {0.6112620219362893, 0.6112620219362893},
+                    {0.38874197806371075, 0.38874197806371075},
+                    {0.18825834605023697, 0.18825834605023697},
+                    {0.049519367986526286, 0.049519367986526286},
+                    {4e-06, 4e-06}};
+  const std::vector<double> momenta = {0.95,
+                                       0.8999999999999999,
+                                       0.85,
+                                       0.854951556604879,
+                                       0.8688255099070633,
+                                       0.8888739533021842,
+                                       0.9111260466978157,
+                                       0.9311744900929366,
+                                       0.945048443395121,
+                                       0.95};
+  for (std::size_t e = 0; e < lrs.size(); ++e) {
+    if (e > 0) s.step();
+    for (std::size_t g = 0; g < 2; ++g) EXPECT_NEAR(t.sgd.lr(g), lrs[e][g], 1e-15) << e;
+    expect_momenta(t.sgd, "momentum", momenta[e], e);
+  }
+  EXPECT_EQ(s.base_lrs(), (std::vector<double>{0.04, 0.04}));
+  s.step();  // step 11 of 10: PyTorch lets the last epoch through...
+  expect_error([&] { s.step(); }, "OneCycleLR",
+               "tried to step 12 times. The specified number of total steps is 10");
+}
+
+TEST(LrSchedulerOneCycleLR, ThreePhaseLinearAdam) {
+  mg::Tensor p = mg::zeros({1}).requires_grad_();
+  mg::Tensor q = mg::zeros({1}).requires_grad_();
+  optim::Adam adam({{{p}, {.lr = 0.1}}, {{q}, {.lr = 0.02}}});
+  // OneCycleLR(opt, max_lr=[0.5, 0.05], epochs=2, steps_per_epoch=4, pct_start=0.25,
+  //            anneal_strategy='linear', three_phase=True, div_factor=10, final_div_factor=100,
+  //            base_momentum=0.8, max_momentum=0.9); moms = [g['betas'][0] ...]
+  sched::OneCycleLR s(adam, {0.5, 0.05},
+                      {.epochs = 2,
+                       .steps_per_epoch = 4,
+                       .pct_start = 0.25,
+                       .anneal_strategy = "linear",
+                       .base_momentum = 0.8,
+                       .max_momentum = 0.9,
+                       .div_factor = 10,
+                       .final_div_factor = 100,
+                       .three_phase = true});
+  EXPECT_EQ(s.total_steps(), 8);
+  const Rows lrs = {{0.05, 0.005},
+                    {0.5, 0.05},
+                    {0.04999999999999999, 0.0049999999999999975},
+                    {0.040100000000000004, 0.00401},
+                    {0.0302, 0.0030199999999999997},
+                    {0.020300000000000002, 0.00203},
+                    {0.0104, 0.0010399999999999993},
+                    {0.0005000000000000004, 4.99999999999997e-05}};
+  const std::vector<double> momenta = {0.9, 0.8, 0.9, 0.9, 0.9, 0.9, 0.9, 0.9};
+  for (std::size_t e = 0; e < lrs.size(); ++e) {
+    if (e > 0) s.step();
+    for (std::size_t g = 0; g < 2; ++g) EXPECT_NEAR(adam.lr(g), lrs[e][g], 1e-15) << e;
+    expect_momenta(adam, "betas", momenta[e], e);
+  }
+  EXPECT_EQ(adam.param_groups()[0].options.betas[1], 0.999);
+}
+
+TEST(LrSchedulerSequentialLR, WarmupThenCosine) {
+  TwoGroups t;
+  // SequentialLR(opt, [LinearLR(opt, start_factor=0.1, total_iters=3),
+  //                    CosineAnnealingLR(opt, T_max=4, eta_min=0.001)], milestones=[3])
+  auto warmup = std::make_shared<sched::LinearLR>(t.sgd, 0.1, 1.0, 3);
+  auto cosine = std::make_shared<sched::CosineAnnealingLR>(t.sgd, 4, 0.001);
+  sched::SequentialLR s(t.sgd, {warmup, cosine}, {3});
+  expect_lrs(s, t.sgd,
+             {{0.010000000000000002, 0.002},
+              {0.04, 0.007999999999999998},
+              {0.07, 0.013999999999999997},
+              {0.1, 0.02},
+              {0.0855017856687341, 0.0172175144212722},
+              {0.0505, 0.010499999999999999},
+              {0.0154982143312659, 0.0037824855787277987},
+              {0.001, 0.001},
+              {0.015498214331265896, 0.003782485578727798},
+              {0.05050000000000001, 0.010500000000000002}});
+  EXPECT_EQ(cosine->base_lrs(), (std::vector<double>{0.1, 0.02}));  // the groups' initial_lr
+}
+
+TEST(LrSchedulerSequentialLR, ThreeSchedulers) {
+  TwoGroups t;
+  // SequentialLR(opt, [LambdaLR(opt, lambda e: (e + 1) / 2), StepLR(opt, step_size=2,
+  //              gamma=0.5), LinearLR(opt, start_factor=0.5, total_iters=2)], milestones=[2, 5])
+  sched::SequentialLR s(t.sgd,
+                        {std::make_shared<sched::LambdaLR>(
+                             t.sgd, [](std::int64_t e) { return static_cast<double>(e + 1) / 2; }),
+                         std::make_shared<sched::StepLR>(t.sgd, 2, 0.5),
+                         std::make_shared<sched::LinearLR>(t.sgd, 0.5, 1.0, 2)},
+                        {2, 5});
+  expect_lrs(s, t.sgd,
+             {{0.05, 0.01},
+              {0.1, 0.02},
+              {0.1, 0.02},
+              {0.1, 0.02},
+              {0.05, 0.01},
+              {0.05, 0.01},
+              {0.07500000000000001, 0.015},
+              {0.1, 0.019999999999999997},
+              {0.1, 0.019999999999999997}});
+}
+
+// s = ReduceLROnPlateau(opt, **kw); for m in metrics: s.step(m); rows.append(s._last_lr);
+// then print(s.best, s.num_bad_epochs, s.cooldown_counter, s.last_epoch)
+void expect_plateau(sched::ReduceLROnPlateau& s, const std::vector<double>& metrics,
+                    const Rows& expected) {
+  ASSERT_EQ(metrics.size(), expected.size());
+  for (std::size_t e = 0; e < metrics.size(); ++e) {
+    s.step(metrics[e]);
+    EXPECT_EQ(s.get_last_lr(), expected[e]) << "epoch " << e + 1;
+  }
+}
+
+TEST(LrSchedulerReduceLROnPlateau, MinRel) {
+  TwoGroups t;
+  sched::ReduceLROnPlateau s(t.sgd, {.patience = 2});  // ReduceLROnPlateau(opt, patience=2)
+  EXPECT_EQ(s.get_last_lr(), (std::vector<double>{0.1, 0.02}));
+  expect_plateau(s, {1.0, 0.9, 0.95, 0.9, 0.91, 0.8, 0.85, 0.86, 0.87, 0.88},
+                 {{0.1, 0.02},
+                  {0.1, 0.02},
+                  {0.1, 0.02},
+                  {0.1, 0.02},
+                  {0.010000000000000002, 0.002},
+                  {0.010000000000000002, 0.002},
+                  {0.010000000000000002, 0.002},
+                  {0.010000000000000002, 0.002},
+                  {0.0010000000000000002, 0.0002},
+                  {0.0010000000000000002, 0.0002}});
+  EXPECT_EQ(s.best(), 0.8);  // 0.8 1 0 10
+  EXPECT_EQ(s.num_bad_epochs(), 1);
+  EXPECT_FALSE(s.in_cooldown());
+  EXPECT_EQ(s.last_epoch(), 10);
+}
+
+TEST(LrSchedulerReduceLROnPlateau, MaxAbsCooldownMinLr) {
+  TwoGroups t;
+  // ReduceLROnPlateau(opt, mode='max', factor=0.5, patience=1, threshold=0.1,
+  //                   threshold_mode='abs', cooldown=2, min_lr=[0.02, 0.004])
+  sched::ReduceLROnPlateau s(t.sgd, {.mode = "max",
+                                     .factor = 0.5,
+                                     .patience = 1,
+                                     .threshold = 0.1,
+                                     .threshold_mode = "abs",
+                                     .cooldown = 2,
+                                     .min_lrs = {0.02, 0.004}});
+  expect_plateau(s, {0.5, 0.55, 0.58, 0.7, 0.7, 0.7, 0.7, 0.7, 0.7, 0.7, 0.7, 0.7},
+                 {{0.1, 0.02},
+                  {0.1, 0.02},
+                  {0.05, 0.01},
+                  {0.05, 0.01},
+                  {0.05, 0.01},
+                  {0.05, 0.01},
+                  {0.025, 0.005},
+                  {0.025, 0.005},
+                  {0.025, 0.005},
+                  {0.025, 0.005},
+                  {0.02, 0.004},
+                  {0.02, 0.004}});
+  EXPECT_EQ(s.best(), 0.7);  // 0.7 0 1 12
+  EXPECT_EQ(s.num_bad_epochs(), 0);
+  EXPECT_TRUE(s.in_cooldown());
+  EXPECT_EQ(s.last_epoch(), 12);
+}
+
+TEST(LrSchedulerReduceLROnPlateau, NoPatience) {
+  TwoGroups t;
+  // ReduceLROnPlateau(opt, factor=0.5, patience=0, threshold=0.1)
+  sched::ReduceLROnPlateau s(t.sgd, {.factor = 0.5, .patience = 0, .threshold = 0.1});
+  expect_plateau(s, {1.0, 0.95, 0.8, 0.75, 0.7},
+                 {{0.1, 0.02}, {0.05, 0.01}, {0.05, 0.01}, {0.025, 0.005}, {0.025, 0.005}});
+  EXPECT_EQ(s.best(), 0.7);
+}
+
+TEST(LrSchedulerErrors, NewSchedulers) {
+  TwoGroups t;
+  expect_error(
+      [&] {
+        sched::LambdaLR(t.sgd, std::vector<sched::LrLambda>{[](std::int64_t) { return 1.0; }});
+      },
+      "LambdaLR", "expected 2 lr_lambdas (one per parameter group), but got 1");
+  expect_error([&] { sched::LinearLR(t.sgd, 1.5); }, "LinearLR",
+               "start_factor expected to be between 0 and 1, got 1.5");
+  expect_error([&] { sched::LinearLR(t.sgd, 0.5, -1); }, "LinearLR",
+               "end_factor expected to be between 0 and 1, got -1");
+  expect_error([&] { sched::LinearLR(t.sgd, 0.5, 1, 0); }, "LinearLR",
+               "total_iters must be positive, got 0");
+  expect_error([&] { sched::OneCycleLR(t.sgd, 0.1); }, "OneCycleLR",
+               "you must define either total_steps OR (epochs AND steps_per_epoch)");
+  expect_error([&] { sched::OneCycleLR(t.sgd, 0.1, {.total_steps = -5}); }, "OneCycleLR",
+               "expected a positive total_steps, but got -5");
+  expect_error([&] { sched::OneCycleLR(t.sgd, 0.1, {.epochs = 3}); }, "OneCycleLR",
+               "expected a positive steps_per_epoch, but got 0");
+  expect_error([&] { sched::OneCycleLR(t.sgd, 0.1, {.total_steps = 5, .pct_start = 1.5}); },
+               "OneCycleLR", "expected pct_start between 0 and 1, but got 1.5");
+  expect_error([&] { sched::OneCycleLR(t.sgd, 0.1, {.total_steps = 5, .anneal_strategy = "exp"}); },
+               "OneCycleLR", "anneal_strategy must be one of 'cos' or 'linear', instead got 'exp'");
+  expect_error([&] { sched::OneCycleLR(t.sgd, std::vector<double>{0.1}, {.total_steps = 5}); },
+               "OneCycleLR", "expected 2 values for max_lr, got 1");
+  optim::Adagrad adagrad({t.p});
+  expect_error([&] { sched::OneCycleLR(adagrad, 0.1, {.total_steps = 5}); }, "OneCycleLR",
+               "optimizer must support momentum with `cycle_momentum` option enabled (Adagrad");
+  EXPECT_NO_THROW(sched::OneCycleLR(adagrad, 0.1, {.total_steps = 5, .cycle_momentum = false}));
+  auto warmup = std::make_shared<sched::LinearLR>(t.sgd);
+  expect_error([&] { sched::SequentialLR(t.sgd, {warmup}, {3}); }, "SequentialLR",
+               "but got number of schedulers 1 and the number of milestones to be equal to 1");
+  expect_error([&] { sched::SequentialLR(adagrad, {warmup}, {}); }, "SequentialLR",
+               "got scheduler at index 0 to be different than the optimizer passed in");
+  expect_error([&] { sched::ReduceLROnPlateau(t.sgd, {.factor = 1.0}); }, "ReduceLROnPlateau",
+               "factor should be < 1.0, got 1");
+  expect_error([&] { sched::ReduceLROnPlateau(t.sgd, {.mode = "lowest"}); }, "ReduceLROnPlateau",
+               "mode 'lowest' is unknown (expected 'min' or 'max')");
+  expect_error([&] { sched::ReduceLROnPlateau(t.sgd, {.threshold_mode = "pct"}); },
+               "ReduceLROnPlateau", "threshold mode 'pct' is unknown (expected 'rel' or 'abs')");
+  expect_error([&] { sched::ReduceLROnPlateau(t.sgd, {.min_lrs = {0.1}}); }, "ReduceLROnPlateau",
+               "expected 2 min_lrs, got 1");
+}
+
+// ---------------------------------------------------------------- gradient clipping
+// a = torch.zeros(3, dtype=torch.float64, requires_grad=True); b = torch.zeros(2, 2, ...)
+// a.grad = torch.tensor([3., -4., 1.]); b.grad = torch.tensor([[0.5, -2.], [6., 0.]])
+// print(clip_grad_norm_([a, b], ...).item(), a.grad.tolist(), b.grad.tolist())
+
+struct Grads {
+  Grads() {
+    a.set_grad(mg::tensor({3., -4., 1.}, mg::kFloat64));
+    b.set_grad(mg::tensor({{0.5, -2.}, {6., 0.}}, mg::kFloat64));
+  }
+  void expect(const std::vector<double>& ga, const std::vector<double>& gb) const {
+    const std::vector<double> got_a = a.grad().to_vector<double>();
+    const std::vector<double> got_b = b.grad().to_vector<double>();
+    for (std::size_t i = 0; i < 3; ++i) EXPECT_NEAR(got_a[i], ga[i], 1e-15) << "a " << i;
+    for (std::size_t i = 0; i < 4; ++i) EXPECT_NEAR(got_b[i], gb[i], 1e-15) << "b " << i;
+  }
+  mg::Tensor a = mg::zeros({3}, mg::kFloat64).requires_grad_();
+  mg::Tensor b = mg::zeros({2, 2}, mg::kFloat64).requires_grad_();
+};
+
+TEST(ClipGrad, NormTypes) {
+  namespace utils = mg::nn::utils;
+  {
+    Grads g;  // clip_grad_norm_([a, b], 2.0)
+    EXPECT_NEAR(utils::clip_grad_norm_({g.a, g.b}, 2.0).item<double>(), 8.139410298049853, 1e-14);
+    g.expect({0.7371540496347149, -0.9828720661796199, 0.24571801654490497},
+             {0.12285900827245248, -0.49143603308980993, 1.4743080992694297, 0.0});
+  }
+  {
+    Grads g;  // clip_grad_norm_([a, b], 1.5, norm_type=float('inf'))
+    EXPECT_EQ(utils::clip_grad_norm_({g.a, g.b}, 1.5, INFINITY).item<double>(), 6.0);
+    g.expect({0.7499998750000207, -0.9999998333333611, 0.24999995833334027},
+             {0.12499997916667013, -0.49999991666668053, 1.4999997500000415, 0.0});
+  }
+  {
+    Grads g;  // clip_grad_norm_([a, b], 3.0, norm_type=1)
+    EXPECT_NEAR(utils::clip_grad_norm_({g.a, g.b}, 3.0, 1).item<double>(), 16.5, 1e-14);
+    g.expect({0.5454545123966962, -0.7272726831955949, 0.18181817079889873},
+             {0.09090908539944936, -0.36363634159779745, 1.0909090247933924, 0.0});
+  }
+  {
+    Grads g;  // clip_grad_norm_([a, b], 100.0): below max_norm, unchanged
+    EXPECT_NEAR(utils::clip_grad_norm_({g.a, g.b}, 100.0).item<double>(), 8.139410298049853, 1e-14);
+    g.expect({3.0, -4.0, 1.0}, {0.5, -2.0, 6.0, 0.0});
+  }
+}
+
+TEST(ClipGrad, Value) {
+  Grads g;  // clip_grad_value_([a, b], 2.5)
+  mg::nn::utils::clip_grad_value_({g.a, g.b}, 2.5);
+  g.expect({2.5, -2.5, 1.0}, {0.5, -2.0, 2.5, 0.0});
+}
+
+TEST(ClipGrad, NonFinite) {
+  namespace utils = mg::nn::utils;
+  Grads g;
+  g.a.set_grad(mg::tensor({INFINITY, -4., 1.}, mg::kFloat64));
+  // clip_grad_norm_([a, b], 1.0, error_if_nonfinite=True): RuntimeError: The total norm of
+  // order 2.0 for gradients from `parameters` is non-finite, so it cannot be clipped. ...
+  expect_error(
+      [&] {
+        utils::clip_grad_norm_({g.a, g.b}, 1.0, 2.0, true);
+      },
+      "clip_grad_norm_",
+      "the total norm of order 2 for gradients from `parameters` is non-finite (inf), so "
+      "it cannot be clipped");
+  EXPECT_EQ(g.b.grad().to_vector<double>()[2], 6.0);  // unchanged
+  // a.grad[0] = nan; clip_grad_norm_([a, b], 1.0) -> tensor(nan), every gradient nan
+  Grads h;
+  h.a.set_grad(mg::tensor({NAN, -4., 1.}, mg::kFloat64));
+  EXPECT_TRUE(std::isnan(utils::clip_grad_norm_({h.a, h.b}, 1.0).item<double>()));
+  for (double v : h.b.grad().to_vector<double>()) EXPECT_TRUE(std::isnan(v));
+}
+
 }  // namespace

@@ -180,6 +180,8 @@ class Optimizer {
   double set_default_initial_lr(std::size_t group) {
     return initial_lrs_.try_emplace(group, lr(group)).first->second;
   }
+  /// Sets group i's initial_lr (OneCycleLR sets it to max_lr / div_factor, as PyTorch).
+  void set_initial_lr(std::size_t group, double lr) { initial_lrs_[group] = lr; }
 
   /// The optimizer's state as PyTorch's `optimizer.state_dict()`: each parameter's state keyed by
   /// its position (counted through the groups in order) and each group's options by PyTorch's
