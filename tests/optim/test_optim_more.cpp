@@ -723,7 +723,7 @@ TEST(LrSchedulerErrors, NewSchedulers) {
                "OneCycleLR", "expected 2 values for max_lr, got 1");
   optim::Adagrad adagrad({t.p});
   expect_error([&] { sched::OneCycleLR(adagrad, 0.1, {.total_steps = 5}); }, "OneCycleLR",
-               "optimizer must support momentum with `cycle_momentum` option enabled (Adagrad");
+               "optimizer must support momentum with cycle_momentum enabled (Adagrad");
   EXPECT_NO_THROW(sched::OneCycleLR(adagrad, 0.1, {.total_steps = 5, .cycle_momentum = false}));
   auto warmup = std::make_shared<sched::LinearLR>(t.sgd);
   expect_error([&] { sched::SequentialLR(t.sgd, {warmup}, {3}); }, "SequentialLR",
@@ -804,7 +804,7 @@ TEST(ClipGrad, NonFinite) {
         utils::clip_grad_norm_({g.a, g.b}, 1.0, 2.0, true);
       },
       "clip_grad_norm_",
-      "the total norm of order 2 for gradients from `parameters` is non-finite (inf), so "
+      "the total norm of order 2 for gradients from parameters is non-finite (inf), so "
       "it cannot be clipped");
   EXPECT_EQ(g.b.grad().to_vector<double>()[2], 6.0);  // unchanged
   // a.grad[0] = nan; clip_grad_norm_([a, b], 1.0) -> tensor(nan), every gradient nan
