@@ -95,8 +95,8 @@ Tensor clip_grad_norm_(const std::vector<Tensor>& params, double max_norm, doubl
   Tensor total = norm(cat(norms, 0), norm_type);
   const double total_norm = total.item<double>();
   MG_CHECK(!error_if_nonfinite || std::isfinite(total_norm), "clip_grad_norm_",
-           "the total norm of order ", norm_type,
-           " for gradients from parameters is non-finite (", total_norm,
+           "the total norm of order ", norm_type, " for gradients from parameters is non-finite (",
+           total_norm,
            "), so it cannot be clipped. To disable this error and scale the gradients "
            "by the non-finite norm anyway, set error_if_nonfinite = false");
   // std::min keeps a nan coefficient (a nan norm makes the gradients nan, as PyTorch's clamp).

@@ -207,8 +207,7 @@ OneCycleLR::OneCycleLR(Optimizer& optimizer, std::vector<double> max_lrs,
   if (o.cycle_momentum) {
     use_beta1_ = optimizer.option(0, "betas").has_value();
     MG_CHECK(use_beta1_ || optimizer.option(0, "momentum").has_value(), op,
-             "optimizer must support momentum with cycle_momentum enabled (",
-             optimizer.name(),
+             "optimizer must support momentum with cycle_momentum enabled (", optimizer.name(),
              " has neither \"momentum\" nor \"betas\"; pass .cycle_momentum = false)");
     for (std::size_t i = 0; i < optimizer.num_param_groups(); ++i) set_momentum(i, o.max_momentum);
   }

@@ -398,6 +398,34 @@ TEST(OptimLBFGS, DefaultsAndErrors) {
   EXPECT_EQ(std::get<double>(dict.param_groups[0].options[1].second), 20.0);
 }
 
+TEST(OptimLBFGS, StateDictRoundTrip) {
+  LeastSquares p;
+  optim::LBFGS opt(p.params(), {.max_iter = 3});
+  auto closure = [&] {
+    opt.zero_grad();
+    mg::Tensor loss = (p.X.matmul(p.w) + p.b - p.y).pow(2).mean();
+    loss.backward();
+    return loss;
+  };
+  // opt = LBFGS([w, b], max_iter=3); opt.step(closure)  (the pure least squares)
+  // print(opt.state[w]['func_evals'], opt.state[w]['n_iter'], w.tolist() + b.tolist())
+  // 3 2 [1.9562393936669984, -0.4327800359714255, 0.17121243745449677, -0.22373243833595796]
+  opt.step(closure);
+  expect_params(
+      p, {1.9562393936669984, -0.4327800359714255, 0.17121243745449677, -0.22373243833595796});
+  const mg::OptimizerStateDict dict = opt.state_dict();
+  ASSERT_EQ(dict.state.size(), 1u);  // the counters, in the first parameter's state
+  EXPECT_EQ(dict.state.at(0).at("func_evals").item<std::int64_t>(), 3);
+  EXPECT_EQ(dict.state.at(0).at("n_iter").item<std::int64_t>(), 2);
+  optim::LBFGS resumed(p.params(), {.max_iter = 3});
+  resumed.load_state_dict(dict);
+  EXPECT_EQ(resumed.state(p.w).at("func_evals").item<std::int64_t>(), 3);
+  const double before = closure().item<double>();
+  resumed.step(closure);  // a new history, counting on from the loaded counters
+  EXPECT_LT(closure().item<double>(), before);
+  EXPECT_GT(resumed.state(p.w).at("n_iter").item<std::int64_t>(), 2);
+}
+
 // ---------------------------------------------------------------- option errors
 
 TEST(OptimErrors, RMSpropAdagradOptions) {
