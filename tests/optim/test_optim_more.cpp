@@ -14,12 +14,15 @@
 #include <minigrad/minigrad.h>
 #include <minigrad/nn/utils.h>
 #include <minigrad/optim/optim.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <cstdint>
+#include <filesystem>
 #include <limits>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "optim_test_util.h"
@@ -269,6 +272,31 @@ TEST(OptimAdagrad, AllOptions) {
        {1.4994377210575582, -0.11454917989624269, 0.9704998089329034, -0.651950887908307}});
 }
 
+TEST(OptimRMSpropAdagrad, Float32) {
+  {
+    LeastSquares p(mg::kFloat32);
+    // dt = torch.float32; RMSprop(p, lr=0.01, momentum=0.5, centered=True); printed with "%.9g"
+    optim::RMSprop opt(p.params(), {.lr = 0.01, .momentum = 0.5, .centered = true});
+    expect_trajectory(opt, p,
+                      {{0.600503802, -0.899496198, 1.8994962, -0.000503765186},
+                       {0.719872177, -0.78094548, 1.78025067, -0.117987685},
+                       {0.833640456, -0.669267416, 1.66677535, -0.227095202},
+                       {0.935284019, -0.571125925, 1.56558001, -0.321298152}},
+                      1e-6, 1e-7);
+    EXPECT_EQ(opt.state(p.w).at("square_avg").dtype(), mg::kFloat32);
+  }
+  LeastSquares p(mg::kFloat32);
+  // dt = torch.float32; Adagrad(p, lr=0.1, lr_decay=0.01); printed with "%.9g"
+  optim::Adagrad opt(p.params(), {.lr = 0.1, .lr_decay = 0.01});
+  expect_trajectory(opt, p,
+                    {{0.600000024, -0.899999976, 1.89999998, 0},
+                     {0.667580307, -0.83321768, 1.83253956, -0.0657418445},
+                     {0.72100383, -0.780879617, 1.77926147, -0.116835564},
+                     {0.766014993, -0.737113893, 1.73440385, -0.159299254}},
+                    1e-6, 1e-7);
+  EXPECT_EQ(opt.state(p.w).at("sum").dtype(), mg::kFloat32);
+}
+
 // ---------------------------------------------------------------- LBFGS
 
 struct LbfgsRow {
@@ -424,6 +452,46 @@ TEST(OptimLBFGS, StateDictRoundTrip) {
   resumed.step(closure);  // a new history, counting on from the loaded counters
   EXPECT_LT(closure().item<double>(), before);
   EXPECT_GT(resumed.state(p.w).at("n_iter").item<std::int64_t>(), 2);
+}
+
+// optim::save / optim::load of the new optimizers: a resumed run continues bit for bit.
+template <typename Opt, typename Options>
+void expect_resume_bit_for_bit(const Options& options) {
+  const std::string path = (std::filesystem::temp_directory_path() /
+                            ("minigrad_optim_more_" + std::to_string(::getpid()) + ".safetensors"))
+                               .string();
+  LeastSquares a, b;
+  Opt opt_a(a.params(), options);
+  for (int s = 0; s < 2; ++s) {
+    opt_a.zero_grad();
+    a.backward();
+    opt_a.step();
+  }
+  optim::save(opt_a, path);
+  {
+    mg::NoGradGuard no_grad;
+    b.w.copy_(a.w);
+    b.b.copy_(a.b);
+  }
+  Opt opt_b(b.params(), Options{});
+  optim::load(opt_b, path);
+  std::filesystem::remove(path);
+  for (int s = 0; s < 2; ++s) {
+    for (auto [opt, p] : {std::pair<Opt*, LeastSquares*>{&opt_a, &a}, {&opt_b, &b}}) {
+      opt->zero_grad();
+      p->backward();
+      opt->step();
+    }
+  }
+  EXPECT_TRUE(mg::equal(a.w, b.w));
+  EXPECT_TRUE(mg::equal(a.b, b.b));
+}
+
+TEST(OptimCheckpoint, RMSpropAndAdagradResumeBitForBit) {
+  expect_resume_bit_for_bit<optim::RMSprop>(
+      optim::RMSpropOptions{.lr = 0.01, .momentum = 0.5, .centered = true});
+  expect_resume_bit_for_bit<optim::Adagrad>(
+      optim::AdagradOptions{.lr = 0.1, .lr_decay = 0.01, .initial_accumulator_value = 0.1});
 }
 
 // ---------------------------------------------------------------- option errors
