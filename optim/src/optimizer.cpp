@@ -112,10 +112,8 @@ Tensor Optimizer::evaluate_closure(const LossClosure& closure) const {
   return loss;
 }
 
-void Optimizer::set_option(std::size_t group, const std::string& option_name,
-                           const OptionValue& value) {
-  (void)group;
-  (void)value;
+void Optimizer::set_option(std::size_t /*group*/, const std::string& option_name,
+                           const OptionValue& /*value*/) {
   MG_ERROR(name_.c_str(), "unknown option \"", option_name, "\"");
 }
 

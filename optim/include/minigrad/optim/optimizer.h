@@ -160,9 +160,8 @@ class Optimizer {
   /// Option `name` (PyTorch's name: "lr", "momentum", "betas", ...) of group i, as a
   /// state_dict() value; std::nullopt if this optimizer has no such option (what OneCycleLR
   /// uses to find "momentum" or "betas").
-  virtual std::optional<OptionValue> option(std::size_t group, const std::string& name) const {
-    (void)group;
-    (void)name;
+  virtual std::optional<OptionValue> option(std::size_t /*group*/,
+                                            const std::string& /*name*/) const {
     return std::nullopt;
   }
   /// Sets option `name` of group i; throws if there is no such option, the value has the wrong
@@ -241,7 +240,11 @@ class Optimizer {
 };
 
 /// An optimizer whose groups carry options of type Options (SGDOptions, AdamOptions, ...).
-/// Derived classes implement step() and check_options().
+/// Derived classes implement step(), check_options() and state_keys(). It is also the base of a
+/// user-defined optimizer: an Options struct with an `lr` and a static `fields()` (Note
+/// [Optimizer options in a state_dict]), a constructor that calls init(), and the three
+/// overrides; state_dict, set_option and the schedulers then work on it (OptimCustom in
+/// tests/optim/test_optim_more.cpp).
 template <typename Options>
 class OptimizerWithOptions : public Optimizer {
  public:
