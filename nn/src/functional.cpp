@@ -1,6 +1,7 @@
 // nn::functional and nn::utils.
 #include "minigrad/nn/functional.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "minigrad/nn/utils.h"
@@ -81,7 +82,8 @@ Tensor scaled_dot_product_attention(const Tensor& q, const Tensor& k, const Tens
 
 namespace minigrad::nn::utils {
 
-Tensor clip_grad_norm_(const std::vector<Tensor>& params, double max_norm, double norm_type) {
+Tensor clip_grad_norm_(const std::vector<Tensor>& params, double max_norm, double norm_type,
+                       bool error_if_nonfinite) {
   MG_CHECK(norm_type > 0, "clip_grad_norm_", "norm_type must be positive, got ", norm_type);
   std::vector<Tensor> grads;
   for (const auto& p : params)
@@ -91,12 +93,25 @@ Tensor clip_grad_norm_(const std::vector<Tensor>& params, double max_norm, doubl
   std::vector<Tensor> norms;
   for (const auto& g : grads) norms.push_back(norm(g, norm_type).reshape({1}));
   Tensor total = norm(cat(norms, 0), norm_type);
-  double coef = max_norm / (total.item<double>() + 1e-6);
-  if (coef < 1.0) {
+  const double total_norm = total.item<double>();
+  MG_CHECK(!error_if_nonfinite || std::isfinite(total_norm), "clip_grad_norm_",
+           "the total norm of order ", norm_type, " for gradients from parameters is non-finite (",
+           total_norm,
+           "), so it cannot be clipped. To disable this error and scale the gradients "
+           "by the non-finite norm anyway, set error_if_nonfinite = false");
+  // std::min keeps a nan coefficient (a nan norm makes the gradients nan, as PyTorch's clamp).
+  const double coef = std::min(max_norm / (total_norm + 1e-6), 1.0);
+  if (!(coef >= 1.0)) {
     for (const auto& p : params)
       if (p.defined() && p.grad().defined()) p.set_grad(p.grad() * coef);
   }
   return total;
+}
+
+void clip_grad_value_(const std::vector<Tensor>& params, double clip_value) {
+  NoGradGuard no_grad;
+  for (const auto& p : params)
+    if (p.defined() && p.grad().defined()) p.set_grad(p.grad().clamp(-clip_value, clip_value));
 }
 
 }  // namespace minigrad::nn::utils

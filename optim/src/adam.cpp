@@ -75,7 +75,8 @@ Adam::Adam(std::vector<Group> groups) : OptimizerWithOptions("Adam") { init(std:
 void Adam::check_options(const AdamOptions& o) const { check_adam_options("Adam", o); }
 
 // torch/optim/adam.py, _single_tensor_adam.
-void Adam::step() {
+Tensor Adam::step(LossClosure closure) {
+  Tensor loss = evaluate_closure(closure);
   check_gradients();
   NoGradGuard no_grad;
   for (Group& group : param_groups()) {
@@ -89,6 +90,7 @@ void Adam::step() {
       adam_update(param, grad, state, step, o);
     }
   }
+  return loss;
 }
 
 AdamW::AdamW(std::vector<Tensor> params, const AdamWOptions& options)
@@ -101,7 +103,8 @@ AdamW::AdamW(std::vector<Group> groups) : OptimizerWithOptions("AdamW") { init(s
 void AdamW::check_options(const AdamWOptions& o) const { check_adam_options("AdamW", o); }
 
 // torch/optim/adamw.py, _single_tensor_adamw.
-void AdamW::step() {
+Tensor AdamW::step(LossClosure closure) {
+  Tensor loss = evaluate_closure(closure);
   check_gradients();
   NoGradGuard no_grad;
   for (Group& group : param_groups()) {
@@ -115,6 +118,7 @@ void AdamW::step() {
       adam_update(param, grad, state, step, o);
     }
   }
+  return loss;
 }
 
 }  // namespace minigrad::optim

@@ -99,6 +99,24 @@ void Optimizer::check_gradients() {
   }
 }
 
+Tensor Optimizer::evaluate_closure(const LossClosure& closure) const {
+  if (!closure) return Tensor();
+  Tensor loss;
+  {
+    GradModeGuard enable_grad(true);  // torch.enable_grad(): step() may run under no_grad
+    loss = closure();
+  }
+  MG_CHECK(loss.defined(), (name_ + ".step").c_str(),
+           "the closure returned no loss (an undefined tensor): it must compute the loss, call "
+           "loss.backward() and return the loss");
+  return loss;
+}
+
+void Optimizer::set_option(std::size_t /*group*/, const std::string& option_name,
+                           const OptionValue& /*value*/) {
+  MG_ERROR(name_.c_str(), "unknown option \"", option_name, "\"");
+}
+
 void Optimizer::zero_grad(bool set_to_none) {
   for (std::size_t i = 0; i < num_param_groups(); ++i) {
     for (const Tensor& p : params(i)) {

@@ -27,7 +27,8 @@ void SGD::check_options(const SGDOptions& o) const {
 }
 
 // torch/optim/sgd.py, _single_tensor_sgd.
-void SGD::step() {
+Tensor SGD::step(LossClosure closure) {
+  Tensor loss = evaluate_closure(closure);
   check_gradients();
   NoGradGuard no_grad;
   for (Group& group : param_groups()) {
@@ -50,6 +51,7 @@ void SGD::step() {
       param.copy_(param + d_p * -o.lr);
     }
   }
+  return loss;
 }
 
 }  // namespace minigrad::optim

@@ -495,6 +495,147 @@ const std::vector<BadInput>& bad_inputs() {
          mg::optim::Adam opt({p * 2.0}, {});
        },
        "[Adam] can't optimize a non-leaf Tensor"},
+      {"optim", "RMSprop with a negative alpha",
+       [] {
+         auto p = mg::ones({2}).requires_grad_();
+         mg::optim::RMSprop opt({p}, {.alpha = -1});
+       },
+       "[RMSprop] invalid alpha value: -1 (must be >= 0)"},
+      {"optim", "Adagrad with a negative lr_decay",
+       [] {
+         auto p = mg::ones({2}).requires_grad_();
+         mg::optim::Adagrad opt({p}, {.lr_decay = -0.1});
+       },
+       "[Adagrad] invalid lr_decay value: -0.1 (must be >= 0)"},
+      {"optim", "Adagrad with a negative initial_accumulator_value",
+       [] {
+         auto p = mg::ones({2}).requires_grad_();
+         mg::optim::Adagrad opt({p}, {.initial_accumulator_value = -1});
+       },
+       "[Adagrad] invalid initial_accumulator_value value: -1 (must be >= 0)"},
+      {"optim", "LBFGS with a negative lr",
+       [] {
+         auto p = mg::ones({2}).requires_grad_();
+         mg::optim::LBFGS opt({p}, {.lr = -1});
+       },
+       "[LBFGS] invalid learning rate: -1 (must be >= 0)"},
+      {"optim", "LBFGS with an unknown line search",
+       [] {
+         auto p = mg::ones({2}).requires_grad_();
+         mg::optim::LBFGS opt({p}, {.line_search_fn = "backtracking"});
+       },
+       "[LBFGS] only 'strong_wolfe' is supported as line_search_fn, got \"backtracking\""},
+      {"optim", "LBFGS step() without a closure",
+       [] {
+         auto p = mg::ones({2}).requires_grad_();
+         mg::optim::LBFGS opt({p});
+         opt.step();
+       },
+       "[LBFGS.step] LBFGS needs a closure that re-evaluates the loss: opt.step([&] { "
+       "opt.zero_grad(); Tensor loss = ...; loss.backward(); return loss; })"},
+      {"optim", "LBFGS with two parameter groups",
+       [] {
+         auto p = mg::ones({2}).requires_grad_();
+         auto q = mg::ones({2}).requires_grad_();
+         mg::optim::LBFGS opt({p});
+         opt.add_param_group({{q}, opt.param_groups()[0].options});
+         opt.step([&] { return (p * q).sum(); });
+       },
+       "[LBFGS.step] LBFGS doesn't support per-parameter options (parameter groups), got 2 groups"},
+      {"optim", "a step() closure that returns no loss",
+       [] {
+         auto p = mg::ones({2}).requires_grad_();
+         mg::optim::SGD opt({p}, {.lr = 0.1});
+         opt.step([] { return mg::Tensor(); });
+       },
+       "[SGD.step] the closure returned no loss (an undefined tensor): it must compute the loss, "
+       "call loss.backward() and return the loss"},
+      {"optim", "set_option of an option the optimizer does not have",
+       [] {
+         auto p = mg::ones({2}).requires_grad_();
+         mg::optim::Adam opt({p});
+         opt.set_option(0, "momentum", 0.9);
+       },
+       "[Adam] unknown option \"momentum\""},
+      {"optim", "set_option with a value of the wrong type",
+       [] {
+         auto p = mg::ones({2}).requires_grad_();
+         mg::optim::Adam opt({p});
+         opt.set_option(0, "lr", true);
+       },
+       "[Adam] option \"lr\" must be a number"},
+      {"optim", "LambdaLR with one lambda for two groups",
+       [] {
+         auto p = mg::ones({2}).requires_grad_();
+         auto q = mg::ones({2}).requires_grad_();
+         mg::optim::SGD opt({{{p}, {.lr = 0.1}}, {{q}, {.lr = 0.2}}});
+         mg::optim::lr_scheduler::LambdaLR s(
+             opt, std::vector<mg::optim::lr_scheduler::LrLambda>{[](std::int64_t) { return 1.0; }});
+       },
+       "[LambdaLR] expected 2 lr_lambdas (one per parameter group), but got 1"},
+      {"optim", "LinearLR with start_factor 1.5",
+       [] {
+         auto p = mg::ones({2}).requires_grad_();
+         mg::optim::SGD opt({p}, {.lr = 0.1});
+         mg::optim::lr_scheduler::LinearLR s(opt, 1.5);
+       },
+       "[LinearLR] start_factor expected to be between 0 and 1, got 1.5"},
+      {"optim", "OneCycleLR without total_steps",
+       [] {
+         auto p = mg::ones({2}).requires_grad_();
+         mg::optim::SGD opt({p}, {.lr = 0.1});
+         mg::optim::lr_scheduler::OneCycleLR s(opt, 0.1);
+       },
+       "[OneCycleLR] you must define either total_steps OR (epochs AND steps_per_epoch)"},
+      {"optim", "OneCycleLR stepped past total_steps",
+       [] {
+         auto p = mg::ones({2}).requires_grad_();
+         mg::optim::SGD opt({p}, {.lr = 0.1});
+         mg::optim::lr_scheduler::OneCycleLR s(opt, 0.1, {.total_steps = 2});
+         for (int i = 0; i < 3; ++i) s.step();
+       },
+       "[OneCycleLR] tried to step 4 times. The specified number of total steps is 2"},
+      {"optim", "OneCycleLR cycling the momentum of Adagrad",
+       [] {
+         auto p = mg::ones({2}).requires_grad_();
+         mg::optim::Adagrad opt({p});
+         mg::optim::lr_scheduler::OneCycleLR s(opt, 0.1, {.total_steps = 10});
+       },
+       "[OneCycleLR] optimizer must support momentum with cycle_momentum enabled (Adagrad has "
+       "neither \"momentum\" nor \"betas\"; pass .cycle_momentum = false)"},
+      {"optim", "SequentialLR with as many milestones as schedulers",
+       [] {
+         auto p = mg::ones({2}).requires_grad_();
+         mg::optim::SGD opt({p}, {.lr = 0.1});
+         auto warmup = std::make_shared<mg::optim::lr_scheduler::LinearLR>(opt);
+         mg::optim::lr_scheduler::SequentialLR s(opt, {warmup}, {5});
+       },
+       "[SequentialLR] expects number of schedulers provided to be one more than the number of "
+       "milestone points, but got number of schedulers 1 and the number of milestones to be equal "
+       "to 1"},
+      {"optim", "ReduceLROnPlateau with factor 1",
+       [] {
+         auto p = mg::ones({2}).requires_grad_();
+         mg::optim::SGD opt({p}, {.lr = 0.1});
+         mg::optim::lr_scheduler::ReduceLROnPlateau s(opt, {.factor = 1.0});
+       },
+       "[ReduceLROnPlateau] factor should be < 1.0, got 1"},
+      {"optim", "ReduceLROnPlateau with an unknown mode",
+       [] {
+         auto p = mg::ones({2}).requires_grad_();
+         mg::optim::SGD opt({p}, {.lr = 0.1});
+         mg::optim::lr_scheduler::ReduceLROnPlateau s(opt, {.mode = "lowest"});
+       },
+       "[ReduceLROnPlateau] mode 'lowest' is unknown (expected 'min' or 'max')"},
+      {"optim", "clip_grad_norm_ of an inf gradient with error_if_nonfinite",
+       [] {
+         auto p = mg::ones({2}).requires_grad_();
+         p.set_grad(mg::tensor({INFINITY, 1.0}));
+         mg::nn::utils::clip_grad_norm_({p}, 1.0, 2.0, /*error_if_nonfinite=*/true);
+       },
+       "[clip_grad_norm_] the total norm of order 2 for gradients from parameters is non-finite "
+       "(inf), so it cannot be clipped. To disable this error and scale the gradients by the "
+       "non-finite norm anyway, set error_if_nonfinite = false"},
       {"optim", "step() in strict mode with a parameter that received no gradient",
        [] {
          StrictGradients strict;

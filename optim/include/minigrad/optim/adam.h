@@ -68,7 +68,7 @@ class Adam : public OptimizerWithOptions<AdamOptions> {
   /// Several groups, each with its own options.
   explicit Adam(std::vector<Group> groups);
 
-  void step() override;
+  Tensor step(LossClosure closure = nullptr) override;
 
  protected:
   void check_options(const AdamOptions& options) const override;
@@ -86,7 +86,7 @@ class AdamW : public OptimizerWithOptions<AdamWOptions> {
   /// Several groups, each with its own options.
   explicit AdamW(std::vector<Group> groups);
 
-  void step() override;
+  Tensor step(LossClosure closure = nullptr) override;
 
  protected:
   void check_options(const AdamWOptions& options) const override;

@@ -1,10 +1,14 @@
 #pragma once
 // The optimizer base classes: parameter groups, per-parameter state, zero_grad, state_dict.
 // A C++ reading of torch/optim/optimizer.py (PyTorch 1.13).
+#include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <unordered_map>
@@ -15,6 +19,52 @@
 
 #include "minigrad/io.h"
 #include "minigrad/tensor.h"
+
+namespace minigrad::detail {
+// Note [Optimizer options in a state_dict]
+// Each Options struct lists its fields once, by PyTorch's names, in a static
+// `fields(options, f)` that calls f(name, field) per field (sgd.h, adam.h). The field types are
+// double, std::int64_t (saved as a number), bool and std::array<double, N>; these helpers turn
+// them into checkpoint values and back.
+inline OptionValue to_option_value(double v) { return v; }
+inline OptionValue to_option_value(std::int64_t v) { return static_cast<double>(v); }
+inline OptionValue to_option_value(bool v) { return v; }
+template <std::size_t N>
+OptionValue to_option_value(const std::array<double, N>& v) {
+  return std::vector<double>(v.begin(), v.end());
+}
+// Assigns value to field; returns false when the value has the wrong type or length.
+inline bool from_option_value(const OptionValue& value, double& field) {
+  const double* v = std::get_if<double>(&value);
+  if (v) field = *v;
+  return v != nullptr;
+}
+inline bool from_option_value(const OptionValue& value, std::int64_t& field) {
+  const double* v = std::get_if<double>(&value);
+  if (!v || *v != std::floor(*v) || std::abs(*v) > 9007199254740992.0) return false;
+  field = static_cast<std::int64_t>(*v);
+  return true;
+}
+inline bool from_option_value(const OptionValue& value, bool& field) {
+  const bool* v = std::get_if<bool>(&value);
+  if (v) field = *v;
+  return v != nullptr;
+}
+template <std::size_t N>
+bool from_option_value(const OptionValue& value, std::array<double, N>& field) {
+  const auto* v = std::get_if<std::vector<double>>(&value);
+  if (!v || v->size() != N) return false;
+  for (std::size_t i = 0; i < N; ++i) field[i] = (*v)[i];
+  return true;
+}
+inline const char* option_type_name(double) { return "a number"; }
+inline const char* option_type_name(std::int64_t) { return "an integer"; }
+inline const char* option_type_name(bool) { return "true or false"; }
+template <std::size_t N>
+std::string option_type_name(const std::array<double, N>&) {
+  return "a list of " + std::to_string(N) + " numbers";
+}
+}  // namespace minigrad::detail
 
 namespace minigrad::optim {
 
@@ -31,6 +81,10 @@ struct ParamGroup {
 /// The state of one parameter, as PyTorch's `optimizer.state[p]`: "step", "momentum_buffer",
 /// "exp_avg", "exp_avg_sq", "max_exp_avg_sq". Empty until the parameter's first step.
 using ParamState = std::map<std::string, Tensor>;
+
+/// What step() may call to re-evaluate the model, as libtorch's `LossClosure`: it clears the
+/// gradients, computes the loss, calls backward() and returns the loss.
+using LossClosure = std::function<Tensor()>;
 
 // Note [Parameters without a gradient]
 // A parameter that never receives a gradient never trains, and nothing else tells the user. So
@@ -70,8 +124,10 @@ class Optimizer {
   /// Updates every parameter that has a gradient (parameters whose grad() is undefined are
   /// skipped, as PyTorch). Runs under NoGradGuard and writes the parameters in place. Warns once
   /// about a parameter that receives no gradient, or throws in strict mode (Note [Parameters
-  /// without a gradient]).
-  virtual void step() = 0;
+  /// without a gradient]). A closure, if given, is called first with grad enabled (as
+  /// libtorch's `step(LossClosure)`; LBFGS calls it several times) and its loss returned;
+  /// without one step() returns an undefined tensor.
+  virtual Tensor step(LossClosure closure = nullptr) = 0;
   /// Clears the gradients: set_to_none (the default, as PyTorch 2) makes them undefined,
   /// otherwise they are detached and filled with zeros in place.
   void zero_grad(bool set_to_none = true);
@@ -97,6 +153,34 @@ class Optimizer {
   /// The state of parameter p (keyed by its TensorImpl, so every alias of p finds it); an empty
   /// state is created on first access, as the defaultdict `optimizer.state`.
   ParamState& state(const Tensor& p) { return state_[p.impl()]; }
+  /// Every parameter's state, keyed by its TensorImpl (libtorch's `state()`, keyed by
+  /// `unsafeGetTensorImpl()`); parameters not stepped yet are absent or empty.
+  const std::unordered_map<const TensorImpl*, ParamState>& state() const { return state_; }
+
+  /// Option `name` (PyTorch's name: "lr", "momentum", "betas", ...) of group i, as a
+  /// state_dict() value; std::nullopt if this optimizer has no such option (what OneCycleLR
+  /// uses to find "momentum" or "betas").
+  virtual std::optional<OptionValue> option(std::size_t /*group*/,
+                                            const std::string& /*name*/) const {
+    return std::nullopt;
+  }
+  /// Sets option `name` of group i; throws if there is no such option, the value has the wrong
+  /// type, or the options become invalid.
+  virtual void set_option(std::size_t group, const std::string& name, const OptionValue& value);
+
+  /// The learning rate of group i when the first lr scheduler was attached to this optimizer
+  /// (PyTorch's `group['initial_lr']`, the schedulers' base_lrs), or std::nullopt before.
+  std::optional<double> initial_lr(std::size_t group) const {
+    auto it = initial_lrs_.find(group);
+    return it == initial_lrs_.end() ? std::nullopt : std::optional<double>(it->second);
+  }
+  /// Records group i's initial_lr unless it has one (PyTorch's `setdefault('initial_lr', lr)`);
+  /// returns it.
+  double set_default_initial_lr(std::size_t group) {
+    return initial_lrs_.try_emplace(group, lr(group)).first->second;
+  }
+  /// Sets group i's initial_lr (OneCycleLR sets it to max_lr / div_factor, as PyTorch).
+  void set_initial_lr(std::size_t group, double lr) { initial_lrs_[group] = lr; }
 
   /// The optimizer's state as PyTorch's `optimizer.state_dict()`: each parameter's state keyed by
   /// its position (counted through the groups in order) and each group's options by PyTorch's
@@ -120,12 +204,17 @@ class Optimizer {
   /// The check every step() makes first (Note [Parameters without a gradient]): warns on stderr,
   /// or throws in strict mode.
   void check_gradients();
+  /// Calls closure with grad enabled and returns its loss (undefined without a closure); throws
+  /// "[<name>.step] the closure returned no loss ..." if it returns an undefined tensor.
+  Tensor evaluate_closure(const LossClosure& closure) const;
 
   /// The per-parameter state keys step() writes: a non-empty state has all of `required` and may
   /// have `optional` ones (load_state_dict refuses any other).
   struct StateKeys {
     std::vector<std::string> required;
     std::vector<std::string> optional;
+    /// The keys that hold a single number rather than a tensor of the parameter's shape.
+    std::vector<std::string> scalars = {"step"};
   };
   virtual StateKeys state_keys() const = 0;
   /// The state of p, or nullptr if it has none (unlike state(), creates nothing).
@@ -147,10 +236,15 @@ class Optimizer {
   std::unordered_set<const TensorImpl*> had_grad_;
   std::unordered_set<const TensorImpl*> reported_;
   bool reported_no_grads_ = false;
+  std::map<std::size_t, double> initial_lrs_;
 };
 
 /// An optimizer whose groups carry options of type Options (SGDOptions, AdamOptions, ...).
-/// Derived classes implement step() and check_options().
+/// Derived classes implement step(), check_options() and state_keys(). It is also the base of a
+/// user-defined optimizer: an Options struct with an `lr` and a static `fields()` (Note
+/// [Optimizer options in a state_dict]), a constructor that calls init(), and the three
+/// overrides; state_dict, set_option and the schedulers then work on it (OptimCustom in
+/// tests/optim/test_optim_more.cpp).
 template <typename Options>
 class OptimizerWithOptions : public Optimizer {
  public:
@@ -177,6 +271,27 @@ class OptimizerWithOptions : public Optimizer {
   double lr(std::size_t group) const override { return group_at(group).options.lr; }
   void set_lr(std::size_t group, double lr) override {
     groups_[group_index(group)].options.lr = lr;
+  }
+
+  std::optional<OptionValue> option(std::size_t group, const std::string& name) const override {
+    std::optional<OptionValue> out;
+    Options::fields(group_at(group).options, [&](const char* field_name, const auto& field) {
+      if (name == field_name) out = detail::to_option_value(field);
+    });
+    return out;
+  }
+  void set_option(std::size_t group, const std::string& name, const OptionValue& value) override {
+    Options o = group_at(group).options;
+    bool known = false;
+    Options::fields(o, [&](const char* field_name, auto& field) {
+      if (name != field_name) return;
+      known = true;
+      MG_CHECK(detail::from_option_value(value, field), this->name().c_str(), "option \"", name,
+               "\" must be ", detail::option_type_name(field));
+    });
+    MG_CHECK(known, this->name().c_str(), "unknown option \"", name, "\"");
+    check_options(o);
+    groups_[group].options = o;
   }
 
   OptimizerStateDict state_dict() const override;
@@ -213,47 +328,6 @@ void OptimizerWithOptions<Options>::init(std::vector<Tensor> params, const Optio
   MG_CHECK(!params.empty(), name().c_str(), "optimizer got an empty parameter list");
   add_param_group({std::move(params), options});
 }
-
-}  // namespace minigrad::optim
-
-namespace minigrad::detail {
-// Note [Optimizer options in a state_dict]
-// Each Options struct lists its fields once, by PyTorch's names, in a static
-// `fields(options, f)` that calls f(name, field) per field (sgd.h, adam.h). The field types are
-// double, bool and std::array<double, N>; these helpers turn them into checkpoint values and back.
-inline OptionValue to_option_value(double v) { return v; }
-inline OptionValue to_option_value(bool v) { return v; }
-template <std::size_t N>
-OptionValue to_option_value(const std::array<double, N>& v) {
-  return std::vector<double>(v.begin(), v.end());
-}
-// Assigns value to field; returns false when the value has the wrong type or length.
-inline bool from_option_value(const OptionValue& value, double& field) {
-  const double* v = std::get_if<double>(&value);
-  if (v) field = *v;
-  return v != nullptr;
-}
-inline bool from_option_value(const OptionValue& value, bool& field) {
-  const bool* v = std::get_if<bool>(&value);
-  if (v) field = *v;
-  return v != nullptr;
-}
-template <std::size_t N>
-bool from_option_value(const OptionValue& value, std::array<double, N>& field) {
-  const auto* v = std::get_if<std::vector<double>>(&value);
-  if (!v || v->size() != N) return false;
-  for (std::size_t i = 0; i < N; ++i) field[i] = (*v)[i];
-  return true;
-}
-inline const char* option_type_name(double) { return "a number"; }
-inline const char* option_type_name(bool) { return "true or false"; }
-template <std::size_t N>
-std::string option_type_name(const std::array<double, N>&) {
-  return "a list of " + std::to_string(N) + " numbers";
-}
-}  // namespace minigrad::detail
-
-namespace minigrad::optim {
 
 template <typename Options>
 OptimizerStateDict OptimizerWithOptions<Options>::state_dict() const {
@@ -330,8 +404,8 @@ void OptimizerWithOptions<Options>::load_state_dict(const OptimizerStateDict& di
     for (const auto& [k, t] : param_state) {
       MG_CHECK(allowed.contains(k), op, me, ": unknown state \"", k, "\" for parameter ", position);
       MG_CHECK(t.defined(), op, me, ": state \"", k, "\" of parameter ", position, " is undefined");
-      if (k == "step") {
-        MG_CHECK(t.numel() == 1 && t.dtype() != kBool, op, me, ": state \"step\" of parameter ",
+      if (std::find(keys.scalars.begin(), keys.scalars.end(), k) != keys.scalars.end()) {
+        MG_CHECK(t.numel() == 1 && t.dtype() != kBool, op, me, ": state \"", k, "\" of parameter ",
                  position, " must be a single number, got shape ", t.shape(), " ",
                  dtype_name(t.dtype()));
         converted[k] = t.detach().clone();

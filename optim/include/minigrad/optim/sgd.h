@@ -47,7 +47,7 @@ class SGD : public OptimizerWithOptions<SGDOptions> {
   /// Several groups, each with its own options: `SGD opt({{{w}, {.lr = 0.1}}, {{b}, {.lr = 1}}});`
   explicit SGD(std::vector<Group> groups);
 
-  void step() override;
+  Tensor step(LossClosure closure = nullptr) override;
 
  protected:
   void check_options(const SGDOptions& options) const override;

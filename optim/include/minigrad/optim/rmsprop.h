@@ -1,0 +1,59 @@
+#pragma once
+// RMSprop, as torch.optim.RMSprop (PyTorch 1.13, foreach=False).
+#include <vector>
+
+#include "minigrad/optim/optimizer.h"
+
+namespace minigrad::optim {
+
+/// RMSprop's options, named and defaulted as torch.optim.RMSprop's keyword arguments:
+/// `RMSprop opt(params, {.lr = 1e-3, .momentum = 0.9, .centered = true});`.
+struct RMSpropOptions {
+  double lr = 1e-2;
+  /// Smoothing constant of the running average of g^2.
+  double alpha = 0.99;
+  double eps = 1e-8;
+  /// L2 penalty added to the gradient.
+  double weight_decay = 0;
+  double momentum = 0;
+  /// Normalise by an estimate of the gradient's variance (E[g^2] - E[g]^2) instead of E[g^2].
+  bool centered = false;
+  bool maximize = false;
+
+  /// Calls f(name, field) for each option by PyTorch's name (Note [Optimizer options in a
+  /// state_dict], optimizer.h).
+  template <typename Self, typename F>
+  static void fields(Self& o, F&& f) {
+    f("lr", o.lr);
+    f("alpha", o.alpha);
+    f("eps", o.eps);
+    f("weight_decay", o.weight_decay);
+    f("momentum", o.momentum);
+    f("centered", o.centered);
+    f("maximize", o.maximize);
+  }
+};
+
+// Compiled once, in rmsprop.cpp, not in every file that includes this header (compile time).
+extern template class OptimizerWithOptions<RMSpropOptions>;
+
+/// RMSprop: v = alpha v + (1 - alpha) g^2 (centered: minus the square of the running mean of g);
+/// p -= lr * g / (sqrt(v) + eps), through a momentum buffer when momentum > 0, with
+/// g += weight_decay * p first.
+class RMSprop : public OptimizerWithOptions<RMSpropOptions> {
+ public:
+  /// One group holding params.
+  RMSprop(std::vector<Tensor> params, const RMSpropOptions& options = {});
+  /// Several groups, each with its own options.
+  explicit RMSprop(std::vector<Group> groups);
+
+  Tensor step(LossClosure closure = nullptr) override;
+
+ protected:
+  void check_options(const RMSpropOptions& options) const override;
+  StateKeys state_keys() const override {
+    return {{"step", "square_avg"}, {"momentum_buffer", "grad_avg"}};
+  }
+};
+
+}  // namespace minigrad::optim
