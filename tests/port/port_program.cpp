@@ -60,11 +60,14 @@ int main() {
     double total = 0;
     int batches = 0;
     for (auto& batch : *loader) {
-      optimizer.zero_grad();
-      torch::Tensor loss =
-          torch::nn::functional::cross_entropy(net->forward(batch.data), batch.target);
-      loss.backward();
-      optimizer.step();
+      // step(closure), as LBFGS needs it; SGD calls it once and returns its loss.
+      torch::Tensor loss = optimizer.step([&] {
+        optimizer.zero_grad();
+        torch::Tensor l =
+            torch::nn::functional::cross_entropy(net->forward(batch.data), batch.target);
+        l.backward();
+        return l;
+      });
       total += loss.item<float>();
       ++batches;
     }
