@@ -681,6 +681,14 @@ const std::vector<BadInput>& bad_inputs() {
        "[randn] trying to create a tensor with negative dimension -1: (2, -1)"},
       {"creation", "arange with step 0", [] { mg::arange(0, 5, 0); },
        "[arange] step must be nonzero"},
+      {"creation", "multinomial of 4 samples from 3 categories without replacement",
+       [] { mg::multinomial(mg::ones({3}), 4); },
+       "[multinomial] cannot draw 4 samples without replacement from 3 categories"},
+      {"creation", "multinomial with a negative probability",
+       [] {
+         mg::multinomial(mg::tensor({1.0, -1.0}), 1);
+       },
+       "[multinomial] probabilities must be finite and non-negative, got -1 in row 0 at index 1"},
       {"creation", "tensor with 5 values for shape (2, 3)",
        [] {
          mg::tensor({1, 2, 3, 4, 5}, {2, 3});

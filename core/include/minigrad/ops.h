@@ -181,6 +181,9 @@ Tensor randint(std::int64_t low, std::int64_t high, const Shape& shape,
 Tensor randint(std::int64_t high, const Shape& shape, const TensorOptions& options);
 /// A random permutation of 0..n-1 (int64), as torch.randperm; throws for n < 0.
 Tensor randperm(std::int64_t n);
+/// num_samples category indices (int64) per row of probs (1-D or 2-D, non-negative weights),
+/// drawn as PyTorch 1.13's CPU multinomial: the same indices for the same seed.
+Tensor multinomial(const Tensor& probs, std::int64_t num_samples, bool replacement = false);
 
 // ---------------------------------------------------------------- elementwise
 
