@@ -654,6 +654,9 @@ Tensor Tensor::scatter_add(std::int64_t d, const Tensor& i, const Tensor& src) c
 Tensor Tensor::masked_scatter(const Tensor& m, const Tensor& src) const {
   return minigrad::masked_scatter(*this, m, src);
 }
+Tensor Tensor::multinomial(std::int64_t n, bool replacement) const {
+  return minigrad::multinomial(*this, n, replacement);
+}
 
 Shape broadcast_shapes(const Shape& a, const Shape& b, const char* op) {
   return detail::broadcast_shapes(a, b, op);

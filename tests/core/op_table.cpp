@@ -1114,6 +1114,10 @@ void add_more_ops(std::vector<OpInfo>& t) {
                        [] {
                          take_along_dim(make({2, 3}, 1), indices({0}, {1}), 1);
                        }),
+                     e("take_along_dim", "index out of range",
+                       [] {
+                         take_along_dim(make({2, 3}, 1), indices({3}, {1, 1}), 1);
+                       }),
                      e("take_along_dim", "float indices", [] {
                        take_along_dim(make({2, 3}, 1), make({2, 1}, 2), 1);
                      })}));
@@ -1166,7 +1170,8 @@ void add_more_ops(std::vector<OpInfo>& t) {
        s("implicit output, non-contiguous", {arg_t({3, 2}, 11), arg({3, 2}, 12)}, es("ij,jk")),
        s("a subscript summed in one operand", {arg({2, 3, 2}, 13), arg({3, 2}, 14)},
          es("ijk,jl->il"))},
-      {e("einsum", "ellipsis",
+      {e("einsum", "a stray character", [] { einsum("i-j", {make({3}, 1)}); }),
+       e("einsum", "ellipsis",
          [] {
            einsum("...ij->...ji", {make({2, 3}, 1)});
          }),

@@ -459,7 +459,7 @@ TEST(Multinomial, MatchesPyTorch) {
   // torch.manual_seed(2); torch.multinomial(torch.tensor([[1., 2., 3., 4.], [4., 0., 2., 1.]]), 1)
   //   -> [[1], [2]]
   mg::manual_seed(2);
-  mg::Tensor c = mg::multinomial(mg::tensor({{1.0, 2.0, 3.0, 4.0}, {4.0, 0.0, 2.0, 1.0}}), 1);
+  mg::Tensor c = mg::tensor({{1.0, 2.0, 3.0, 4.0}, {4.0, 0.0, 2.0, 1.0}}).multinomial(1);
   EXPECT_EQ(c.shape(), (mg::Shape{2, 1}));
   EXPECT_EQ(c.to_vector<std::int64_t>(), (I{1, 2}));
   // torch.manual_seed(3); torch.multinomial(torch.tensor([1., 2., 3., 4., 5., 6.]), 6)

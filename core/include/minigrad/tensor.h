@@ -300,6 +300,7 @@ class Tensor {
   Tensor scatter(std::int64_t dim, const Tensor& index, Scalar value) const;
   Tensor scatter_add(std::int64_t dim, const Tensor& index, const Tensor& src) const;
   Tensor masked_scatter(const Tensor& mask, const Tensor& source) const;
+  Tensor multinomial(std::int64_t num_samples, bool replacement = false) const;
 
   /// In place, as in PyTorch and libtorch: add_, sub_, mul_, div_ (the handle is not rebound).
   Tensor& operator+=(const Tensor& other);

@@ -656,9 +656,9 @@ Tensor isfinite(const Tensor& x) {
 // rounding. The three operands broadcast.
 Tensor lerp(const Tensor& start, const Tensor& end, Scalar weight) {
   check_defined("lerp", {&start, &end});
-  MG_CHECK(start.is_floating_point() && end.dtype() == start.dtype(), "lerp",
-           "start and end must have the same floating-point dtype, got ", dtype_name(start.dtype()),
-           " and ", dtype_name(end.dtype()));
+  MG_CHECK(start.is_floating_point() && end.dtype() == start.dtype(), "lerp", "start (",
+           dtype_name(start.dtype()), ") and end (", dtype_name(end.dtype()),
+           ") must have the same floating-point dtype");
   detail::broadcast_shapes(start.shape(), end.shape(), "lerp");
   return start + (end - start) * weight;
 }
@@ -666,9 +666,8 @@ Tensor lerp(const Tensor& start, const Tensor& end, const Tensor& weight) {
   check_defined("lerp", {&start, &end, &weight});
   MG_CHECK(
       start.is_floating_point() && end.dtype() == start.dtype() && weight.dtype() == start.dtype(),
-      "lerp", "start, end and weight must have the same floating-point dtype, got ",
-      dtype_name(start.dtype()), ", ", dtype_name(end.dtype()), " and ",
-      dtype_name(weight.dtype()));
+      "lerp", "start (", dtype_name(start.dtype()), "), end (", dtype_name(end.dtype()),
+      ") and weight (", dtype_name(weight.dtype()), ") must have the same floating-point dtype");
   detail::broadcast_shapes(detail::broadcast_shapes(start.shape(), end.shape(), "lerp"),
                            weight.shape(), "lerp");
   return start + weight * (end - start);

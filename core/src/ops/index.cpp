@@ -276,24 +276,30 @@ void check_src(const Tensor& src, const Tensor& index, const char* op) {
 
 }  // namespace
 
-Tensor gather(const Tensor& x, std::int64_t dim, const Tensor& index) {
-  MG_CHECK(x.defined(), "gather", "got an undefined tensor");
-  check_index_tensor(index, "gather");
-  std::int64_t d = detail::wrap_dim(dim, x.dim(), "gather");
-  check_gather_shapes(x, index, d, "gather");
+namespace {
+/// gather, its errors naming op (gather or take_along_dim).
+Tensor gather_as(const Tensor& x, std::int64_t dim, const Tensor& index, const char* op) {
+  MG_CHECK(x.defined(), op, "got an undefined tensor");
+  check_index_tensor(index, op);
+  std::int64_t d = detail::wrap_dim(dim, x.dim(), op);
+  check_gather_shapes(x, index, d, op);
   Tensor out = detail::make_tensor(index.shape(), x.dtype());
   detail::dispatch(x.dtype(), [&]<typename T>() {
     // Offsets from for_each_gather include storage offsets; index raw storage.
     const T* px = static_cast<const T*>(x.impl()->storage->data);
     T* po = static_cast<T*>(out.impl()->storage->data);
-    for_each_gather(x, index, d, out, "gather",
-                    [&](std::int64_t o, std::int64_t i) { po[o] = px[i]; });
+    for_each_gather(x, index, d, out, op, [&](std::int64_t o, std::int64_t i) { po[o] = px[i]; });
   });
   Shape in_shape = x.shape();
   record("GatherBackward0", out, {&x}, {&index}, [in_shape, d](const Tensor& g, FunctionNode& n) {
     return Grads{scatter_add(zeros(in_shape, g.dtype()), d, n.saved(0), g)};
   });
   return out;
+}
+}  // namespace
+
+Tensor gather(const Tensor& x, std::int64_t dim, const Tensor& index) {
+  return gather_as(x, dim, index, "gather");
 }
 
 Tensor scatter_add(const Tensor& self, std::int64_t dim, const Tensor& index, const Tensor& src) {
@@ -378,18 +384,18 @@ Tensor scatter(const Tensor& self, std::int64_t dim, const Tensor& index, Scalar
 Tensor take_along_dim(const Tensor& x, const Tensor& indices, std::optional<std::int64_t> dim) {
   MG_CHECK(x.defined(), "take_along_dim", "got an undefined tensor");
   check_index_tensor(indices, "take_along_dim");
-  if (!dim) return gather(x.reshape({-1}), 0, indices.reshape({-1}));
+  if (!dim) return gather_as(x.reshape({-1}), 0, indices.reshape({-1}), "take_along_dim");
   MG_CHECK(x.dim() == indices.dim(), "take_along_dim", "input (shape ", x.shape(),
            ") and indices (shape ", indices.shape(), ") must have the same number of dims");
   std::int64_t d = detail::wrap_dim(*dim, x.dim(), "take_along_dim");
-  if (x.dim() == 0) return gather(x, d, indices);
+  if (x.dim() == 0) return gather_as(x, d, indices, "take_along_dim");
   // Broadcast all dims but d (ATen's _take_along_dim_helper).
   Shape xs = x.shape();
   xs[d] = indices.shape()[d];
   Shape b = detail::broadcast_shapes(xs, indices.shape(), "take_along_dim");
   Shape xb = b;
   xb[d] = x.shape()[d];
-  return gather(x.expand(xb), d, indices.expand(b));
+  return gather_as(x.expand(xb), d, indices.expand(b), "take_along_dim");
 }
 
 Tensor masked_scatter(const Tensor& self, const Tensor& mask, const Tensor& source) {

@@ -331,6 +331,9 @@ Tensor einsum(const std::string& equation, const std::vector<Tensor>& tensors) {
            "\": at most two operands are supported, got ", terms.size());
   auto is_label = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); };
   std::map<char, std::int64_t> size, count;
+  for (std::size_t i = 0; i < terms.size(); ++i)
+    for (char c : terms[i])
+      MG_CHECK(is_label(c), op, "equation \"", equation, "\": invalid subscript '", c, "'");
   for (std::size_t i = 0; i < terms.size(); ++i) {
     const Tensor& t = tensors[i];
     MG_CHECK(t.defined(), op, "operand ", i, " is undefined");
@@ -339,7 +342,6 @@ Tensor einsum(const std::string& equation, const std::vector<Tensor>& tensors) {
              terms[i], "\"");
     for (std::size_t k = 0; k < terms[i].size(); ++k) {
       char c = terms[i][k];
-      MG_CHECK(is_label(c), op, "equation \"", equation, "\": invalid subscript '", c, "'");
       MG_CHECK(terms[i].find(c) == k, op, "equation \"", equation, "\": subscript '", c,
                "' repeats in operand ", i, " (diagonals are not supported)");
       auto [it, fresh] = size.emplace(c, t.shape()[static_cast<std::int64_t>(k)]);
