@@ -241,12 +241,15 @@ Tensor ge(const Tensor& a, const Tensor& b);
 Tensor logical_and(const Tensor& a, const Tensor& b);
 Tensor logical_or(const Tensor& a, const Tensor& b);
 Tensor logical_not(const Tensor& a);
-/// Bool tensors, true where x is NaN / +-inf / neither (integers: false, false, true).
+/// A bool tensor, true where x is NaN (never for integers); not differentiable.
 Tensor isnan(const Tensor& x);
+/// A bool tensor, true where x is +-inf (never for integers); not differentiable.
 Tensor isinf(const Tensor& x);
+/// A bool tensor, true where x is neither NaN nor +-inf (always for integers).
 Tensor isfinite(const Tensor& x);
-/// start + weight * (end - start); start, end (and a tensor weight) broadcast.
+/// start + weight * (end - start), start and end of one floating dtype, broadcast.
 Tensor lerp(const Tensor& start, const Tensor& end, Scalar weight);
+/// start + weight * (end - start) with a tensor weight; all three broadcast, one dtype.
 Tensor lerp(const Tensor& start, const Tensor& end, const Tensor& weight);
 /// True when the tensors have the same shape and |a - b| <= atol + rtol * |b| everywhere.
 bool allclose(const Tensor& a, const Tensor& b, double rtol = 1e-5, double atol = 1e-8);
