@@ -407,6 +407,87 @@ Tensor randperm(std::int64_t n) {
   return randperm(n, g);
 }
 
+/// PyTorch 1.13's multinomial on the CPU. Without replacement (or for one sample): the Gumbel
+/// trick, q = probs / Exp(1) with the exponentials drawn for every element in row-major order
+/// (-log(1 - u), u a 53-bit double, rounded to the dtype), then argmax (one sample) or topk of
+/// each row. With replacement: per row, the cumulative sums in the dtype, divided by the total,
+/// the last set to 1, and for each sample the first bucket whose cumulative value is not below
+/// a 53-bit uniform (a binary search).
+Tensor multinomial(const Tensor& probs, std::int64_t num_samples, bool replacement,
+                   Generator& generator) {
+  const char* op = "multinomial";
+  MG_CHECK(probs.defined(), op, "got an undefined tensor");
+  MG_CHECK(probs.dim() == 1 || probs.dim() == 2, op, "probs must be 1-D or 2-D, got shape ",
+           probs.shape());
+  MG_CHECK(probs.is_floating_point(), op, "probs must be a floating-point tensor, got ",
+           dtype_name(probs.dtype()));
+  MG_CHECK(num_samples > 0, op, "num_samples must be positive, got ", num_samples);
+  const std::int64_t cats = probs.size(-1);
+  const std::int64_t rows = probs.dim() == 1 ? 1 : probs.size(0);
+  MG_CHECK(replacement || num_samples <= cats, op, "cannot draw ", num_samples,
+           " samples without replacement from ", cats, " categories");
+  Tensor p = probs.detach().contiguous();
+  detail::Generator& g = generator.impl();
+  Tensor result;
+  detail::dispatch_floating(p.dtype(), op, [&]<typename T>() {
+    const T* pp = p.data_ptr<T>();
+    for (std::int64_t r = 0; r < rows; ++r) {
+      double sum = 0;
+      for (std::int64_t c = 0; c < cats; ++c) {
+        T v = pp[r * cats + c];
+        MG_CHECK(std::isfinite(v) && v >= 0, op, "probabilities must be finite and non-negative, ",
+                 "got ", static_cast<double>(v), " in row ", r, " at index ", c);
+        sum += v;
+      }
+      MG_CHECK(sum > 0, op, "the probabilities of row ", r, " sum to 0");
+    }
+    if (!replacement || num_samples == 1) {
+      Tensor q = detail::make_tensor(p.shape(), p.dtype());
+      T* pq = q.data_ptr<T>();
+      {
+        std::lock_guard<std::mutex> lock(g.mutex);
+        for (std::int64_t i = 0; i < q.numel(); ++i)
+          pq[i] = static_cast<T>(-1.0 * std::log(1.0 - g.uniform_double()));
+      }
+      for (std::int64_t i = 0; i < q.numel(); ++i) pq[i] = pp[i] / pq[i];
+      result = num_samples == 1 ? argmax(q, -1, /*keepdim=*/true)
+                                : std::get<1>(topk(q, num_samples, -1));
+      return;
+    }
+    result = detail::make_tensor(probs.dim() == 1 ? Shape{num_samples} : Shape{rows, num_samples},
+                                 kInt64);
+    std::int64_t* po = result.data_ptr<std::int64_t>();
+    std::vector<T> cum(static_cast<std::size_t>(cats));
+    std::lock_guard<std::mutex> lock(g.mutex);
+    for (std::int64_t r = 0; r < rows; ++r) {
+      T sum = 0;
+      for (std::int64_t c = 0; c < cats; ++c) {
+        sum += pp[r * cats + c];
+        cum[static_cast<std::size_t>(c)] = sum;
+      }
+      for (T& v : cum) v /= sum;
+      cum.back() = 1;
+      for (std::int64_t s = 0; s < num_samples; ++s) {
+        const double u = g.uniform_double();
+        std::int64_t lo = 0, hi = cats;
+        while (hi - lo > 0) {
+          std::int64_t mid = lo + (hi - lo) / 2;
+          if (cum[static_cast<std::size_t>(mid)] < u)
+            lo = mid + 1;
+          else
+            hi = mid;
+        }
+        po[r * num_samples + s] = lo;
+      }
+    }
+  });
+  return result;
+}
+Tensor multinomial(const Tensor& probs, std::int64_t num_samples, bool replacement) {
+  Generator g = default_generator();
+  return multinomial(probs, num_samples, replacement, g);
+}
+
 // ---------------------------------------------------------------- in-place fills
 // Tensor::uniform_/normal_/random_. PyTorch fills any tensor through a TensorIterator, which
 // visits the elements in memory order (dims sorted by stride), and normal_ picks its algorithm by

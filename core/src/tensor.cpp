@@ -625,6 +625,55 @@ std::vector<Tensor> Tensor::chunk(std::int64_t c, std::int64_t d) const {
 }
 Tensor Tensor::tril(std::int64_t d) const { return minigrad::tril(*this, d); }
 Tensor Tensor::triu(std::int64_t d) const { return minigrad::triu(*this, d); }
+Tensor Tensor::all() const { return minigrad::all(*this); }
+Tensor Tensor::all(std::int64_t d, bool k) const { return minigrad::all(*this, d, k); }
+Tensor Tensor::any() const { return minigrad::any(*this); }
+Tensor Tensor::any(std::int64_t d, bool k) const { return minigrad::any(*this, d, k); }
+Tensor Tensor::isnan() const { return minigrad::isnan(*this); }
+Tensor Tensor::isinf() const { return minigrad::isinf(*this); }
+Tensor Tensor::isfinite() const { return minigrad::isfinite(*this); }
+Tensor Tensor::cumsum(std::int64_t d) const { return minigrad::cumsum(*this, d); }
+Tensor Tensor::flip(const Shape& dims) const { return minigrad::flip(*this, dims); }
+Tensor Tensor::roll(const Shape& shifts, const Shape& dims) const {
+  return minigrad::roll(*this, shifts, dims);
+}
+Tensor Tensor::repeat(const Shape& r) const { return minigrad::repeat(*this, r); }
+Tensor Tensor::repeat_interleave(std::int64_t r, std::optional<std::int64_t> d) const {
+  return minigrad::repeat_interleave(*this, r, d);
+}
+std::tuple<Tensor, Tensor> Tensor::sort(std::int64_t d, bool desc) const {
+  return minigrad::sort(*this, d, desc);
+}
+Tensor Tensor::argsort(std::int64_t d, bool desc) const {
+  return minigrad::argsort(*this, d, desc);
+}
+std::tuple<Tensor, Tensor> Tensor::topk(std::int64_t k, std::int64_t d, bool largest,
+                                        bool sorted) const {
+  return minigrad::topk(*this, k, d, largest, sorted);
+}
+Tensor Tensor::lerp(const Tensor& e, Scalar w) const { return minigrad::lerp(*this, e, w); }
+Tensor Tensor::lerp(const Tensor& e, const Tensor& w) const { return minigrad::lerp(*this, e, w); }
+Tensor Tensor::addmm(const Tensor& m1, const Tensor& m2, Scalar beta, Scalar alpha) const {
+  return minigrad::addmm(*this, m1, m2, beta, alpha);
+}
+Tensor Tensor::take_along_dim(const Tensor& i, std::optional<std::int64_t> d) const {
+  return minigrad::take_along_dim(*this, i, d);
+}
+Tensor Tensor::scatter(std::int64_t d, const Tensor& i, const Tensor& src) const {
+  return minigrad::scatter(*this, d, i, src);
+}
+Tensor Tensor::scatter(std::int64_t d, const Tensor& i, Scalar v) const {
+  return minigrad::scatter(*this, d, i, v);
+}
+Tensor Tensor::scatter_add(std::int64_t d, const Tensor& i, const Tensor& src) const {
+  return minigrad::scatter_add(*this, d, i, src);
+}
+Tensor Tensor::masked_scatter(const Tensor& m, const Tensor& src) const {
+  return minigrad::masked_scatter(*this, m, src);
+}
+Tensor Tensor::multinomial(std::int64_t n, bool replacement) const {
+  return minigrad::multinomial(*this, n, replacement);
+}
 
 Shape broadcast_shapes(const Shape& a, const Shape& b, const char* op) {
   return detail::broadcast_shapes(a, b, op);

@@ -908,6 +908,294 @@ void add_indexing(std::vector<OpInfo>& t) {
                     {e("triu", "1-D tensor", [] { triu(make({3}, 1)); })}));
 }
 
+// ---------------------------------------------------------------- issue 14's further ops
+// scans, rearranging copies, sorting, lerp, addmm, einsum, scatter and friends.
+
+void add_more_ops(std::vector<OpInfo>& t) {
+  t.push_back(
+      entry("cumsum", [](const V& v) { return cumsum(v[0], 1); },
+            {s("dim 1", {arg({2, 3}, 1)}),
+             s("dim 0 of 3-D", {arg({3, 2, 2}, 2)}, [](const V& v) { return cumsum(v[0], 0); }),
+             s("non-contiguous", {arg_t({3, 2}, 3)}),
+             s("negative dim", {arg({2, 4}, 4)}, [](const V& v) { return v[0].cumsum(-1); }),
+             s("0-dim", {arg({}, 5)}, [](const V& v) { return cumsum(v[0], 0); }),
+             s("empty", {arg({0, 3}, 6)})},
+            {e("cumsum", "dim out of range", [] {
+              cumsum(make({2, 3}, 1), 2);
+            })}));
+  t.push_back(entry(
+      "flip", [](const V& v) { return flip(v[0], {0}); },
+      {s("dim 0", {arg({3, 2}, 1)}),
+       s("dims 0 and 1, non-contiguous", {arg_t({3, 2}, 2)},
+         [](const V& v) {
+           return flip(v[0], {0, 1});
+         }),
+       s("negative dim of 3-D", {arg({2, 3, 2}, 3)}, [](const V& v) { return v[0].flip({-1}); }),
+       s("empty", {arg({0, 3}, 4)})},
+      {e("flip", "repeated dim",
+         [] {
+           flip(make({2, 3}, 1), {0, 0});
+         }),
+       e("flip", "dim out of range", [] {
+         flip(make({2, 3}, 1), {2});
+       })}));
+  t.push_back(entry("roll", [](const V& v) { return roll(v[0], {1}, {1}); },
+                    {s("shift 1 along dim 1", {arg({2, 3}, 1)}),
+                     s("two dims, negative shift", {arg({3, 4}, 2)},
+                       [](const V& v) {
+                         return roll(v[0], {-1, 5}, {0, 1});
+                       }),
+                     s("flattened", {arg({2, 3}, 3)}, [](const V& v) { return v[0].roll({2}); }),
+                     s("non-contiguous", {arg_t({4, 2}, 4)})},
+                    {e("roll", "shifts and dims differ in length",
+                       [] {
+                         roll(make({2, 3}, 1), {1, 2}, {0});
+                       }),
+                     e("roll", "two shifts without dims", [] {
+                       roll(make({2, 3}, 1), {1, 2});
+                     })}));
+  t.push_back(entry("repeat",
+                    [](const V& v) {
+                      return v[0].repeat({2, 3});
+                    },
+                    {s("2-D", {arg({2, 2}, 1)}),
+                     s("new leading dims", {arg({3}, 2)},
+                       [](const V& v) {
+                         return repeat(v[0], {2, 1, 2});
+                       }),
+                     s("non-contiguous", {arg_t({3, 2}, 3)}),
+                     s("a zero repeat", {arg({2, 2}, 4)},
+                       [](const V& v) {
+                         return repeat(v[0], {0, 2});
+                       })},
+                    {e("repeat", "fewer repeats than dims",
+                       [] {
+                         repeat(make({2, 3}, 1), {2});
+                       }),
+                     e("repeat", "negative repeat", [] {
+                       repeat(make({2, 3}, 1), {2, -1});
+                     })}));
+  t.push_back(
+      entry("repeat_interleave", [](const V& v) { return repeat_interleave(v[0], 2, 1); },
+            {s("dim 1", {arg({2, 3}, 1)}),
+             s("flattened", {arg({2, 2}, 2)}, [](const V& v) { return v[0].repeat_interleave(3); }),
+             s("dim 0, non-contiguous", {arg_t({3, 2}, 3)},
+               [](const V& v) { return repeat_interleave(v[0], 2, 0); })},
+            {e("repeat_interleave", "negative repeats",
+               [] {
+                 repeat_interleave(make({2, 3}, 1), -1, 0);
+               }),
+             e("repeat_interleave", "dim out of range", [] {
+               repeat_interleave(make({2, 3}, 1), 2, 3);
+             })}));
+  // sort and topk: the values (their gradient is scattered to the indices); no ties in make().
+  t.push_back(entry("sort", [](const V& v) { return std::get<0>(sort(v[0], -1)); },
+                    {s("last dim", {arg({3, 4}, 1)}),
+                     s("descending, dim 0", {arg({4, 3}, 2)},
+                       [](const V& v) { return std::get<0>(v[0].sort(0, true)); }),
+                     s("non-contiguous", {arg_t({4, 3}, 3)}), s("0-dim", {arg({}, 4)}),
+                     s("empty", {arg({2, 0}, 5)})},
+                    {e("sort", "dim out of range", [] {
+                      sort(make({2, 3}, 1), 2);
+                    })}));
+  t.push_back(
+      entry("topk", [](const V& v) { return std::get<0>(topk(v[0], 2, 1)); },
+            {s("k 2 of 4", {arg({3, 4}, 1)}),
+             s("smallest 3, dim 0", {arg({4, 3}, 2)},
+               [](const V& v) { return std::get<0>(v[0].topk(3, 0, false)); }),
+             s("non-contiguous", {arg_t({4, 3}, 3)}),
+             s("k 0", {arg({2, 3}, 4)}, [](const V& v) { return std::get<0>(topk(v[0], 0, 1)); })},
+            {e("topk", "k larger than the dim",
+               [] {
+                 topk(make({2, 3}, 1), 4, 1);
+               }),
+             e("topk", "negative k",
+               [] {
+                 topk(make({2, 3}, 1), -1);
+               }),
+             e("topk", "dim out of range", [] {
+               topk(make({2, 3}, 1), 1, 2);
+             })}));
+  t.push_back(
+      entry("lerp", [](const V& v) { return lerp(v[0], v[1], 0.3); },
+            {s("same shape", {arg({2, 3}, 1), arg({2, 3}, 2)}),
+             s("broadcast end", {arg({2, 3}, 1), arg({3}, 2)}),
+             s("non-contiguous", {arg_t({3, 2}, 3), arg({2, 3}, 4)})},
+            {e("lerp", "float32 end", [] { lerp(make({2}, 1), make({2}, 2).to(kFloat32), 0.5); }),
+             e("lerp", "shapes do not broadcast", [] {
+               lerp(make({2, 3}, 1), make({4}, 2), 0.5);
+             })}));
+  t.push_back(entry("lerp_tensor", [](const V& v) { return lerp(v[0], v[1], v[2]); },
+                    {s("same shape", {arg({2, 3}, 1), arg({2, 3}, 2), arg({2, 3}, 3)}),
+                     s("broadcast weight", {arg({2, 3}, 1), arg({2, 3}, 2), arg({3}, 3)}),
+                     s("non-contiguous weight", {arg({2, 3}, 1), arg({2, 3}, 2), arg_t({3, 2}, 3)}),
+                     s("method", {arg({2, 3}, 4), arg({3}, 5), arg({2, 1}, 6)},
+                       [](const V& v) { return v[0].lerp(v[1], v[2]); })},
+                    {e("lerp", "weight shape does not broadcast", [] {
+                      lerp(make({2, 3}, 1), make({2, 3}, 2), make({4}, 3));
+                    })}));
+  t.push_back(
+      entry("addmm", [](const V& v) { return addmm(v[0], v[1], v[2]); },
+            {s("(2, 4) + (2, 3) @ (3, 4)", {arg({2, 4}, 1), arg({2, 3}, 2), arg({3, 4}, 3)}),
+             s("broadcast input, beta 0.5, alpha 2", {arg({4}, 1), arg({2, 3}, 2), arg({3, 4}, 3)},
+               [](const V& v) { return addmm(v[0], v[1], v[2], 0.5, 2); }),
+             s("transposed mat2", {arg({2, 4}, 4), arg({2, 3}, 5), arg_t({4, 3}, 6)}),
+             s("method, beta 0", {arg({2, 4}, 7), arg({2, 3}, 8), arg({3, 4}, 9)},
+               [](const V& v) { return v[0].addmm(v[1], v[2], 0, 1.5); })},
+            {e("addmm", "inner sizes differ",
+               [] {
+                 addmm(make({2, 4}, 1), make({2, 3}, 2), make({2, 4}, 3));
+               }),
+             e("addmm", "1-D mat1",
+               [] {
+                 addmm(make({4}, 1), make({3}, 2), make({3, 4}, 3));
+               }),
+             e("addmm", "input does not broadcast", [] {
+               addmm(make({3}, 1), make({2, 3}, 2), make({3, 4}, 3));
+             })}));
+  t.push_back(entry("view_as", [](const V& v) { return view_as(v[0], v[1]); },
+                    {s("(2, 3) as (3, 2)", {arg({2, 3}, 1), make({3, 2}, 2)}),
+                     s("method, as 1-D", {arg({2, 2}, 3), make({4}, 4)},
+                       [](const V& v) { return v[0].view_as(v[1]); })},
+                    {e("view", "other has another numel",
+                       [] {
+                         view_as(make({2, 3}, 1), make({4}, 2));
+                       }),
+                     e("view_as", "undefined other", [] { view_as(make({2}, 1), undefined()); })}));
+  t.push_back(entry("var_mean",
+                    [](const V& v) {
+                      auto [var, mean] = var_mean(v[0]);
+                      return stack({var, mean});
+                    },
+                    {s("all", {arg({2, 3}, 1)}),
+                     s("dim 1, biased, keepdim", {arg({2, 4}, 2)},
+                       [](const V& v) {
+                         auto [var, mean] = var_mean(v[0], {1}, 0, true);
+                         return stack({var, mean});
+                       }),
+                     s("non-contiguous, dim 0", {arg_t({3, 2}, 3)},
+                       [](const V& v) {
+                         auto [var, mean] = var_mean(v[0], {0});
+                         return stack({var, mean});
+                       })},
+                    {e("var_mean", "dim out of range",
+                       [] {
+                         var_mean(make({2, 3}, 1), {2});
+                       }),
+                     e("var_mean", "int64 input", [] {
+                       var_mean(indices({1, 2}, {2}));
+                     })}));
+  t.push_back(entry("std_mean",
+                    [](const V& v) {
+                      auto [sd, mean] = std_mean(v[0]);
+                      return stack({sd, mean});
+                    },
+                    {s("all", {arg({2, 3}, 1)}),
+                     s("dim 1", {arg({2, 4}, 2)},
+                       [](const V& v) {
+                         auto [sd, mean] = std_mean(v[0], {1}, 1, false);
+                         return stack({sd, mean});
+                       }),
+                     s("non-contiguous, biased, keepdim", {arg_t({3, 2}, 3)},
+                       [](const V& v) {
+                         auto [sd, mean] = std_mean(v[0], {0}, 0, true);
+                         return stack({sd, mean});
+                       })},
+                    {e("std_mean", "dim out of range", [] {
+                      std_mean(make({2, 3}, 1), {-3});
+                    })}));
+  t.push_back(entry("take_along_dim", [](const V& v) { return take_along_dim(v[0], v[1], 1); },
+                    {s("dim 1", {arg({2, 3}, 1), indices({0, 2, 1, 1}, {2, 2})}),
+                     s("broadcast index rows", {arg({3, 4}, 2), indices({3, 0}, {1, 2})}),
+                     s("flattened", {arg({2, 3}, 3), indices({5, 0, 3}, {3})},
+                       [](const V& v) { return v[0].take_along_dim(v[1]); }),
+                     s("non-contiguous", {arg_t({3, 2}, 4), indices({1, 0, 2, 2}, {2, 2})})},
+                    {e("take_along_dim", "rank differs",
+                       [] {
+                         take_along_dim(make({2, 3}, 1), indices({0}, {1}), 1);
+                       }),
+                     e("take_along_dim", "index out of range",
+                       [] {
+                         take_along_dim(make({2, 3}, 1), indices({3}, {1, 1}), 1);
+                       }),
+                     e("take_along_dim", "float indices", [] {
+                       take_along_dim(make({2, 3}, 1), make({2, 1}, 2), 1);
+                     })}));
+  // scatter: no index repeats within a row (the value written would be unspecified).
+  t.push_back(entry(
+      "scatter", [](const V& v) { return scatter(v[0], 1, v[1], v[2]); },
+      {s("dim 1", {arg({2, 3}, 1), indices({2, 0, 1, 0}, {2, 2}), arg({2, 2}, 2)}),
+       s("dim 0, src larger than index", {arg({3, 2}, 3), indices({2, 0}, {1, 2}), arg({2, 2}, 4)},
+         [](const V& v) { return v[0].scatter(0, v[1], v[2]); }),
+       s("non-contiguous self and src",
+         {arg_t({3, 2}, 5), indices({1, 2, 0, 1}, {2, 2}), arg_t({2, 2}, 6)}),
+       s("only src requires grad", {make({2, 3}, 7), indices({2, 1, 0}, {1, 3}), arg({1, 3}, 8)})},
+      {e("scatter", "float32 src",
+         [] {
+           scatter(make({2, 3}, 1), 1, indices({0}, {1, 1}), make({1, 1}, 2).to(kFloat32));
+         }),
+       e("scatter", "index out of bounds", [] {
+         scatter(make({2, 3}, 1), 1, indices({3}, {1, 1}), make({1, 1}, 2));
+       })}));
+  t.push_back(entry("scatter_value", [](const V& v) { return scatter(v[0], 1, v[1], -2.5); },
+                    {s("dim 1", {arg({2, 3}, 1), indices({2, 0}, {2, 1})}),
+                     s("dim 0, non-contiguous", {arg_t({3, 2}, 2), indices({1, 0, 1}, {1, 3})},
+                       [](const V& v) { return v[0].scatter(0, v[1], -2.5); })},
+                    {e("scatter", "index rank differs", [] {
+                      scatter(make({2, 3}, 1), 1, indices({0}, {1}), 1.0);
+                    })}));
+  t.push_back(
+      entry("masked_scatter", [](const V& v) { return masked_scatter(v[0], v[1], v[2]); },
+            {s("2-D mask, larger source",
+               {arg({2, 3}, 1), mask({1, 0, 1, 0, 1, 1}, {2, 3}), arg({5}, 2)}),
+             s("broadcast mask row", {arg({2, 3}, 3), mask({0, 1, 1}, {3}), arg({2, 3}, 4)}),
+             s("non-contiguous self, method",
+               {arg_t({3, 2}, 5), mask({1, 1, 0, 0, 1, 0}, {2, 3}), arg({3}, 6)},
+               [](const V& v) { return v[0].masked_scatter(v[1], v[2]); })},
+            {e("masked_scatter", "source too small",
+               [] {
+                 masked_scatter(make({2, 3}, 1), mask({1, 1, 1}, {3}), make({5}, 2));
+               }),
+             e("masked_scatter", "float mask", [] {
+               masked_scatter(make({2, 3}, 1), make({2, 3}, 2), make({6}, 3));
+             })}));
+  auto es = [](const char* eq) { return [eq](const V& v) { return einsum(eq, v); }; };
+  t.push_back(entry(
+      "einsum", es("ij,jk->ik"),
+      {s("matmul", {arg({2, 3}, 1), arg({3, 4}, 2)}),
+       s("batched matmul", {arg({2, 2, 3}, 3), arg({2, 3, 2}, 4)}, es("bij,bjk->bik")),
+       s("outer", {arg({3}, 5), arg({2}, 6)}, es("i,j->ij")),
+       s("transpose", {arg({2, 3}, 7)}, es("ij->ji")), s("row sums", {arg({2, 3}, 8)}, es("ij->i")),
+       s("dot", {arg({4}, 9), arg({4}, 10)}, es("i,i->")),
+       s("implicit output, non-contiguous", {arg_t({3, 2}, 11), arg({3, 2}, 12)}, es("ij,jk")),
+       s("a subscript summed in one operand", {arg({2, 3, 2}, 13), arg({3, 2}, 14)},
+         es("ijk,jl->il"))},
+      {e("einsum", "a stray character", [] { einsum("i-j", {make({3}, 1)}); }),
+       e("einsum", "ellipsis",
+         [] {
+           einsum("...ij->...ji", {make({2, 3}, 1)});
+         }),
+       e("einsum", "repeated subscript (a trace)",
+         [] {
+           einsum("ii->", {make({2, 2}, 1)});
+         }),
+       e("einsum", "operand count",
+         [] {
+           einsum("ij,jk->ik", {make({2, 3}, 1)});
+         }),
+       e("einsum", "sizes of j differ",
+         [] {
+           einsum("ij,jk->ik", {make({2, 3}, 1), make({4, 2}, 2)});
+         }),
+       e("einsum", "three operands",
+         [] {
+           einsum("i,i,i->", {make({2}, 1), make({2}, 2), make({2}, 3)});
+         }),
+       e("einsum", "output subscript missing", [] {
+         einsum("ij->k", {make({2, 3}, 1)});
+       })}));
+}
+
 // ---------------------------------------------------------------- nn::functional
 // F::relu, F::gelu, F::softmax and F::log_softmax are the core ops above under another name.
 
@@ -1444,6 +1732,7 @@ std::vector<OpInfo> build() {
   add_linalg(t);
   add_shape(t);
   add_indexing(t);
+  add_more_ops(t);
   add_tensor_indexing(t);
   add_nn(t);
   add_inplace(t);

@@ -167,6 +167,45 @@ const std::vector<BadInput>& bad_inputs() {
          mg::Shape{2, 3}.at(5);
        },
        "[Shape.at] index 5 is out of range for a shape of 2 dims"},
+      {"shapes", "addmm of (2, 3) and (2, 4)",
+       [] {
+         mg::addmm(mg::zeros({2, 4}), mg::zeros({2, 3}), mg::zeros({2, 4}));
+       },
+       "[addmm] mat1 has shape (2, 3) and mat2 has shape (2, 4): mat1.shape[1] (3) must equal "
+       "mat2.shape[0] (2)"},
+      {"shapes", "repeat with fewer repeats than dims",
+       [] {
+         mg::zeros({2, 3}).repeat({2});
+       },
+       "[repeat] repeats (2,) must have at least as many entries as the tensor has dims (shape (2, "
+       "3))"},
+      {"shapes", "roll with 2 shifts for 1 dim",
+       [] {
+         mg::zeros({2, 3}).roll({1, 2}, {0});
+       },
+       "[roll] shifts (1, 2) and dims (0,) must have the same length"},
+      {"shapes", "masked_scatter with too small a source",
+       [] {
+         mg::zeros({2, 3}).masked_scatter(mg::ones({3}, mg::kBool), mg::zeros({2}));
+       },
+       "[masked_scatter] source has 2 elements (shape (2,)) but the mask has 6 true entries"},
+      {"shapes", "einsum with a size mismatch",
+       [] {
+         mg::einsum("ij,jk->ik", {mg::zeros({2, 3}), mg::zeros({4, 2})});
+       },
+       "[einsum] equation \"ij,jk->ik\": subscript 'j' has size 3 and size 4 (operand 1 has shape "
+       "(4, 2))"},
+      {"shapes", "einsum with a repeated subscript (a trace)",
+       [] {
+         mg::einsum("ii->", {mg::zeros({2, 2})});
+       },
+       "[einsum] equation \"ii->\": subscript 'i' repeats in operand 0 (diagonals are not "
+       "supported)"},
+      {"shapes", "einsum with an ellipsis",
+       [] {
+         mg::einsum("...ij->...ji", {mg::zeros({2, 3})});
+       },
+       "[einsum] equation \"...ij->...ji\": ellipsis (...) is not supported"},
       {"dims", "sum over dim 2 of a 2-D tensor",
        [] {
          mg::zeros({2, 3}).sum(2);
@@ -187,6 +226,16 @@ const std::vector<BadInput>& bad_inputs() {
          mg::zeros({2, 3}).permute({0, 0});
        },
        "[permute] dim 0 repeats in (0, 0)"},
+      {"dims", "cumsum over dim 2 of a 2-D tensor",
+       [] {
+         mg::zeros({2, 3}).cumsum(2);
+       },
+       "[cumsum] dim 2 is out of range for a tensor with 2 dims (expected a dim in [-2, 1])"},
+      {"dims", "flip with a repeated dim",
+       [] {
+         mg::zeros({2, 3}).flip({0, -2});
+       },
+       "[flip] dim -2 appears multiple times in the list of dims (0, -2)"},
       {"dtypes", "bool - bool",
        [] {
          mg::tensor({1.0, 0.0}, mg::kBool) - mg::tensor({0.0, 1.0}, mg::kBool);
@@ -210,6 +259,12 @@ const std::vector<BadInput>& bad_inputs() {
          mg::index_select(mg::zeros({3, 2}), 0, mg::zeros({2}));
        },
        "[index_select] index must be an int64 tensor, got float32"},
+      {"dtypes", "scatter of a float64 src into float32",
+       [] {
+         mg::zeros({2, 3}).scatter(1, mg::zeros({1, 1}, mg::kInt64),
+                                   mg::zeros({1, 1}, mg::kFloat64));
+       },
+       "[scatter] self and src must have the same dtype, got float32 and float64"},
       {"indices", "index_select index 3 of 3 rows",
        [] {
          mg::index_select(mg::zeros({3, 2}), 0, mg::tensor({0, 3}, mg::kInt64));
@@ -277,6 +332,16 @@ const std::vector<BadInput>& bad_inputs() {
          mg::gather(mg::zeros({2, 3}), 1, mg::tensor({{0.0, 7.0}}, mg::kInt64));
        },
        "[gather] index 7 is out of bounds for dim 1 with size 3"},
+      {"indices", "topk with k larger than the dim",
+       [] {
+         mg::zeros({2, 3}).topk(4, 1);
+       },
+       "[topk] k (4) is out of range for dim 1 of size 3 (shape (2, 3))"},
+      {"indices", "scatter index out of range",
+       [] {
+         mg::zeros({2, 3}).scatter(1, mg::tensor({{5}}), 1.0);
+       },
+       "[scatter] index 5 is out of bounds for dim 1 with size 3"},
       {"empty", "max of an empty tensor",
        [] {
          mg::zeros({0, 3}).max();
@@ -810,6 +875,14 @@ const std::vector<BadInput>& bad_inputs() {
        "[randn] trying to create a tensor with negative dimension -1: (2, -1)"},
       {"creation", "arange with step 0", [] { mg::arange(0, 5, 0); },
        "[arange] step must be nonzero"},
+      {"creation", "multinomial of 4 samples from 3 categories without replacement",
+       [] { mg::multinomial(mg::ones({3}), 4); },
+       "[multinomial] cannot draw 4 samples without replacement from 3 categories"},
+      {"creation", "multinomial with a negative probability",
+       [] {
+         mg::multinomial(mg::tensor({1.0, -1.0}), 1);
+       },
+       "[multinomial] probabilities must be finite and non-negative, got -1 in row 0 at index 1"},
       {"creation", "tensor with 5 values for shape (2, 3)",
        [] {
          mg::tensor({1, 2, 3, 4, 5}, {2, 3});

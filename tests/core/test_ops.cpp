@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <tuple>
 #include <vector>
 
 #include "minigrad/minigrad.h"
@@ -312,6 +313,62 @@ TEST(Creation, LinspaceAndEye) {
                 {-1.0, -0.3333333134651184, 0.3333333134651184, 1.0});
   // torch.eye(2, 3)  -> [[1., 0., 0.], [0., 1., 0.]]
   expect_tensor(mg::eye(2, 3), mg::kFloat32, {2, 3}, {1, 0, 0, 0, 1, 0});
+}
+
+// x = torch.tensor([[1., 0., float('nan')], [float('inf'), -2., 0.]])
+mg::Tensor special_values() { return mg::tensor({1.0, 0.0, kNaN, kInf, -2.0, 0.0}, {2, 3}); }
+
+TEST(Logical, AllAny) {
+  mg::Tensor x = special_values();
+  // x.all().item(), x.any().item()  -> False, True
+  expect_tensor(x.all(), mg::kBool, {}, {0});
+  expect_tensor(mg::any(x), mg::kBool, {}, {1});
+  // x.all(1).tolist()  -> [False, False]
+  expect_tensor(x.all(1), mg::kBool, {2}, {0, 0});
+  // x.any(0, keepdim=True).tolist()  -> [[True, True, True]]
+  expect_tensor(x.any(0, true), mg::kBool, {1, 3}, {1, 1, 1});
+  // torch.zeros(0).all().item(), torch.zeros(0).any().item()  -> True, False
+  expect_tensor(mg::zeros({0}).all(), mg::kBool, {}, {1});
+  expect_tensor(mg::zeros({0}).any(), mg::kBool, {}, {0});
+  EXPECT_FALSE(x.requires_grad());
+}
+
+TEST(Logical, IsnanIsinfIsfinite) {
+  mg::Tensor x = special_values();
+  // x.isnan().tolist()  -> [[False, False, True], [False, False, False]]
+  expect_tensor(x.isnan(), mg::kBool, {2, 3}, {0, 0, 1, 0, 0, 0});
+  // x.isinf().tolist()  -> [[False, False, False], [True, False, False]]
+  expect_tensor(mg::isinf(x), mg::kBool, {2, 3}, {0, 0, 0, 1, 0, 0});
+  // x.isfinite().tolist()  -> [[True, True, False], [False, True, True]]
+  expect_tensor(x.isfinite(), mg::kBool, {2, 3}, {1, 1, 0, 0, 1, 1});
+  // torch.tensor([1, 2]).isfinite().tolist()  -> [True, True]
+  expect_tensor(mg::tensor({1, 2}).isfinite(), mg::kBool, {2}, {1, 1});
+  // an input that requires grad gives a bool result outside the graph
+  EXPECT_FALSE(mg::isnan(mg::ones({2}).requires_grad_()).requires_grad());
+}
+
+TEST(Sorting, IndicesAndNaN) {
+  // y = torch.tensor([[3., 1., 2., float('nan')], [0.5, -1., 4., 2.5]])
+  mg::Tensor y = mg::tensor({3.0, 1.0, 2.0, kNaN, 0.5, -1.0, 4.0, 2.5}, {2, 4});
+  // torch.argsort(y, 1).tolist()  -> [[1, 2, 0, 3], [1, 0, 3, 2]]
+  expect_tensor(mg::argsort(y, 1), mg::kInt64, {2, 4}, {1, 2, 0, 3, 1, 0, 3, 2});
+  // torch.argsort(y, 1, descending=True).tolist()  -> [[3, 0, 2, 1], [2, 3, 0, 1]]
+  expect_tensor(y.argsort(1, true), mg::kInt64, {2, 4}, {3, 0, 2, 1, 2, 3, 0, 1});
+  // torch.sort(y, stable=True, dim=0)[1].tolist()  -> [[1, 1, 0, 1], [0, 0, 1, 0]]
+  expect_tensor(std::get<1>(mg::sort(y, 0)), mg::kInt64, {2, 4}, {1, 1, 0, 1, 0, 0, 1, 0});
+  // v, i = torch.topk(y, 2, 1)  -> [[nan, 3.0], [4.0, 2.5]], [[3, 0], [2, 3]]
+  auto [v, i] = y.topk(2, 1);
+  expect_tensor(v, mg::kFloat32, {2, 2}, {kNaN, 3.0, 4.0, 2.5});
+  expect_tensor(i, mg::kInt64, {2, 2}, {3, 0, 2, 3});
+  // torch.sort(torch.tensor([2, 1, 2, 1, 0]), stable=True)[1].tolist()  -> [4, 1, 3, 0, 2]
+  expect_tensor(std::get<1>(mg::tensor({2, 1, 2, 1, 0}).sort()), mg::kInt64, {5}, {4, 1, 3, 0, 2});
+}
+
+TEST(Cumsum, IntegerAndBoolGiveInt64) {
+  // torch.tensor([[1, 2], [3, 4]]).cumsum(0).tolist()  -> [[1, 2], [4, 6]]
+  expect_tensor(mg::tensor({{1, 2}, {3, 4}}).cumsum(0), mg::kInt64, {2, 2}, {1, 2, 4, 6});
+  // torch.tensor([True, True, False]).cumsum(0).tolist()  -> [1, 2, 2]
+  expect_tensor(mg::cumsum(mg::tensor({true, true, false}), 0), mg::kInt64, {3}, {1, 2, 2});
 }
 
 }  // namespace

@@ -433,4 +433,61 @@ TEST(RandomApi, RandpermMatchesTorch) {
   EXPECT_THROW(mg::randperm(-1), mg::Error);
 }
 
+// torch.multinomial after torch.manual_seed(seed), printed by PyTorch 1.13 (`.tolist()`); a
+// torch.rand(2) after it checks that the same number of draws was used.
+TEST(Multinomial, MatchesPyTorch) {
+  using I = std::vector<std::int64_t>;
+  // torch.manual_seed(0); torch.multinomial(torch.tensor([0.1, 0.2, 0.3, 0.4]), 2) -> [2, 1];
+  // torch.rand(2) -> [0.455627977848053, 0.6323062777519226]
+  mg::manual_seed(0);
+  mg::Tensor a = mg::multinomial(mg::tensor({0.1, 0.2, 0.3, 0.4}), 2);
+  EXPECT_EQ(a.shape(), (mg::Shape{2}));
+  EXPECT_EQ(a.to_vector<std::int64_t>(), (I{2, 1}));
+  EXPECT_EQ(mg::rand({2}).to_vector<float>(),
+            (std::vector<float>{0.455627977848053f, 0.6323062777519226f}));
+  // torch.manual_seed(1); torch.multinomial(torch.tensor([[0.5, 1., 2., 0., 1.5],
+  //     [3., 1., 0.25, 0.25, 1.]], dtype=torch.float64), 6, True)
+  //   -> [[0, 1, 1, 1, 2, 1], [0, 1, 1, 0, 0, 0]]; torch.rand(2) -> [0.3397757411003113,
+  //   0.5239408016204834]
+  mg::manual_seed(1);
+  mg::Tensor b = mg::multinomial(
+      mg::tensor({{0.5, 1.0, 2.0, 0.0, 1.5}, {3.0, 1.0, 0.25, 0.25, 1.0}}, mg::kFloat64), 6, true);
+  EXPECT_EQ(b.shape(), (mg::Shape{2, 6}));
+  EXPECT_EQ(b.to_vector<std::int64_t>(), (I{0, 1, 1, 1, 2, 1, 0, 1, 1, 0, 0, 0}));
+  EXPECT_EQ(mg::rand({2}).to_vector<float>(),
+            (std::vector<float>{0.3397757411003113f, 0.5239408016204834f}));
+  // torch.manual_seed(2); torch.multinomial(torch.tensor([[1., 2., 3., 4.], [4., 0., 2., 1.]]), 1)
+  //   -> [[1], [2]]
+  mg::manual_seed(2);
+  mg::Tensor c = mg::tensor({{1.0, 2.0, 3.0, 4.0}, {4.0, 0.0, 2.0, 1.0}}).multinomial(1);
+  EXPECT_EQ(c.shape(), (mg::Shape{2, 1}));
+  EXPECT_EQ(c.to_vector<std::int64_t>(), (I{1, 2}));
+  // torch.manual_seed(3); torch.multinomial(torch.tensor([1., 2., 3., 4., 5., 6.]), 6)
+  //   -> [0, 3, 5, 1, 4, 2]
+  mg::Generator g;
+  g.manual_seed(3);
+  EXPECT_EQ(mg::multinomial(mg::tensor({1.0, 2.0, 3.0, 4.0, 5.0, 6.0}), 6, false, g)
+                .to_vector<std::int64_t>(),
+            (I{0, 3, 5, 1, 4, 2}));
+  // torch.manual_seed(4); torch.multinomial(torch.arange(1, 101, dtype=torch.float32), 40, True)
+  mg::manual_seed(4);
+  EXPECT_EQ(mg::multinomial(mg::arange(1, 101, mg::kFloat32), 40, true).to_vector<std::int64_t>(),
+            (I{68, 85, 23, 97, 97, 74, 63, 87, 32, 67, 41, 92, 63, 6,  73, 58, 63, 83, 66, 47,
+               47, 70, 59, 39, 80, 70, 56, 7,  98, 70, 39, 37, 65, 76, 19, 75, 98, 90, 51, 89}));
+  // torch.manual_seed(5); torch.multinomial(torch.arange(1, 101, dtype=torch.float64), 12)
+  //   -> [78, 47, 63, 46, 75, 35, 22, 94, 86, 56, 51, 85]
+  mg::manual_seed(5);
+  EXPECT_EQ(mg::multinomial(mg::arange(1, 101, mg::kFloat64), 12).to_vector<std::int64_t>(),
+            (I{78, 47, 63, 46, 75, 35, 22, 94, 86, 56, 51, 85}));
+}
+
+TEST(Multinomial, BadInput) {
+  EXPECT_THROW(mg::multinomial(mg::ones({2, 2, 2}), 1), mg::Error);
+  EXPECT_THROW(mg::multinomial(mg::ones({3}), 4), mg::Error);
+  EXPECT_THROW(mg::multinomial(mg::ones({3}), 0), mg::Error);
+  EXPECT_THROW(mg::multinomial(mg::tensor({1.0, -1.0}), 1), mg::Error);
+  EXPECT_THROW(mg::multinomial(mg::zeros({2}), 1, true), mg::Error);
+  EXPECT_THROW(mg::multinomial(mg::tensor({1, 2}), 1), mg::Error);
+}
+
 }  // namespace

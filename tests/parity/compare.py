@@ -187,6 +187,12 @@ def scatter_add(x, dim, index, src):
     return torch.scatter_add(x, dim, index, src[tuple(slice(0, n) for n in index.shape)])
 
 
+def scatter(x, dim, index, src):
+    """torch.scatter with src cut to index's shape first, as scatter_add above (the same values;
+    PyTorch 1.13's ScatterBackward0 raises for a src larger than index)."""
+    return torch.scatter(x, dim, index, src[tuple(slice(0, n) for n in index.shape)])
+
+
 def setitem(call):
     """op_table.cpp's index_put_ entry: call(y, x) assigns into y, a clone of x[0]."""
     def f(x):
@@ -445,6 +451,78 @@ TORCH_OPS = {
     "masked_select": (lambda x: torch.masked_select(x[0], x[1]), {}),
     "tril": tri_like(torch.tril),
     "triu": tri_like(torch.triu),
+    # issue 14's further ops (op_table.cpp's add_more_ops)
+    "cumsum": (lambda x: torch.cumsum(x[0], 1), {
+        "dim 0 of 3-D": lambda x: torch.cumsum(x[0], 0),
+        "negative dim": lambda x: x[0].cumsum(-1),
+        "0-dim": lambda x: torch.cumsum(x[0], 0),
+    }),
+    "flip": (lambda x: torch.flip(x[0], (0,)), {
+        "dims 0 and 1, non-contiguous": lambda x: torch.flip(x[0], (0, 1)),
+        "negative dim of 3-D": lambda x: x[0].flip(-1),
+    }),
+    "roll": (lambda x: torch.roll(x[0], 1, 1), {
+        "two dims, negative shift": lambda x: torch.roll(x[0], (-1, 5), (0, 1)),
+        "flattened": lambda x: x[0].roll(2),
+    }),
+    "repeat": (lambda x: x[0].repeat(2, 3), {
+        "new leading dims": lambda x: x[0].repeat(2, 1, 2),
+        "a zero repeat": lambda x: x[0].repeat(0, 2),
+    }),
+    "repeat_interleave": (lambda x: torch.repeat_interleave(x[0], 2, 1), {
+        "flattened": lambda x: x[0].repeat_interleave(3),
+        "dim 0, non-contiguous": lambda x: torch.repeat_interleave(x[0], 2, 0),
+    }),
+    "sort": (lambda x: torch.sort(x[0], stable=True, dim=-1)[0], {
+        "descending, dim 0": lambda x: x[0].sort(stable=True, dim=0, descending=True)[0],
+    }),
+    "topk": (lambda x: torch.topk(x[0], 2, 1)[0], {
+        "smallest 3, dim 0": lambda x: x[0].topk(3, 0, largest=False)[0],
+        "k 0": lambda x: torch.topk(x[0], 0, 1)[0],
+    }),
+    "lerp": (lambda x: torch.lerp(x[0], x[1], 0.3), {}),
+    "lerp_tensor": (lambda x: torch.lerp(x[0], x[1], x[2]), {
+        "method": lambda x: x[0].lerp(x[1], x[2]),
+    }),
+    "addmm": (lambda x: torch.addmm(x[0], x[1], x[2]), {
+        "broadcast input, beta 0.5, alpha 2":
+            lambda x: torch.addmm(x[0], x[1], x[2], beta=0.5, alpha=2),
+        "method, beta 0": lambda x: x[0].addmm(x[1], x[2], beta=0, alpha=1.5),
+    }),
+    "view_as": (lambda x: x[0].view_as(x[1]), {
+        "method, as 1-D": lambda x: x[0].view_as(x[1]),
+    }),
+    "var_mean": (lambda x: torch.stack(torch.var_mean(x[0])), {
+        "dim 1, biased, keepdim":
+            lambda x: torch.stack(torch.var_mean(x[0], (1,), unbiased=False, keepdim=True)),
+        "non-contiguous, dim 0": lambda x: torch.stack(torch.var_mean(x[0], (0,))),
+    }),
+    "std_mean": (lambda x: torch.stack(torch.std_mean(x[0])), {
+        "dim 1": lambda x: torch.stack(torch.std_mean(x[0], (1,), unbiased=True)),
+        "non-contiguous, biased, keepdim":
+            lambda x: torch.stack(torch.std_mean(x[0], (0,), unbiased=False, keepdim=True)),
+    }),
+    "take_along_dim": (lambda x: torch.take_along_dim(x[0], x[1], 1), {
+        "flattened": lambda x: x[0].take_along_dim(x[1]),
+    }),
+    "scatter": (lambda x: torch.scatter(x[0], 1, x[1], x[2]), {
+        "dim 0, src larger than index": lambda x: scatter(x[0], 0, x[1], x[2]),
+    }),
+    "scatter_value": (lambda x: torch.scatter(x[0], 1, x[1], -2.5), {
+        "dim 0, non-contiguous": lambda x: x[0].scatter(0, x[1], -2.5),
+    }),
+    "masked_scatter": (lambda x: torch.masked_scatter(x[0], x[1], x[2]), {
+        "non-contiguous self, method": lambda x: x[0].masked_scatter(x[1], x[2]),
+    }),
+    "einsum": (lambda x: torch.einsum("ij,jk->ik", *x), {
+        "batched matmul": lambda x: torch.einsum("bij,bjk->bik", *x),
+        "outer": lambda x: torch.einsum("i,j->ij", *x),
+        "transpose": lambda x: torch.einsum("ij->ji", *x),
+        "row sums": lambda x: torch.einsum("ij->i", *x),
+        "dot": lambda x: torch.einsum("i,i->", *x),
+        "implicit output, non-contiguous": lambda x: torch.einsum("ij,jk", *x),
+        "a subscript summed in one operand": lambda x: torch.einsum("ijk,jl->il", *x),
+    }),
     # nn::functional
     "linear": (lambda x: F.linear(*x), {}),
     "mse_loss": (lambda x: F.mse_loss(x[0], x[1]), {
@@ -535,6 +613,9 @@ CONVENTIONS = {
         "documented reference (softmax(q k^T * scale + mask) v) in torch ops",
     "scatter_add":
         "PyTorch 1.13's scatter_add backward fails when src is larger than index; src is cut to "
+        "index's shape first (same values)",
+    "scatter":
+        "PyTorch 1.13's scatter backward fails when src is larger than index; src is cut to "
         "index's shape first (same values)",
     "binary_cross_entropy_with_logits":
         "PyTorch 1.13 does not differentiate weight and pos_weight; the value and the gradients "

@@ -60,5 +60,8 @@ Tensor randint(std::int64_t low, std::int64_t high, const Shape& shape, Generato
                Dtype dtype = kInt64);
 /// torch.randperm(n, generator=generator): the same permutation as PyTorch 1.13 for a seed.
 Tensor randperm(std::int64_t n, Generator& generator);
+/// torch.multinomial(probs, num_samples, replacement, generator=generator).
+Tensor multinomial(const Tensor& probs, std::int64_t num_samples, bool replacement,
+                   Generator& generator);
 
 }  // namespace minigrad

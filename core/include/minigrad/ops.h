@@ -181,6 +181,9 @@ Tensor randint(std::int64_t low, std::int64_t high, const Shape& shape,
 Tensor randint(std::int64_t high, const Shape& shape, const TensorOptions& options);
 /// A random permutation of 0..n-1 (int64), as torch.randperm; throws for n < 0.
 Tensor randperm(std::int64_t n);
+/// num_samples category indices (int64) per row of probs (1-D or 2-D, non-negative weights),
+/// drawn as PyTorch 1.13's CPU multinomial: the same indices for the same seed.
+Tensor multinomial(const Tensor& probs, std::int64_t num_samples, bool replacement = false);
 
 // ---------------------------------------------------------------- elementwise
 
@@ -238,6 +241,16 @@ Tensor ge(const Tensor& a, const Tensor& b);
 Tensor logical_and(const Tensor& a, const Tensor& b);
 Tensor logical_or(const Tensor& a, const Tensor& b);
 Tensor logical_not(const Tensor& a);
+/// A bool tensor, true where x is NaN (never for integers); not differentiable.
+Tensor isnan(const Tensor& x);
+/// A bool tensor, true where x is +-inf (never for integers); not differentiable.
+Tensor isinf(const Tensor& x);
+/// A bool tensor, true where x is neither NaN nor +-inf (always for integers).
+Tensor isfinite(const Tensor& x);
+/// start + weight * (end - start), start and end of one floating dtype, broadcast.
+Tensor lerp(const Tensor& start, const Tensor& end, Scalar weight);
+/// start + weight * (end - start) with a tensor weight; all three broadcast, one dtype.
+Tensor lerp(const Tensor& start, const Tensor& end, const Tensor& weight);
 /// True when the tensors have the same shape and |a - b| <= atol + rtol * |b| everywhere.
 bool allclose(const Tensor& a, const Tensor& b, double rtol = 1e-5, double atol = 1e-8);
 /// True when shapes and all values are equal.
@@ -298,6 +311,22 @@ Tensor std(const Tensor& x, const Shape& dims = {}, double correction = 1, bool 
 Tensor logsumexp(const Tensor& x, const Shape& dims, bool keepdim = false);
 /// Vector p-norm over dims (all elements by default); p may be any positive value or INFINITY.
 Tensor norm(const Tensor& x, double p = 2, const Shape& dims = {}, bool keepdim = false);
+/// (var, mean) over dims, as torch.var_mean (correction 1 is unbiased, 0 is biased).
+std::tuple<Tensor, Tensor> var_mean(const Tensor& x, const Shape& dims = {}, double correction = 1,
+                                    bool keepdim = false);
+/// (std, mean) over dims, as torch.std_mean.
+std::tuple<Tensor, Tensor> std_mean(const Tensor& x, const Shape& dims = {}, double correction = 1,
+                                    bool keepdim = false);
+/// Whether every element is non-zero (a 0-dim bool tensor); not differentiable.
+Tensor all(const Tensor& x);
+/// Whether every element along dim is non-zero (bool); not differentiable.
+Tensor all(const Tensor& x, std::int64_t dim, bool keepdim = false);
+/// Whether any element is non-zero (a 0-dim bool tensor); not differentiable.
+Tensor any(const Tensor& x);
+/// Whether any element along dim is non-zero (bool); not differentiable.
+Tensor any(const Tensor& x, std::int64_t dim, bool keepdim = false);
+/// Running sum along dim (integer and bool inputs give int64); float32 accumulates in double.
+Tensor cumsum(const Tensor& x, std::int64_t dim);
 
 // ---------------------------------------------------------------- linear algebra
 
@@ -309,6 +338,14 @@ Tensor matmul(const Tensor& a, const Tensor& b);
 Tensor mm(const Tensor& a, const Tensor& b);
 /// Batched matrix product of two 3-D tensors with equal batch size.
 Tensor bmm(const Tensor& a, const Tensor& b);
+/// beta * input + alpha * (mat1 @ mat2) for 2-D mat1 [n, m], mat2 [m, p]; input broadcasts to
+/// [n, p] (beta 0 ignores input's values, as PyTorch). The product runs in BLAS.
+Tensor addmm(const Tensor& input, const Tensor& mat1, const Tensor& mat2, Scalar beta = 1,
+             Scalar alpha = 1);
+/// Einstein summation of one or two operands ("ij,jk->ik", "bij,bjk->bik", "i,j->ij", "ij->ji",
+/// "ij->i", "i,i->"), built from permute, sum, reshape and matmul; no "...", no letter repeated
+/// within an operand, at most two operands (throws naming the equation otherwise).
+Tensor einsum(const std::string& equation, const std::vector<Tensor>& tensors);
 
 // ---------------------------------------------------------------- softmax
 
@@ -346,5 +383,38 @@ Tensor index_add(const Tensor& self, std::int64_t dim, const Tensor& index, cons
 /// Lower / upper triangle of the last two dims; the rest is zero.
 Tensor tril(const Tensor& x, std::int64_t diagonal = 0);
 Tensor triu(const Tensor& x, std::int64_t diagonal = 0);
+/// A copy with the order of elements reversed along each of dims.
+Tensor flip(const Tensor& x, const Shape& dims);
+/// Elements shifted by shifts[i] along dims[i], wrapping around; with no dims, over the
+/// flattened tensor (one shift). shifts and dims must have equal lengths.
+Tensor roll(const Tensor& x, const Shape& shifts, const Shape& dims = {});
+/// x tiled repeats[i] times along each dim (repeats may have more dims than x: leading new dims).
+Tensor repeat(const Tensor& x, const Shape& repeats);
+/// Each element repeated `repeats` times along dim (of the flattened tensor when dim is absent).
+Tensor repeat_interleave(const Tensor& x, std::int64_t repeats,
+                         std::optional<std::int64_t> dim = std::nullopt);
+/// x viewed with other's shape (never copies).
+Tensor view_as(const Tensor& x, const Tensor& other);
+/// (values, indices) sorted along dim; stable (ties keep their order, as stable=True); NaN sorts
+/// as the largest value. The values' gradient goes to the indices.
+std::tuple<Tensor, Tensor> sort(const Tensor& x, std::int64_t dim = -1, bool descending = false);
+/// The indices of sort(x, dim, descending), int64.
+Tensor argsort(const Tensor& x, std::int64_t dim = -1, bool descending = false);
+/// The k largest (or smallest) (values, indices) along dim, in sorted order (also when sorted is
+/// false); throws unless 0 <= k <= x.size(dim).
+std::tuple<Tensor, Tensor> topk(const Tensor& x, std::int64_t k, std::int64_t dim = -1,
+                                bool largest = true, bool sorted = true);
+/// gather along dim after broadcasting x and indices (same rank) except at dim; with no dim,
+/// the flattened x at the flattened indices. As torch.take_along_dim.
+Tensor take_along_dim(const Tensor& x, const Tensor& indices,
+                      std::optional<std::int64_t> dim = std::nullopt);
+/// A copy of self with src's entries written at index along dim (torch.scatter); duplicate
+/// indices leave an unspecified one of the values.
+Tensor scatter(const Tensor& self, std::int64_t dim, const Tensor& index, const Tensor& src);
+/// A copy of self with value written at index along dim.
+Tensor scatter(const Tensor& self, std::int64_t dim, const Tensor& index, Scalar value);
+/// A copy of self (broadcast with the bool mask) with source's first elements, in row-major
+/// order, written where mask is true; source needs at least as many elements as true entries.
+Tensor masked_scatter(const Tensor& self, const Tensor& mask, const Tensor& source);
 
 }  // namespace minigrad

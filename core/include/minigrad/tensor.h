@@ -290,6 +290,34 @@ class Tensor {
   std::vector<Tensor> chunk(std::int64_t chunks, std::int64_t dim = 0) const;
   Tensor tril(std::int64_t diagonal = 0) const;
   Tensor triu(std::int64_t diagonal = 0) const;
+  Tensor all() const;
+  Tensor all(std::int64_t dim, bool keepdim = false) const;
+  Tensor any() const;
+  Tensor any(std::int64_t dim, bool keepdim = false) const;
+  Tensor isnan() const;
+  Tensor isinf() const;
+  Tensor isfinite() const;
+  Tensor cumsum(std::int64_t dim) const;
+  Tensor flip(const Shape& dims) const;
+  Tensor roll(const Shape& shifts, const Shape& dims = {}) const;
+  Tensor repeat(const Shape& repeats) const;
+  Tensor repeat_interleave(std::int64_t repeats,
+                           std::optional<std::int64_t> dim = std::nullopt) const;
+  Tensor view_as(const Tensor& other) const { return view(other.shape()); }
+  std::tuple<Tensor, Tensor> sort(std::int64_t dim = -1, bool descending = false) const;
+  Tensor argsort(std::int64_t dim = -1, bool descending = false) const;
+  std::tuple<Tensor, Tensor> topk(std::int64_t k, std::int64_t dim = -1, bool largest = true,
+                                  bool sorted = true) const;
+  Tensor lerp(const Tensor& end, Scalar weight) const;
+  Tensor lerp(const Tensor& end, const Tensor& weight) const;
+  Tensor addmm(const Tensor& mat1, const Tensor& mat2, Scalar beta = 1, Scalar alpha = 1) const;
+  Tensor take_along_dim(const Tensor& indices,
+                        std::optional<std::int64_t> dim = std::nullopt) const;
+  Tensor scatter(std::int64_t dim, const Tensor& index, const Tensor& src) const;
+  Tensor scatter(std::int64_t dim, const Tensor& index, Scalar value) const;
+  Tensor scatter_add(std::int64_t dim, const Tensor& index, const Tensor& src) const;
+  Tensor masked_scatter(const Tensor& mask, const Tensor& source) const;
+  Tensor multinomial(std::int64_t num_samples, bool replacement = false) const;
 
   /// In place, as in PyTorch and libtorch: add_, sub_, mul_, div_ (the handle is not rebound).
   Tensor& operator+=(const Tensor& other);

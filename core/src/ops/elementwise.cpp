@@ -623,6 +623,56 @@ Tensor logical_not(const Tensor& a) {
   return out;
 }
 
+namespace {
+template <typename Pred>
+Tensor float_class(const char* op, const Tensor& x, bool integer_result, Pred pred) {
+  check_defined(op, {&x});
+  Tensor out = detail::make_tensor(x.shape(), kBool);
+  detail::dispatch(x.dtype(), [&]<typename T>() {
+    detail::unary_loop<T, bool>(x.shape(), x.impl()->data<T>(), x.strides(),
+                                out.impl()->data<bool>(), out.strides(), [&](T v) {
+                                  if constexpr (std::is_floating_point_v<T>)
+                                    return pred(static_cast<double>(v));
+                                  else
+                                    return integer_result;
+                                });
+  });
+  return out;
+}
+}  // namespace
+
+Tensor isnan(const Tensor& x) {
+  return float_class("isnan", x, false, [](double v) { return std::isnan(v); });
+}
+Tensor isinf(const Tensor& x) {
+  return float_class("isinf", x, false, [](double v) { return std::isinf(v); });
+}
+Tensor isfinite(const Tensor& x) {
+  return float_class("isfinite", x, true, [](double v) { return std::isfinite(v); });
+}
+
+// NOTE: lerp is composed of differentiable ops (start + weight * (end - start)); PyTorch's
+// kernel switches to end - (end - start) * (1 - weight) for weight >= 0.5, which differs only in
+// rounding. The three operands broadcast.
+Tensor lerp(const Tensor& start, const Tensor& end, Scalar weight) {
+  check_defined("lerp", {&start, &end});
+  MG_CHECK(start.is_floating_point() && end.dtype() == start.dtype(), "lerp", "start (",
+           dtype_name(start.dtype()), ") and end (", dtype_name(end.dtype()),
+           ") must have the same floating-point dtype");
+  detail::broadcast_shapes(start.shape(), end.shape(), "lerp");
+  return start + (end - start) * weight;
+}
+Tensor lerp(const Tensor& start, const Tensor& end, const Tensor& weight) {
+  check_defined("lerp", {&start, &end, &weight});
+  MG_CHECK(
+      start.is_floating_point() && end.dtype() == start.dtype() && weight.dtype() == start.dtype(),
+      "lerp", "start (", dtype_name(start.dtype()), "), end (", dtype_name(end.dtype()),
+      ") and weight (", dtype_name(weight.dtype()), ") must have the same floating-point dtype");
+  detail::broadcast_shapes(detail::broadcast_shapes(start.shape(), end.shape(), "lerp"),
+                           weight.shape(), "lerp");
+  return start + weight * (end - start);
+}
+
 bool allclose(const Tensor& a, const Tensor& b, double rtol, double atol) {
   check_defined("allclose", {&a, &b});
   if (a.shape() != b.shape()) return false;

@@ -1,11 +1,14 @@
 // Joining and indexing: cat, stack, split, chunk, index_select, gather, scatter_add, index_add,
-// tril, triu.
+// scatter, take_along_dim, masked_scatter, tril, triu; the rearranging copies flip, roll, repeat,
+// repeat_interleave; sort, argsort, topk.
 #include <algorithm>
+#include <numeric>
 
 #include "autograd/function.h"
 #include "kernels/dispatch.h"
 #include "kernels/loops.h"
 #include "kernels/wrapping.h"
+#include "minigrad/indexing.h"
 #include "minigrad/ops.h"
 #include "tensor_impl.h"
 
@@ -250,20 +253,42 @@ void for_each_gather(const Tensor& x, const Tensor& index, std::int64_t d, const
   }
 }
 
+/// gs (index-shaped) padded with zeros at the end of each dim to shape: the gradient of a src
+/// larger than index (differentiable).
+Tensor zero_padded(Tensor gs, const Shape& shape) {
+  for (std::int64_t k = 0; k < gs.dim(); ++k) {
+    if (gs.size(k) == shape[k]) continue;
+    Shape padded = gs.shape();
+    padded[k] = shape[k];
+    gs = detail::narrow_backward(gs, padded, k, 0);
+  }
+  return gs;
+}
+
+/// scatter's and scatter_add's checks of src against index.
+void check_src(const Tensor& src, const Tensor& index, const char* op) {
+  MG_CHECK(src.dim() == index.dim(), op, "src (shape ", src.shape(),
+           ") must have the same number of dims as index (shape ", index.shape(), ")");
+  for (std::int64_t k = 0; k < index.dim(); ++k)
+    MG_CHECK(index.shape()[k] <= src.shape()[k], op, "index has shape ", index.shape(),
+             " which exceeds src's shape ", src.shape(), " at dim ", k);
+}
+
 }  // namespace
 
-Tensor gather(const Tensor& x, std::int64_t dim, const Tensor& index) {
-  MG_CHECK(x.defined(), "gather", "got an undefined tensor");
-  check_index_tensor(index, "gather");
-  std::int64_t d = detail::wrap_dim(dim, x.dim(), "gather");
-  check_gather_shapes(x, index, d, "gather");
+namespace {
+/// gather, its errors naming op (gather or take_along_dim).
+Tensor gather_as(const Tensor& x, std::int64_t dim, const Tensor& index, const char* op) {
+  MG_CHECK(x.defined(), op, "got an undefined tensor");
+  check_index_tensor(index, op);
+  std::int64_t d = detail::wrap_dim(dim, x.dim(), op);
+  check_gather_shapes(x, index, d, op);
   Tensor out = detail::make_tensor(index.shape(), x.dtype());
   detail::dispatch(x.dtype(), [&]<typename T>() {
     // Offsets from for_each_gather include storage offsets; index raw storage.
     const T* px = static_cast<const T*>(x.impl()->storage->data);
     T* po = static_cast<T*>(out.impl()->storage->data);
-    for_each_gather(x, index, d, out, "gather",
-                    [&](std::int64_t o, std::int64_t i) { po[o] = px[i]; });
+    for_each_gather(x, index, d, out, op, [&](std::int64_t o, std::int64_t i) { po[o] = px[i]; });
   });
   Shape in_shape = x.shape();
   record("GatherBackward0", out, {&x}, {&index}, [in_shape, d](const Tensor& g, FunctionNode& n) {
@@ -271,17 +296,18 @@ Tensor gather(const Tensor& x, std::int64_t dim, const Tensor& index) {
   });
   return out;
 }
+}  // namespace
+
+Tensor gather(const Tensor& x, std::int64_t dim, const Tensor& index) {
+  return gather_as(x, dim, index, "gather");
+}
 
 Tensor scatter_add(const Tensor& self, std::int64_t dim, const Tensor& index, const Tensor& src) {
   MG_CHECK(self.defined() && src.defined(), "scatter_add", "got an undefined tensor");
   check_index_tensor(index, "scatter_add");
   std::int64_t d = detail::wrap_dim(dim, self.dim(), "scatter_add");
   check_gather_shapes(self, index, d, "scatter_add");
-  MG_CHECK(src.dim() == index.dim(), "scatter_add", "src (shape ", src.shape(),
-           ") must have the same number of dims as index (shape ", index.shape(), ")");
-  for (std::int64_t k = 0; k < index.dim(); ++k)
-    MG_CHECK(index.shape()[k] <= src.shape()[k], "scatter_add", "index has shape ", index.shape(),
-             " which exceeds src's shape ", src.shape(), " at dim ", k);
+  check_src(src, index, "scatter_add");
   Tensor out = self.detach().clone();
   Tensor s = src.detach().to(self.dtype());
   detail::dispatch(self.dtype(), [&]<typename T>() {
@@ -299,18 +325,270 @@ Tensor scatter_add(const Tensor& self, std::int64_t dim, const Tensor& index, co
              Tensor idx = n.saved(0);
              // NOTE: src entries beyond index's shape are unused: their gradient is zero (PyTorch
              // implements this backward only for src.shape == index.shape).
-             Tensor gs = gather(g, d, idx);
-             for (std::int64_t k = 0; k < gs.dim(); ++k) {
-               if (gs.size(k) == src_shape[k]) continue;
-               Shape padded = gs.shape();
-               padded[k] = src_shape[k];
-               gs = detail::narrow_backward(gs, padded, k, 0);
-             }
-             r[1] = gs;
+             r[1] = zero_padded(gather(g, d, idx), src_shape);
            }
            return r;
          });
   return out;
+}
+
+// ---------------------------------------------------------------- scatter, take_along_dim
+
+Tensor scatter(const Tensor& self, std::int64_t dim, const Tensor& index, const Tensor& src) {
+  MG_CHECK(self.defined() && src.defined(), "scatter", "got an undefined tensor");
+  check_index_tensor(index, "scatter");
+  std::int64_t d = detail::wrap_dim(dim, self.dim(), "scatter");
+  check_gather_shapes(self, index, d, "scatter");
+  check_src(src, index, "scatter");
+  MG_CHECK(src.dtype() == self.dtype(), "scatter", "self and src must have the same dtype, got ",
+           dtype_name(self.dtype()), " and ", dtype_name(src.dtype()));
+  Tensor out = self.detach().clone();
+  detail::dispatch(self.dtype(), [&]<typename T>() {
+    const T* ps = static_cast<const T*>(src.impl()->storage->data);
+    T* po = static_cast<T*>(out.impl()->storage->data);
+    for_each_gather(out, index, d, src, "scatter",
+                    [&](std::int64_t si, std::int64_t oi) { po[oi] = ps[si]; });
+  });
+  Shape src_shape = src.shape();
+  // NOTE: with duplicate indices the value written is unspecified (as PyTorch), and so is which
+  // src entry gets the gradient: every one of them does here.
+  record("ScatterBackward0", out, {&self, &src}, {&index},
+         [d, src_shape](const Tensor& g, FunctionNode& n) {
+           Tensor idx = n.saved(0);
+           return Grads{
+               n.needs_input_grad(0) ? scatter(g, d, idx, 0.0) : Tensor(),
+               n.needs_input_grad(1) ? zero_padded(gather(g, d, idx), src_shape) : Tensor()};
+         });
+  return out;
+}
+
+Tensor scatter(const Tensor& self, std::int64_t dim, const Tensor& index, Scalar value) {
+  MG_CHECK(self.defined(), "scatter", "got an undefined tensor");
+  check_index_tensor(index, "scatter");
+  std::int64_t d = detail::wrap_dim(dim, self.dim(), "scatter");
+  check_gather_shapes(self, index, d, "scatter");
+  Tensor out = self.detach().clone();
+  Tensor idx = index.contiguous();
+  detail::dispatch(self.dtype(), [&]<typename T>() {
+    T v = std::is_floating_point_v<T> ? static_cast<T>(value.to_double())
+                                      : static_cast<T>(value.to_int());
+    T* po = static_cast<T*>(out.impl()->storage->data);
+    for_each_gather(out, idx, d, idx, "scatter",
+                    [&](std::int64_t, std::int64_t oi) { po[oi] = v; });
+  });
+  record("ScatterBackward1", out, {&self}, {&index},
+         [d](const Tensor& g, FunctionNode& n) { return Grads{scatter(g, d, n.saved(0), 0.0)}; });
+  return out;
+}
+
+Tensor take_along_dim(const Tensor& x, const Tensor& indices, std::optional<std::int64_t> dim) {
+  MG_CHECK(x.defined(), "take_along_dim", "got an undefined tensor");
+  check_index_tensor(indices, "take_along_dim");
+  if (!dim) return gather_as(x.reshape({-1}), 0, indices.reshape({-1}), "take_along_dim");
+  MG_CHECK(x.dim() == indices.dim(), "take_along_dim", "input (shape ", x.shape(),
+           ") and indices (shape ", indices.shape(), ") must have the same number of dims");
+  std::int64_t d = detail::wrap_dim(*dim, x.dim(), "take_along_dim");
+  if (x.dim() == 0) return gather_as(x, d, indices, "take_along_dim");
+  // Broadcast all dims but d (ATen's _take_along_dim_helper).
+  Shape xs = x.shape();
+  xs[d] = indices.shape()[d];
+  Shape b = detail::broadcast_shapes(xs, indices.shape(), "take_along_dim");
+  Shape xb = b;
+  xb[d] = x.shape()[d];
+  return gather_as(x.expand(xb), d, indices.expand(b), "take_along_dim");
+}
+
+Tensor masked_scatter(const Tensor& self, const Tensor& mask, const Tensor& source) {
+  MG_CHECK(self.defined() && mask.defined() && source.defined(), "masked_scatter",
+           "got an undefined tensor");
+  MG_CHECK(mask.dtype() == kBool, "masked_scatter", "mask must be a bool tensor, got ",
+           dtype_name(mask.dtype()));
+  MG_CHECK(source.dtype() == self.dtype(), "masked_scatter",
+           "self and source must have the same dtype, got ", dtype_name(self.dtype()), " and ",
+           dtype_name(source.dtype()));
+  Shape b = detail::broadcast_shapes(self.shape(), mask.shape(), "masked_scatter");
+  Tensor m = mask.expand(b).contiguous();
+  std::vector<bool> bits = m.to_vector<bool>();
+  auto count = static_cast<std::int64_t>(std::count(bits.begin(), bits.end(), true));
+  MG_CHECK(source.numel() >= count, "masked_scatter", "source has ", source.numel(),
+           " elements (shape ", source.shape(), ") but the mask has ", count, " true entries");
+  // Composed of index_put with the mask (IndexPutBackward0 gives both gradients).
+  return index_put(self.expand(b), {m}, source.reshape({-1}).narrow(0, 0, count));
+}
+
+// ---------------------------------------------------------------- flip, roll, repeat
+
+namespace {
+/// dims wrapped, each at most once.
+Shape unique_dims(const Shape& dims, std::int64_t nd, const char* op) {
+  std::vector<bool> seen(static_cast<std::size_t>(std::max<std::int64_t>(nd, 1)), false);
+  Shape out;
+  for (auto d0 : dims) {
+    std::int64_t d = detail::wrap_dim(d0, nd, op);
+    MG_CHECK(!seen[d], op, "dim ", d0, " appears multiple times in the list of dims ", dims);
+    seen[d] = true;
+    out.push_back(d);
+  }
+  return out;
+}
+}  // namespace
+
+Tensor flip(const Tensor& x, const Shape& dims) {
+  MG_CHECK(x.defined(), "flip", "got an undefined tensor");
+  Shape ds = unique_dims(dims, x.dim(), "flip");
+  Tensor out;
+  {
+    NoGradGuard no_grad;
+    out = x.detach().clone();
+    for (auto d : ds) {
+      if (x.dim() == 0) continue;
+      std::vector<std::int64_t> rev(static_cast<std::size_t>(x.shape()[d]));
+      std::iota(rev.rbegin(), rev.rend(), 0);
+      out = index_select(out, d, tensor(rev));
+    }
+  }
+  record("FlipBackward0", out, {&x},
+         [ds](const Tensor& g, FunctionNode&) { return Grads{flip(g, ds)}; });
+  return out;
+}
+
+Tensor roll(const Tensor& x, const Shape& shifts, const Shape& dims) {
+  MG_CHECK(x.defined(), "roll", "got an undefined tensor");
+  if (dims.empty()) {
+    MG_CHECK(shifts.size() == 1, "roll", "without dims, shifts must have one entry (the shift of ",
+             "the flattened tensor), got ", shifts);
+    return roll(x.flatten(), shifts, {0}).reshape(x.shape());
+  }
+  MG_CHECK(shifts.size() == dims.size(), "roll", "shifts ", shifts, " and dims ", dims,
+           " must have the same length");
+  Shape ds;
+  for (auto d : dims) ds.push_back(detail::wrap_dim(d, x.dim(), "roll"));
+  Tensor out;
+  {
+    NoGradGuard no_grad;
+    out = x.detach().clone();
+    for (std::size_t i = 0; i < ds.size() && x.dim() > 0; ++i) {
+      std::int64_t n = out.shape()[ds[i]];
+      if (n == 0) continue;
+      std::int64_t sh = ((shifts[i] % n) + n) % n;
+      if (sh != 0) out = cat({out.narrow(ds[i], n - sh, sh), out.narrow(ds[i], 0, n - sh)}, ds[i]);
+    }
+  }
+  Shape back;
+  for (auto sh : shifts) back.push_back(-sh);
+  record("RollBackward0", out, {&x},
+         [back, ds](const Tensor& g, FunctionNode&) { return Grads{roll(g, back, ds)}; });
+  return out;
+}
+
+Tensor repeat(const Tensor& x, const Shape& repeats) {
+  MG_CHECK(x.defined(), "repeat", "got an undefined tensor");
+  auto nr = static_cast<std::int64_t>(repeats.size());
+  MG_CHECK(nr >= x.dim(), "repeat", "repeats ", repeats,
+           " must have at least as many entries as the tensor has dims (shape ", x.shape(), ")");
+  for (auto r : repeats) MG_CHECK(r >= 0, "repeat", "repeats must be non-negative, got ", repeats);
+  // x as (1, s0, 1, s1, ...) expanded to (r0, s0, r1, s1, ...), then (r0 * s0, r1 * s1, ...).
+  Shape inter, expanded, target, sum_dims;
+  for (std::int64_t i = 0; i < nr; ++i) {
+    std::int64_t s = i < nr - x.dim() ? 1 : x.shape()[i - (nr - x.dim())];
+    inter.push_back(1);
+    inter.push_back(s);
+    expanded.push_back(repeats[i]);
+    expanded.push_back(s);
+    target.push_back(repeats[i] * s);
+    sum_dims.push_back(2 * i);
+  }
+  Tensor out;
+  {
+    NoGradGuard no_grad;
+    out = x.detach().reshape(inter).expand(expanded).clone().reshape(target);
+  }
+  Shape in_shape = x.shape();
+  record("RepeatBackward0", out, {&x},
+         [expanded, sum_dims, in_shape](const Tensor& g, FunctionNode&) {
+           if (sum_dims.empty()) return Grads{g};
+           return Grads{g.reshape(expanded).sum(sum_dims).reshape(in_shape)};
+         });
+  return out;
+}
+
+Tensor repeat_interleave(const Tensor& x, std::int64_t repeats, std::optional<std::int64_t> dim) {
+  MG_CHECK(x.defined(), "repeat_interleave", "got an undefined tensor");
+  MG_CHECK(repeats >= 0, "repeat_interleave", "repeats must be non-negative, got ", repeats);
+  if (!dim) return repeat_interleave(x.flatten(), repeats, 0);
+  std::int64_t d = detail::wrap_dim(*dim, x.dim(), "repeat_interleave");
+  if (x.dim() == 0) return repeat_interleave(x.reshape({1}), repeats, 0);
+  // Composed of views and a reshape: x.unsqueeze(d + 1) expanded to `repeats` along the new dim.
+  Shape e = x.shape(), t = x.shape();
+  e.insert(e.begin() + d + 1, repeats);
+  t[d] *= repeats;
+  return x.unsqueeze(d + 1).expand(e).reshape(t);
+}
+
+// ---------------------------------------------------------------- sort, argsort, topk
+
+namespace {
+
+/// The stable sorting permutation of each row of x along d (int64, x's shape). NOTE: NaN sorts
+/// as larger than every number, as PyTorch.
+Tensor sort_indices(const Tensor& x, std::int64_t d, bool descending) {
+  Tensor xc = x.detach().contiguous();
+  Tensor idx = detail::make_tensor(x.shape(), kInt64);
+  std::int64_t n = x.dim() == 0 ? 1 : x.shape()[d], inner = 1;
+  for (std::int64_t k = d + 1; k < x.dim(); ++k) inner *= x.shape()[k];
+  std::int64_t outer = n * inner == 0 ? 0 : x.numel() / (n * inner);
+  std::int64_t* pi = idx.impl()->data<std::int64_t>();
+  detail::dispatch(x.dtype(), [&]<typename T>() {
+    const T* px = xc.impl()->data<T>();
+    std::vector<std::int64_t> perm(static_cast<std::size_t>(n));
+    for (std::int64_t o = 0; o < outer; ++o)
+      for (std::int64_t i = 0; i < inner; ++i) {
+        const T* row = px + o * n * inner + i;
+        std::iota(perm.begin(), perm.end(), 0);
+        std::stable_sort(perm.begin(), perm.end(), [&](std::int64_t a, std::int64_t b) {
+          T va = row[a * inner], vb = row[b * inner];
+          if constexpr (std::is_floating_point_v<T>) {
+            bool na = va != va, nb = vb != vb;
+            if (na || nb) return descending ? na && !nb : !na && nb;
+          }
+          return descending ? va > vb : va < vb;
+        });
+        for (std::int64_t k = 0; k < n; ++k)
+          pi[(o * n + k) * inner + i] = perm[static_cast<std::size_t>(k)];
+      }
+  });
+  return idx;
+}
+
+}  // namespace
+
+std::tuple<Tensor, Tensor> sort(const Tensor& x, std::int64_t dim, bool descending) {
+  MG_CHECK(x.defined(), "sort", "got an undefined tensor");
+  std::int64_t d = detail::wrap_dim(dim, x.dim(), "sort");
+  Tensor idx = sort_indices(x, d, descending);
+  // The values are gather(x, idx): their gradient goes to the indices (GatherBackward0).
+  if (x.dim() == 0) return {x.clone(), idx};
+  return {gather(x, d, idx), idx};
+}
+
+Tensor argsort(const Tensor& x, std::int64_t dim, bool descending) {
+  MG_CHECK(x.defined(), "argsort", "got an undefined tensor");
+  return sort_indices(x, detail::wrap_dim(dim, x.dim(), "argsort"), descending);
+}
+
+std::tuple<Tensor, Tensor> topk(const Tensor& x, std::int64_t k, std::int64_t dim, bool largest,
+                                bool /*sorted*/) {
+  MG_CHECK(x.defined(), "topk", "got an undefined tensor");
+  std::int64_t d = detail::wrap_dim(dim, x.dim(), "topk");
+  std::int64_t n = x.dim() == 0 ? 1 : x.shape()[d];
+  MG_CHECK(k >= 0 && k <= n, "topk", "k (", k, ") is out of range for dim ", dim, " of size ", n,
+           " (shape ", x.shape(), ")");
+  // NOTE: the values come in sorted order also when sorted is false (PyTorch leaves it open).
+  Tensor x1 = x.dim() == 0 ? x.reshape({1}) : x;
+  Tensor idx = sort_indices(x1, d, largest).narrow(d, 0, k).contiguous();
+  Tensor values = gather(x1, d, idx);
+  if (x.dim() == 0 && k == 1) return {values.reshape({}), idx.reshape({})};
+  return {values, idx};
 }
 
 // ---------------------------------------------------------------- tril, triu

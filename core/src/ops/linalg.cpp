@@ -8,6 +8,8 @@
 #include <cblas.h>
 
 #include <algorithm>
+#include <map>
+#include <string>
 
 #include "autograd/function.h"
 #include "kernels/dispatch.h"
@@ -282,6 +284,142 @@ Tensor bmm(const Tensor& a, const Tensor& b) {
            " and b has shape ", b.shape());
   check_operands(a, b, "bmm");
   return matmul_nd(a, b, "BmmBackward0");
+}
+
+// ---------------------------------------------------------------- addmm, einsum
+// Both are composed of mm/matmul and views, so their gradients (and second gradients) come from
+// those ops' nodes.
+
+Tensor addmm(const Tensor& input, const Tensor& mat1, const Tensor& mat2, Scalar beta,
+             Scalar alpha) {
+  MG_CHECK(input.defined() && mat1.defined() && mat2.defined(), "addmm", "got an undefined tensor");
+  MG_CHECK(mat1.dim() == 2 && mat2.dim() == 2, "addmm", "mat1 and mat2 must be 2-D, got shapes ",
+           mat1.shape(), " and ", mat2.shape());
+  MG_CHECK(mat1.shape()[1] == mat2.shape()[0], "addmm", "mat1 has shape ", mat1.shape(),
+           " and mat2 has shape ", mat2.shape(), ": mat1.shape[1] (", mat1.shape()[1],
+           ") must equal mat2.shape[0] (", mat2.shape()[0], ")");
+  Shape out_shape{mat1.shape()[0], mat2.shape()[1]};
+  MG_CHECK(detail::broadcast_shapes(input.shape(), out_shape, "addmm") == out_shape, "addmm",
+           "input of shape ", input.shape(), " does not broadcast to the product's shape ",
+           out_shape);
+  Tensor p = mm(mat1, mat2);
+  if (alpha.to_double() != 1) p = p * alpha;
+  // NOTE: beta 0 ignores input entirely (a NaN in it does not propagate), as PyTorch.
+  if (beta.to_double() == 0) return p;
+  return beta.to_double() == 1 ? p + input : p + input * beta;
+}
+
+Tensor einsum(const std::string& equation, const std::vector<Tensor>& tensors) {
+  const char* op = "einsum";
+  std::string eq;
+  for (char c : equation)
+    if (c != ' ') eq += c;
+  MG_CHECK(eq.find('.') == std::string::npos, op, "equation \"", equation,
+           "\": ellipsis (...) is not supported");
+  std::size_t arrow = eq.find("->");
+  std::string lhs = eq.substr(0, arrow);
+  std::vector<std::string> terms{""};
+  for (char c : lhs) {
+    if (c == ',')
+      terms.emplace_back();
+    else
+      terms.back() += c;
+  }
+  MG_CHECK(terms.size() == tensors.size(), op, "equation \"", equation, "\" has ", terms.size(),
+           " operands but ", tensors.size(), " tensors were given");
+  MG_CHECK(terms.size() <= 2, op, "equation \"", equation,
+           "\": at most two operands are supported, got ", terms.size());
+  auto is_label = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); };
+  std::map<char, std::int64_t> size, count;
+  for (std::size_t i = 0; i < terms.size(); ++i)
+    for (char c : terms[i])
+      MG_CHECK(is_label(c), op, "equation \"", equation, "\": invalid subscript '", c, "'");
+  for (std::size_t i = 0; i < terms.size(); ++i) {
+    const Tensor& t = tensors[i];
+    MG_CHECK(t.defined(), op, "operand ", i, " is undefined");
+    MG_CHECK(static_cast<std::int64_t>(terms[i].size()) == t.dim(), op, "equation \"", equation,
+             "\": operand ", i, " has ", t.dim(), " dims (shape ", t.shape(), ") but subscripts \"",
+             terms[i], "\"");
+    for (std::size_t k = 0; k < terms[i].size(); ++k) {
+      char c = terms[i][k];
+      MG_CHECK(terms[i].find(c) == k, op, "equation \"", equation, "\": subscript '", c,
+               "' repeats in operand ", i, " (diagonals are not supported)");
+      auto [it, fresh] = size.emplace(c, t.shape()[static_cast<std::int64_t>(k)]);
+      MG_CHECK(fresh || it->second == t.shape()[static_cast<std::int64_t>(k)], op, "equation \"",
+               equation, "\": subscript '", c, "' has size ", it->second, " and size ",
+               t.shape()[static_cast<std::int64_t>(k)], " (operand ", i, " has shape ", t.shape(),
+               ")");
+      ++count[c];
+    }
+  }
+  std::string rhs;
+  if (arrow == std::string::npos) {
+    // Implicit output: the subscripts seen once, in alphabetical order (uppercase first).
+    for (auto [c, n] : count)
+      if (n == 1) rhs += c;
+  } else {
+    rhs = eq.substr(arrow + 2);
+    for (std::size_t k = 0; k < rhs.size(); ++k) {
+      MG_CHECK(is_label(rhs[k]) && size.count(rhs[k]), op, "equation \"", equation,
+               "\": output subscript '", rhs[k], "' does not appear in any operand");
+      MG_CHECK(rhs.find(rhs[k]) == k, op, "equation \"", equation, "\": output subscript '", rhs[k],
+               "' repeats");
+    }
+  }
+  auto has = [](const std::string& s, char c) { return s.find(c) != std::string::npos; };
+  // Sum first the subscripts that only one operand has and the output lacks.
+  std::vector<Tensor> ops = tensors;
+  for (std::size_t i = 0; i < terms.size(); ++i) {
+    Shape dims;
+    std::string kept;
+    for (std::size_t k = 0; k < terms[i].size(); ++k) {
+      char c = terms[i][k];
+      if (has(rhs, c) || (terms.size() == 2 && has(terms[1 - i], c)))
+        kept += c;
+      else
+        dims.push_back(static_cast<std::int64_t>(k));
+    }
+    if (!dims.empty()) {
+      ops[i] = sum(ops[i], dims);
+      terms[i] = kept;
+    }
+  }
+  Tensor result = ops[0];
+  std::string term = terms[0];
+  if (terms.size() == 2) {
+    // A [batch, a-only, contracted] as (B, M, K) @ B [batch, contracted, b-only] as (B, K, N).
+    const std::string &ta = terms[0], &tb = terms[1];
+    std::string batch, a_only, b_only, contracted;
+    for (char c : ta) (has(tb, c) ? (has(rhs, c) ? batch : contracted) : a_only) += c;
+    for (char c : tb)
+      if (!has(ta, c)) b_only += c;
+    auto extent = [&](const std::string& s) {
+      std::int64_t n = 1;
+      for (char c : s) n *= size[c];
+      return n;
+    };
+    auto arrange = [&](const Tensor& t, const std::string& from, const std::string& order,
+                       Shape shape) {
+      Shape perm;
+      for (char c : order) perm.push_back(static_cast<std::int64_t>(from.find(c)));
+      return (perm.empty() ? t : t.permute(perm)).reshape(shape);
+    };
+    Tensor a = arrange(ops[0], ta, batch + a_only + contracted,
+                       {extent(batch), extent(a_only), extent(contracted)});
+    Tensor b = arrange(ops[1], tb, batch + contracted + b_only,
+                       {extent(batch), extent(contracted), extent(b_only)});
+    term = batch + a_only + b_only;
+    Shape out_shape;
+    for (char c : term) out_shape.push_back(size[c]);
+    result = matmul(a, b).reshape(out_shape);
+  }
+  Shape perm;
+  bool identity = true;
+  for (std::size_t j = 0; j < rhs.size(); ++j) {
+    perm.push_back(static_cast<std::int64_t>(term.find(rhs[j])));
+    identity &= perm.back() == static_cast<std::int64_t>(j);
+  }
+  return identity ? result : result.permute(perm);
 }
 
 }  // namespace minigrad

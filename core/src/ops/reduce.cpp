@@ -419,3 +419,103 @@ Tensor norm(const Tensor& x, double p, const Shape& dims, bool keepdim) {
 }
 
 }  // namespace minigrad
+
+namespace minigrad {
+
+// ---------------------------------------------------------------- var_mean, std_mean
+
+std::tuple<Tensor, Tensor> var_mean(const Tensor& x, const Shape& dims, double correction,
+                                    bool keepdim) {
+  MG_CHECK(x.defined(), "var_mean", "got an undefined tensor");
+  MG_CHECK(x.is_floating_point(), "var_mean", "expected a floating-point tensor, got ",
+           dtype_name(x.dtype()));
+  plan(x, dims, keepdim, "var_mean");
+  Tensor v = var(x, dims, correction, keepdim);
+  return {v, mean(x, dims, keepdim)};
+}
+
+std::tuple<Tensor, Tensor> std_mean(const Tensor& x, const Shape& dims, double correction,
+                                    bool keepdim) {
+  MG_CHECK(x.defined(), "std_mean", "got an undefined tensor");
+  MG_CHECK(x.is_floating_point(), "std_mean", "expected a floating-point tensor, got ",
+           dtype_name(x.dtype()));
+  plan(x, dims, keepdim, "std_mean");
+  Tensor s = std(x, dims, correction, keepdim);
+  return {s, mean(x, dims, keepdim)};
+}
+
+// ---------------------------------------------------------------- all, any
+
+namespace {
+
+/// all (kAll) or any of x's elements over r, as bool; empty reductions give true / false.
+template <bool kAll>
+Tensor all_any(const Tensor& x, const ReduceDims& r) {
+  Tensor out = detail::make_tensor(r.out_shape, kBool);
+  bool* po = out.impl()->data<bool>();
+  detail::dispatch(x.dtype(), [&]<typename T>() {
+    reduce_rows<T>(x, r, [&](std::int64_t o, auto&& visit) {
+      bool acc = kAll;
+      visit([&](T v, std::int64_t) {
+        // NOTE: NaN is non-zero, so it counts as true (as PyTorch).
+        bool nz = v != T(0);
+        acc = kAll ? (acc && nz) : (acc || nz);
+      });
+      po[o] = acc;
+    });
+  });
+  return out;
+}
+
+}  // namespace
+
+Tensor all(const Tensor& x) { return all_any<true>(x, plan(x, {}, false, "all")); }
+Tensor all(const Tensor& x, std::int64_t dim, bool keepdim) {
+  return all_any<true>(x, plan(x, {dim}, keepdim, "all"));
+}
+Tensor any(const Tensor& x) { return all_any<false>(x, plan(x, {}, false, "any")); }
+Tensor any(const Tensor& x, std::int64_t dim, bool keepdim) {
+  return all_any<false>(x, plan(x, {dim}, keepdim, "any"));
+}
+
+// ---------------------------------------------------------------- cumsum
+
+Tensor cumsum(const Tensor& x, std::int64_t dim) {
+  MG_CHECK(x.defined(), "cumsum", "got an undefined tensor");
+  std::int64_t d = detail::wrap_dim(dim, x.dim(), "cumsum");
+  Dtype dt = x.is_floating_point() ? x.dtype() : kInt64;
+  Tensor xc = x.detach().contiguous();
+  Tensor out = detail::make_tensor(x.shape(), dt);
+  std::int64_t n = x.dim() == 0 ? 1 : x.shape()[d], inner = 1;
+  for (std::int64_t k = d + 1; k < x.dim(); ++k) inner *= x.shape()[k];
+  std::int64_t outer = n * inner == 0 ? 0 : x.numel() / (n * inner);
+  detail::dispatch(x.dtype(), [&]<typename T>() {
+    const T* px = xc.impl()->data<T>();
+    auto scan = [&]<typename A, typename O>(O* po) {
+      for (std::int64_t o = 0; o < outer; ++o)
+        for (std::int64_t i = 0; i < inner; ++i) {
+          A acc = 0;  // NOTE: float32 accumulates in double, as PyTorch's CPU kernel
+          for (std::int64_t k = 0; k < n; ++k) {
+            std::int64_t at = (o * n + k) * inner + i;
+            if constexpr (std::is_integral_v<A>)
+              acc = detail::wrapping_add(acc, static_cast<A>(px[at]));
+            else
+              acc += static_cast<A>(px[at]);
+            po[at] = static_cast<O>(acc);
+          }
+        }
+    };
+    if constexpr (std::is_floating_point_v<T>)
+      scan.template operator()<double, T>(out.impl()->data<T>());
+    else
+      scan.template operator()<std::int64_t, std::int64_t>(out.impl()->data<std::int64_t>());
+  });
+  record("CumsumBackward0", out, {&x}, [d](const Tensor& g, FunctionNode&) {
+    // grad_x[k] = sum_{j >= k} grad[j]: a reversed cumsum.
+    if (g.dim() == 0) return Grads{g};
+    return Grads{flip(cumsum(flip(g, {d}), d), {d})};
+  });
+  return out;
+}
+
+}  // namespace minigrad

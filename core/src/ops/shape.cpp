@@ -301,4 +301,10 @@ Tensor flatten(const Tensor& x, std::int64_t start_dim, std::int64_t end_dim) {
   return x.reshape(shape);
 }
 
+Tensor view_as(const Tensor& x, const Tensor& other) {
+  check_defined("view_as", x);
+  check_defined("view_as", other);
+  return x.view(other.shape());
+}
+
 }  // namespace minigrad
