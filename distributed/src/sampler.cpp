@@ -1,4 +1,5 @@
 // DistributedSampler: torch.utils.data.distributed.DistributedSampler's index algorithm.
+#include <algorithm>
 #include <memory>
 
 #include "minigrad/data/distributed_sampler.h"
@@ -64,5 +65,22 @@ DistributedSampler::Iterator DistributedSampler::begin() const {
   return it;
 }
 DistributedSampler::Iterator DistributedSampler::end() const { return Iterator(); }
+
+void DistributedSampler::reset(std::optional<std::size_t> new_size) {
+  MG_CHECK(!new_size || static_cast<std::int64_t>(*new_size) == dataset_size_, kOp,
+           "the dataset has ", new_size ? static_cast<std::int64_t>(*new_size) : 0,
+           " examples but the sampler was made for ", dataset_size_);
+  epoch_indices_ = indices();
+  next_ = 0;
+}
+
+std::optional<std::vector<std::size_t>> DistributedSampler::next(std::size_t batch_size) {
+  if (next_ >= epoch_indices_.size()) return std::nullopt;
+  const std::size_t n = std::min(batch_size, epoch_indices_.size() - next_);
+  std::vector<std::size_t> out(n);
+  for (std::size_t i = 0; i < n; ++i) out[i] = static_cast<std::size_t>(epoch_indices_[next_ + i]);
+  next_ += n;
+  return out;
+}
 
 }  // namespace minigrad::data

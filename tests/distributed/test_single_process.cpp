@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include <minigrad/data.h>
 #include <minigrad/data/distributed_sampler.h>
 #include <minigrad/distributed.h>
 #include <minigrad/minigrad.h>
@@ -22,6 +23,25 @@ using Indices = std::vector<std::int64_t>;
 
 namespace {
 using minigrad::testing_util::error_of;
+
+// A DataLoader takes the sampler (shared, to call set_epoch): its batches are the sampler's
+// indices, epoch by epoch (the lists of ShuffledShardsMatchTorch below).
+TEST(DistributedSampler, FeedsADataLoader) {
+  mg::Tensor x = mg::arange(0, 10, 1, mg::kInt64);
+  auto sampler = std::make_shared<DistributedSampler>(10, 2, 1);
+  mg::data::DataLoader loader(mg::data::TensorDataset({x}), mg::data::DataLoaderOptions(2),
+                              sampler);
+  Indices seen;
+  for (const auto& batch : loader)
+    for (std::int64_t v : batch[0].to_vector<std::int64_t>()) seen.push_back(v);
+  EXPECT_EQ(seen, (Indices{1, 5, 9, 8, 2}));
+  sampler->set_epoch(1);
+  seen.clear();
+  for (const auto& batch : loader)
+    for (std::int64_t v : batch[0].to_vector<std::int64_t>()) seen.push_back(v);
+  EXPECT_EQ(seen, (Indices{6, 2, 8, 3, 4}));
+  EXPECT_EQ(loader.size(), 3u);  // len(DataLoader(ds, 2, sampler=...)): ceil(5 / 2)
+}
 
 // Every expected list below is list(DistributedSampler(range(n), num_replicas, rank, shuffle,
 // seed, drop_last)) after set_epoch(epoch), printed by PyTorch 1.13.

@@ -17,9 +17,15 @@
 #include <optional>
 #include <vector>
 
+#include "minigrad/data/sampler.h"
+
 namespace minigrad::data {
 
-class DistributedSampler {
+/// Also a samplers::Sampler, so a DataLoader can take it (keep a shared_ptr to call set_epoch):
+///   auto sampler = std::make_shared<mg::data::DistributedSampler>(ds.size().value());
+///   mg::data::DataLoader loader(ds, mg::data::DataLoaderOptions(32), sampler);
+///   for (epoch ...) { sampler->set_epoch(epoch); for (auto& batch : loader) ... }
+class DistributedSampler : public samplers::Sampler {
  public:
   /// num_replicas and rank default to minigrad::distributed's world_size() and rank() (which
   /// need init()). Throws for a rank outside [0, num_replicas) or a negative size.
@@ -40,6 +46,14 @@ class DistributedSampler {
   Iterator begin() const;
   Iterator end() const;
 
+  /// samplers::Sampler: a DataLoader's epoch starts with reset() (this epoch's indices) and takes
+  /// them batch by batch with next(). A new size must equal the dataset size given here.
+  void reset(std::optional<std::size_t> new_size = std::nullopt) override;
+  std::optional<std::vector<std::size_t>> next(std::size_t batch_size) override;
+  std::optional<std::size_t> num_samples() const override {
+    return static_cast<std::size_t>(num_samples_);
+  }
+
  private:
   std::int64_t dataset_size_;
   int num_replicas_;
@@ -49,6 +63,8 @@ class DistributedSampler {
   bool drop_last_;
   std::int64_t epoch_ = 0;
   std::int64_t num_samples_;
+  std::vector<std::int64_t> epoch_indices_;
+  std::size_t next_ = 0;
 };
 
 class DistributedSampler::Iterator {

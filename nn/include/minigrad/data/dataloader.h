@@ -94,9 +94,10 @@ class DataLoader {
     else
       sampler_ = std::make_unique<samplers::SequentialSampler>(n);
   }
-  /// libtorch's loader: batches in the order of sampler (make_data_loader builds these).
+  /// libtorch's loader: batches in the order of sampler (make_data_loader builds these). A
+  /// shared sampler stays reachable, e.g. a DistributedSampler's set_epoch().
   DataLoader(DatasetT dataset, DataLoaderOptions options,
-             std::unique_ptr<samplers::Sampler> sampler)
+             std::shared_ptr<samplers::Sampler> sampler)
       : dataset_(std::move(dataset)), options_(std::move(options)), sampler_(std::move(sampler)) {
     detail::check_options(options_);
     MG_CHECK(sampler_ != nullptr, "DataLoader", "the sampler is null");
@@ -135,9 +136,11 @@ class DataLoader {
   }
   Iterator end() { return Iterator(); }
 
-  /// Batches per epoch (Python's len(loader)).
+  /// Batches per epoch (Python's len(loader)): from the sampler's count when it knows it.
   std::size_t size() const {
-    const std::size_t n = detail::sized(dataset_.size()), b = options_.batch_size();
+    const std::optional<std::size_t> counted = sampler_->num_samples();
+    const std::size_t n = counted ? *counted : detail::sized(dataset_.size());
+    const std::size_t b = options_.batch_size();
     return options_.drop_last() ? n / b : (n + b - 1) / b;
   }
   const DataLoaderOptions& options() const { return options_; }
@@ -154,7 +157,7 @@ class DataLoader {
 
   DatasetT dataset_;
   DataLoaderOptions options_;
-  std::unique_ptr<samplers::Sampler> sampler_;
+  std::shared_ptr<samplers::Sampler> sampler_;
   bool python_ = false;
 };
 

@@ -18,6 +18,8 @@ class Sampler {
   virtual void reset(std::optional<std::size_t> new_size = std::nullopt) = 0;
   /// The next batch_size indices (fewer at the end of the epoch), or nullopt when none are left.
   virtual std::optional<std::vector<std::size_t>> next(std::size_t batch_size) = 0;
+  /// How many indices an epoch gives (Python's len(sampler)), or nullopt if unknown.
+  virtual std::optional<std::size_t> num_samples() const { return std::nullopt; }
 };
 
 /// 0, 1, ..., size - 1 in order (torch::data::samplers::SequentialSampler).
@@ -26,6 +28,7 @@ class SequentialSampler : public Sampler {
   explicit SequentialSampler(std::size_t size) : size_(size) {}
   void reset(std::optional<std::size_t> new_size = std::nullopt) override;
   std::optional<std::vector<std::size_t>> next(std::size_t batch_size) override;
+  std::optional<std::size_t> num_samples() const override { return size_; }
 
  private:
   std::size_t size_;
@@ -40,6 +43,9 @@ class RandomSampler : public Sampler {
   explicit RandomSampler(std::size_t size);
   void reset(std::optional<std::size_t> new_size = std::nullopt) override;
   std::optional<std::vector<std::size_t>> next(std::size_t batch_size) override;
+  std::optional<std::size_t> num_samples() const override {
+    return static_cast<std::size_t>(indices_.numel());
+  }
 
  private:
   Tensor indices_;
@@ -55,6 +61,7 @@ class TorchRandomSampler : public Sampler {
       : size_(size), generator_(std::move(generator)) {}
   void reset(std::optional<std::size_t> new_size = std::nullopt) override;
   std::optional<std::vector<std::size_t>> next(std::size_t batch_size) override;
+  std::optional<std::size_t> num_samples() const override { return size_; }
 
  private:
   std::size_t size_;
