@@ -1,0 +1,38 @@
+// The autograd graph of the lesson's attention loss, drawn with minigrad::viz::draw_graph:
+//   build/examples/attention_graph [attention_graph.png]   (docs/tutorial.md shows the picture)
+// Backward runs from the loss at the top to W_q.weight and W_k.weight at the bottom; orange boxes
+// are the tensors each node saved for its gradient.
+#include <cstdio>
+
+#include <minigrad/minigrad.h>
+#include <minigrad/viz.h>
+
+namespace mg = minigrad;
+namespace nn = minigrad::nn;
+
+struct Attention : nn::Module {
+  nn::Linear W_q{3, 3, /*bias=*/false};
+  nn::Linear W_k{3, 3, /*bias=*/false};
+  Attention() : nn::Module("Attention") {
+    register_module("W_q", W_q);
+    register_module("W_k", W_k);
+  }
+};
+
+int main(int argc, char** argv) {
+  const char* path = argc > 1 ? argv[1] : "attention_graph.png";
+  mg::manual_seed(0);
+  Attention model;
+  mg::Tensor X = mg::tensor({{1.0, 0.0, 0.0}, {0.0, 1.0, 0.0}, {0.0, 0.0, 1.0}, {0.0, 1.0, 0.0}});
+  // warm -> jacket and winter, half each; the other words attend evenly (learn_projections).
+  mg::Tensor target = mg::tensor({{0.0, 0.5, 0.0, 0.5},
+                                  {0.25, 0.25, 0.25, 0.25},
+                                  {0.25, 0.25, 0.25, 0.25},
+                                  {0.25, 0.25, 0.25, 0.25}});
+  mg::Tensor scores = mg::matmul(model.W_q(X), model.W_k(X).transpose(-2, -1));
+  mg::Tensor loss = -(target * mg::log_softmax(scores, -1)).sum(-1).mean();
+  mg::autograd::DotOptions options;
+  for (const auto& [name, p] : model.named_parameters()) options.names.emplace_back(name, p);
+  mg::viz::draw_graph(loss, path, options);
+  std::printf("wrote %s\n", path);
+}
