@@ -60,16 +60,16 @@ void render_dot(const std::string& dot, const std::string& path) {
   std::lock_guard<std::mutex> lock(graphviz_mutex());
   graphviz_messages().clear();
   agseterrf(collect_message);
-  GVC_t* gvc = gvContext();
+  // One context for the process, never freed: Graphviz 2.42's pango plugin keeps a text-size
+  // cache that gvFreeContext frees and a later context reads (a use-after-free under ASan).
+  static GVC_t* const gvc = gvContext();
   MG_CHECK(gvc != nullptr, kOp, "Graphviz could not make a context");
   Agraph_t* graph = agmemread(dot.c_str());
   if (graph == nullptr) {
-    gvFreeContext(gvc);
     MG_ERROR(kOp, path, ": Graphviz could not parse the DOT text", last_messages());
   }
   if (gvLayout(gvc, graph, "dot") != 0) {
     agclose(graph);
-    gvFreeContext(gvc);
     MG_ERROR(kOp, path, ": Graphviz could not lay out the graph", last_messages());
   }
   // The file is opened here, not by Graphviz (whose gvRenderFilename reports success when it
@@ -82,7 +82,6 @@ void render_dot(const std::string& dot, const std::string& path) {
   }
   gvFreeLayout(gvc, graph);
   agclose(graph);
-  gvFreeContext(gvc);
   MG_CHECK(file != nullptr, kOp, path, ": cannot open the file for writing (", std::strerror(errno),
            ")");
   MG_CHECK(rendered == 0, kOp, path, ": Graphviz could not write the ", format, " file",
