@@ -53,18 +53,26 @@ class DataLoaderOptions {
   /// The generator the shuffle and the per-epoch base seed draw from (default: the default one).
   DataLoaderOptions& generator(Generator g) {
     generator_ = std::move(g);
+    has_generator_ = true;
     return *this;
   }
   std::size_t batch_size() const { return batch_size_; }
   bool drop_last() const { return drop_last_; }
   bool shuffle() const { return shuffle_; }
-  const std::optional<Generator>& generator() const { return generator_; }
+  /// The generator given, or nullopt (the default generator).
+  std::optional<Generator> generator() const {
+    if (!has_generator_) return std::nullopt;
+    return generator_;
+  }
 
  private:
   std::size_t batch_size_ = 1;
   bool drop_last_ = false;
   bool shuffle_ = false;
-  std::optional<Generator> generator_;
+  // A plain member and a flag, not a std::optional<Generator>: GCC 12 warns falsely
+  // (-Wmaybe-uninitialized) on copies of an optional shared handle under ThreadSanitizer.
+  Generator generator_ = default_generator();
+  bool has_generator_ = false;
 };
 
 namespace detail {
