@@ -254,44 +254,54 @@ Tensor full(const Shape& shape, Scalar value, const TensorOptions& options) {
   return finish(full(shape, value, options.dtype()), options, "full");
 }
 Tensor empty_like(const Tensor& t, const TensorOptions& options) {
-  MG_CHECK(t.defined(), "empty_like", "got an undefined tensor (a default-constructed Tensor, or one moved from)");
+  MG_CHECK(t.defined(), "empty_like",
+           "got an undefined tensor (a default-constructed Tensor, or one moved from)");
   return finish(empty(t.shape(), options.dtype_or(t.dtype())), options, "empty_like");
 }
 Tensor zeros_like(const Tensor& t, const TensorOptions& options) {
-  MG_CHECK(t.defined(), "zeros_like", "got an undefined tensor (a default-constructed Tensor, or one moved from)");
+  MG_CHECK(t.defined(), "zeros_like",
+           "got an undefined tensor (a default-constructed Tensor, or one moved from)");
   return finish(zeros(t.shape(), options.dtype_or(t.dtype())), options, "zeros_like");
 }
 Tensor ones_like(const Tensor& t, const TensorOptions& options) {
-  MG_CHECK(t.defined(), "ones_like", "got an undefined tensor (a default-constructed Tensor, or one moved from)");
+  MG_CHECK(t.defined(), "ones_like",
+           "got an undefined tensor (a default-constructed Tensor, or one moved from)");
   return finish(ones(t.shape(), options.dtype_or(t.dtype())), options, "ones_like");
 }
 Tensor full_like(const Tensor& t, Scalar value, const TensorOptions& options) {
-  MG_CHECK(t.defined(), "full_like", "got an undefined tensor (a default-constructed Tensor, or one moved from)");
+  MG_CHECK(t.defined(), "full_like",
+           "got an undefined tensor (a default-constructed Tensor, or one moved from)");
   return finish(full(t.shape(), value, options.dtype_or(t.dtype())), options, "full_like");
 }
 
 Tensor empty_like(const Tensor& t) {
-  MG_CHECK(t.defined(), "empty_like", "got an undefined tensor (a default-constructed Tensor, or one moved from)");
+  MG_CHECK(t.defined(), "empty_like",
+           "got an undefined tensor (a default-constructed Tensor, or one moved from)");
   return empty(t.shape(), t.dtype());
 }
 Tensor zeros_like(const Tensor& t) {
-  MG_CHECK(t.defined(), "zeros_like", "got an undefined tensor (a default-constructed Tensor, or one moved from)");
+  MG_CHECK(t.defined(), "zeros_like",
+           "got an undefined tensor (a default-constructed Tensor, or one moved from)");
   return zeros(t.shape(), t.dtype());
 }
 Tensor ones_like(const Tensor& t) {
-  MG_CHECK(t.defined(), "ones_like", "got an undefined tensor (a default-constructed Tensor, or one moved from)");
+  MG_CHECK(t.defined(), "ones_like",
+           "got an undefined tensor (a default-constructed Tensor, or one moved from)");
   return ones(t.shape(), t.dtype());
 }
 Tensor full_like(const Tensor& t, Scalar value) {
-  MG_CHECK(t.defined(), "full_like", "got an undefined tensor (a default-constructed Tensor, or one moved from)");
+  MG_CHECK(t.defined(), "full_like",
+           "got an undefined tensor (a default-constructed Tensor, or one moved from)");
   return full(t.shape(), value, t.dtype());
 }
 Tensor rand_like(const Tensor& t) {
-  MG_CHECK(t.defined(), "rand_like", "got an undefined tensor (a default-constructed Tensor, or one moved from)");
+  MG_CHECK(t.defined(), "rand_like",
+           "got an undefined tensor (a default-constructed Tensor, or one moved from)");
   return rand(t.shape(), t.dtype());
 }
 Tensor randn_like(const Tensor& t) {
-  MG_CHECK(t.defined(), "randn_like", "got an undefined tensor (a default-constructed Tensor, or one moved from)");
+  MG_CHECK(t.defined(), "randn_like",
+           "got an undefined tensor (a default-constructed Tensor, or one moved from)");
   return randn(t.shape(), t.dtype());
 }
 

@@ -416,7 +416,8 @@ Tensor randperm(std::int64_t n) {
 Tensor multinomial(const Tensor& probs, std::int64_t num_samples, bool replacement,
                    Generator& generator) {
   const char* op = "multinomial";
-  MG_CHECK(probs.defined(), op, "got an undefined tensor (a default-constructed Tensor, or one moved from)");
+  MG_CHECK(probs.defined(), op,
+           "got an undefined tensor (a default-constructed Tensor, or one moved from)");
   MG_CHECK(probs.dim() == 1 || probs.dim() == 2, op, "probs must be 1-D or 2-D, got shape ",
            probs.shape());
   MG_CHECK(probs.is_floating_point(), op, "probs must be a floating-point tensor, got ",

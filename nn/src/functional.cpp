@@ -9,7 +9,8 @@
 namespace minigrad::nn::functional {
 
 Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
-  MG_CHECK(x.defined() && weight.defined(), "linear", "got an undefined tensor (a default-constructed Tensor, or one moved from)");
+  MG_CHECK(x.defined() && weight.defined(), "linear",
+           "got an undefined tensor (a default-constructed Tensor, or one moved from)");
   MG_CHECK(weight.dim() == 2, "linear", "weight must be 2-D [out, in], got shape ", weight.shape());
   MG_CHECK(x.dim() >= 1 && x.size(-1) == weight.size(1), "linear", "input of shape ", x.shape(),
            " and weight of shape ", weight.shape(), ": input.shape[-1] (",
@@ -32,7 +33,8 @@ Tensor softmax(const Tensor& x, std::int64_t dim) { return minigrad::softmax(x, 
 Tensor log_softmax(const Tensor& x, std::int64_t dim) { return minigrad::log_softmax(x, dim); }
 
 Tensor mse_loss(const Tensor& input, const Tensor& target, const std::string& reduction) {
-  MG_CHECK(input.defined() && target.defined(), "mse_loss", "got an undefined tensor (a default-constructed Tensor, or one moved from)");
+  MG_CHECK(input.defined() && target.defined(), "mse_loss",
+           "got an undefined tensor (a default-constructed Tensor, or one moved from)");
   MG_CHECK(input.shape() == target.shape(), "mse_loss", "input has shape ", input.shape(),
            " but target has shape ", target.shape(), "; they must match");
   MG_CHECK(reduction == "mean" || reduction == "sum" || reduction == "none", "mse_loss",
@@ -47,7 +49,8 @@ Tensor scaled_dot_product_attention(const Tensor& q, const Tensor& k, const Tens
                                     const Tensor& attn_mask, bool is_causal,
                                     std::optional<double> scale) {
   const char* op = "scaled_dot_product_attention";
-  MG_CHECK(q.defined() && k.defined() && v.defined(), op, "got an undefined tensor (a default-constructed Tensor, or one moved from)");
+  MG_CHECK(q.defined() && k.defined() && v.defined(), op,
+           "got an undefined tensor (a default-constructed Tensor, or one moved from)");
   MG_CHECK(q.dim() >= 2 && k.dim() >= 2 && v.dim() >= 2, op,
            "q, k and v need at least 2 dims, got shapes ", q.shape(), ", ", k.shape(), ", ",
            v.shape());

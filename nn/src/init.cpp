@@ -8,7 +8,8 @@ namespace minigrad::nn::init {
 namespace {
 
 void check_float(const Tensor& t, const char* op) {
-  MG_CHECK(t.defined(), op, "got an undefined tensor (a default-constructed Tensor, or one moved from)");
+  MG_CHECK(t.defined(), op,
+           "got an undefined tensor (a default-constructed Tensor, or one moved from)");
   MG_CHECK(t.is_floating_point(), op, "expected a floating-point tensor, got ",
            dtype_name(t.dtype()));
 }
@@ -59,7 +60,8 @@ Tensor normal_(Tensor t, double mean, double std) {
 }
 
 Tensor constant_(Tensor t, double value) {
-  MG_CHECK(t.defined(), "constant_", "got an undefined tensor (a default-constructed Tensor, or one moved from)");
+  MG_CHECK(t.defined(), "constant_",
+           "got an undefined tensor (a default-constructed Tensor, or one moved from)");
   NoGradGuard no_grad;
   t.fill_(value);
   return t;

@@ -80,7 +80,8 @@ struct EmbeddingFn : autograd::Function<EmbeddingFn> {
 };
 
 Tensor embedding_impl(const Tensor& input, const Tensor& weight, const char* op) {
-  MG_CHECK(input.defined() && weight.defined(), op, "got an undefined tensor (a default-constructed Tensor, or one moved from)");
+  MG_CHECK(input.defined() && weight.defined(), op,
+           "got an undefined tensor (a default-constructed Tensor, or one moved from)");
   MG_CHECK(input.dtype() == kInt64, op, "expected int64 indices, got ", dtype_name(input.dtype()));
   MG_CHECK(weight.dim() == 2, op, "weight must be 2-D [num_embeddings, embedding_dim], got shape ",
            weight.shape());

@@ -416,7 +416,8 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& we
                      std::int64_t ignore_index, const std::string& reduction,
                      double label_smoothing) {
   const char* op = "cross_entropy";
-  MG_CHECK(input.defined() && target.defined(), op, "got an undefined tensor (a default-constructed Tensor, or one moved from)");
+  MG_CHECK(input.defined() && target.defined(), op,
+           "got an undefined tensor (a default-constructed Tensor, or one moved from)");
   Reduction red = parse_reduction(reduction, op);
   // NOTE: PyTorch 1.13 silently ignores a negative label_smoothing; minigrad rejects it.
   MG_CHECK(label_smoothing >= 0 && label_smoothing <= 1, op,
@@ -431,7 +432,8 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& we
 Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight_in,
                 std::int64_t ignore_index, const std::string& reduction) {
   const char* op = "nll_loss";
-  MG_CHECK(input.defined() && target.defined(), op, "got an undefined tensor (a default-constructed Tensor, or one moved from)");
+  MG_CHECK(input.defined() && target.defined(), op,
+           "got an undefined tensor (a default-constructed Tensor, or one moved from)");
   Reduction red = parse_reduction(reduction, op);
   ClassLayout l = class_layout(input, op);
   MG_CHECK(target.shape() == l.loss_shape, op, "input has shape ", input.shape(),
@@ -445,7 +447,8 @@ Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight_
 Tensor kl_div(const Tensor& input, const Tensor& target, const std::string& reduction,
               bool log_target) {
   const char* op = "kl_div";
-  MG_CHECK(input.defined() && target.defined(), op, "got an undefined tensor (a default-constructed Tensor, or one moved from)");
+  MG_CHECK(input.defined() && target.defined(), op,
+           "got an undefined tensor (a default-constructed Tensor, or one moved from)");
   MG_CHECK(
       reduction == "mean" || reduction == "batchmean" || reduction == "sum" || reduction == "none",
       op, "reduction must be \"mean\", \"batchmean\", \"sum\" or \"none\", got \"", reduction,
@@ -473,7 +476,8 @@ Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& targe
                                         const Tensor& weight, const std::string& reduction,
                                         const Tensor& pos_weight) {
   const char* op = "binary_cross_entropy_with_logits";
-  MG_CHECK(input.defined() && target.defined(), op, "got an undefined tensor (a default-constructed Tensor, or one moved from)");
+  MG_CHECK(input.defined() && target.defined(), op,
+           "got an undefined tensor (a default-constructed Tensor, or one moved from)");
   Reduction red = parse_reduction(reduction, op);
   MG_CHECK(input.is_floating_point() && target.is_floating_point(), op,
            "input and target must be floating point, got ", dtype_name(input.dtype()), " and ",

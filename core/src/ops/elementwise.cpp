@@ -23,7 +23,9 @@ using Grads = std::vector<Tensor>;
 namespace {
 
 void check_defined(const char* op, std::initializer_list<const Tensor*> ts) {
-  for (const Tensor* t : ts) MG_CHECK(t->defined(), op, "got an undefined tensor (a default-constructed Tensor, or one moved from)");
+  for (const Tensor* t : ts)
+    MG_CHECK(t->defined(), op,
+             "got an undefined tensor (a default-constructed Tensor, or one moved from)");
 }
 
 /// t converted to dtype without recording history (forward kernels only).

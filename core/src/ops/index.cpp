@@ -81,7 +81,8 @@ Tensor stack(const std::vector<Tensor>& tensors, std::int64_t dim) {
 }
 
 std::vector<Tensor> split(const Tensor& x, const Shape& split_sizes, std::int64_t dim) {
-  MG_CHECK(x.defined(), "split", "got an undefined tensor (a default-constructed Tensor, or one moved from)");
+  MG_CHECK(x.defined(), "split",
+           "got an undefined tensor (a default-constructed Tensor, or one moved from)");
   MG_CHECK(x.dim() > 0, "split", "cannot split a 0-dim tensor");
   std::int64_t d = detail::wrap_dim(dim, x.dim(), "split");
   std::int64_t total = 0;
@@ -101,7 +102,8 @@ std::vector<Tensor> split(const Tensor& x, const Shape& split_sizes, std::int64_
 }
 
 std::vector<Tensor> split(const Tensor& x, std::int64_t split_size, std::int64_t dim) {
-  MG_CHECK(x.defined(), "split", "got an undefined tensor (a default-constructed Tensor, or one moved from)");
+  MG_CHECK(x.defined(), "split",
+           "got an undefined tensor (a default-constructed Tensor, or one moved from)");
   MG_CHECK(x.dim() > 0, "split", "cannot split a 0-dim tensor");
   std::int64_t d = detail::wrap_dim(dim, x.dim(), "split");
   std::int64_t n = x.shape()[d];
@@ -114,7 +116,8 @@ std::vector<Tensor> split(const Tensor& x, std::int64_t split_size, std::int64_t
 }
 
 std::vector<Tensor> chunk(const Tensor& x, std::int64_t chunks, std::int64_t dim) {
-  MG_CHECK(x.defined(), "chunk", "got an undefined tensor (a default-constructed Tensor, or one moved from)");
+  MG_CHECK(x.defined(), "chunk",
+           "got an undefined tensor (a default-constructed Tensor, or one moved from)");
   MG_CHECK(chunks > 0, "chunk", "number of chunks must be positive, got ", chunks);
   MG_CHECK(x.dim() > 0, "chunk", "cannot chunk a 0-dim tensor");
   std::int64_t n = x.shape()[detail::wrap_dim(dim, x.dim(), "chunk")];
@@ -146,7 +149,8 @@ std::vector<std::int64_t> checked_indices(const Tensor& index, std::int64_t n, c
 }  // namespace
 
 Tensor index_select(const Tensor& x, std::int64_t dim, const Tensor& index) {
-  MG_CHECK(x.defined(), "index_select", "got an undefined tensor (a default-constructed Tensor, or one moved from)");
+  MG_CHECK(x.defined(), "index_select",
+           "got an undefined tensor (a default-constructed Tensor, or one moved from)");
   check_index_tensor(index, "index_select");
   MG_CHECK(index.dim() <= 1, "index_select", "index must be 0-D or 1-D, got shape ", index.shape());
   std::int64_t d = detail::wrap_dim(dim, x.dim(), "index_select");
@@ -174,7 +178,8 @@ Tensor index_select(const Tensor& x, std::int64_t dim, const Tensor& index) {
 }
 
 Tensor index_add(const Tensor& self, std::int64_t dim, const Tensor& index, const Tensor& source) {
-  MG_CHECK(self.defined() && source.defined(), "index_add", "got an undefined tensor (a default-constructed Tensor, or one moved from)");
+  MG_CHECK(self.defined() && source.defined(), "index_add",
+           "got an undefined tensor (a default-constructed Tensor, or one moved from)");
   check_index_tensor(index, "index_add");
   MG_CHECK(index.dim() <= 1, "index_add", "index must be 0-D or 1-D, got shape ", index.shape());
   MG_CHECK(self.dim() == source.dim(), "index_add", "self (shape ", self.shape(),
@@ -279,7 +284,8 @@ void check_src(const Tensor& src, const Tensor& index, const char* op) {
 namespace {
 /// gather, its errors naming op (gather or take_along_dim).
 Tensor gather_as(const Tensor& x, std::int64_t dim, const Tensor& index, const char* op) {
-  MG_CHECK(x.defined(), op, "got an undefined tensor (a default-constructed Tensor, or one moved from)");
+  MG_CHECK(x.defined(), op,
+           "got an undefined tensor (a default-constructed Tensor, or one moved from)");
   check_index_tensor(index, op);
   std::int64_t d = detail::wrap_dim(dim, x.dim(), op);
   check_gather_shapes(x, index, d, op);
@@ -303,7 +309,8 @@ Tensor gather(const Tensor& x, std::int64_t dim, const Tensor& index) {
 }
 
 Tensor scatter_add(const Tensor& self, std::int64_t dim, const Tensor& index, const Tensor& src) {
-  MG_CHECK(self.defined() && src.defined(), "scatter_add", "got an undefined tensor (a default-constructed Tensor, or one moved from)");
+  MG_CHECK(self.defined() && src.defined(), "scatter_add",
+           "got an undefined tensor (a default-constructed Tensor, or one moved from)");
   check_index_tensor(index, "scatter_add");
   std::int64_t d = detail::wrap_dim(dim, self.dim(), "scatter_add");
   check_gather_shapes(self, index, d, "scatter_add");
@@ -335,7 +342,8 @@ Tensor scatter_add(const Tensor& self, std::int64_t dim, const Tensor& index, co
 // ---------------------------------------------------------------- scatter, take_along_dim
 
 Tensor scatter(const Tensor& self, std::int64_t dim, const Tensor& index, const Tensor& src) {
-  MG_CHECK(self.defined() && src.defined(), "scatter", "got an undefined tensor (a default-constructed Tensor, or one moved from)");
+  MG_CHECK(self.defined() && src.defined(), "scatter",
+           "got an undefined tensor (a default-constructed Tensor, or one moved from)");
   check_index_tensor(index, "scatter");
   std::int64_t d = detail::wrap_dim(dim, self.dim(), "scatter");
   check_gather_shapes(self, index, d, "scatter");
@@ -363,7 +371,8 @@ Tensor scatter(const Tensor& self, std::int64_t dim, const Tensor& index, const 
 }
 
 Tensor scatter(const Tensor& self, std::int64_t dim, const Tensor& index, Scalar value) {
-  MG_CHECK(self.defined(), "scatter", "got an undefined tensor (a default-constructed Tensor, or one moved from)");
+  MG_CHECK(self.defined(), "scatter",
+           "got an undefined tensor (a default-constructed Tensor, or one moved from)");
   check_index_tensor(index, "scatter");
   std::int64_t d = detail::wrap_dim(dim, self.dim(), "scatter");
   check_gather_shapes(self, index, d, "scatter");
@@ -382,7 +391,8 @@ Tensor scatter(const Tensor& self, std::int64_t dim, const Tensor& index, Scalar
 }
 
 Tensor take_along_dim(const Tensor& x, const Tensor& indices, std::optional<std::int64_t> dim) {
-  MG_CHECK(x.defined(), "take_along_dim", "got an undefined tensor (a default-constructed Tensor, or one moved from)");
+  MG_CHECK(x.defined(), "take_along_dim",
+           "got an undefined tensor (a default-constructed Tensor, or one moved from)");
   check_index_tensor(indices, "take_along_dim");
   if (!dim) return gather_as(x.reshape({-1}), 0, indices.reshape({-1}), "take_along_dim");
   MG_CHECK(x.dim() == indices.dim(), "take_along_dim", "input (shape ", x.shape(),
@@ -434,7 +444,8 @@ Shape unique_dims(const Shape& dims, std::int64_t nd, const char* op) {
 }  // namespace
 
 Tensor flip(const Tensor& x, const Shape& dims) {
-  MG_CHECK(x.defined(), "flip", "got an undefined tensor (a default-constructed Tensor, or one moved from)");
+  MG_CHECK(x.defined(), "flip",
+           "got an undefined tensor (a default-constructed Tensor, or one moved from)");
   Shape ds = unique_dims(dims, x.dim(), "flip");
   Tensor out;
   {
@@ -453,7 +464,8 @@ Tensor flip(const Tensor& x, const Shape& dims) {
 }
 
 Tensor roll(const Tensor& x, const Shape& shifts, const Shape& dims) {
-  MG_CHECK(x.defined(), "roll", "got an undefined tensor (a default-constructed Tensor, or one moved from)");
+  MG_CHECK(x.defined(), "roll",
+           "got an undefined tensor (a default-constructed Tensor, or one moved from)");
   if (dims.empty()) {
     MG_CHECK(shifts.size() == 1, "roll", "without dims, shifts must have one entry (the shift of ",
              "the flattened tensor), got ", shifts);
@@ -482,7 +494,8 @@ Tensor roll(const Tensor& x, const Shape& shifts, const Shape& dims) {
 }
 
 Tensor repeat(const Tensor& x, const Shape& repeats) {
-  MG_CHECK(x.defined(), "repeat", "got an undefined tensor (a default-constructed Tensor, or one moved from)");
+  MG_CHECK(x.defined(), "repeat",
+           "got an undefined tensor (a default-constructed Tensor, or one moved from)");
   auto nr = static_cast<std::int64_t>(repeats.size());
   MG_CHECK(nr >= x.dim(), "repeat", "repeats ", repeats,
            " must have at least as many entries as the tensor has dims (shape ", x.shape(), ")");
@@ -513,7 +526,8 @@ Tensor repeat(const Tensor& x, const Shape& repeats) {
 }
 
 Tensor repeat_interleave(const Tensor& x, std::int64_t repeats, std::optional<std::int64_t> dim) {
-  MG_CHECK(x.defined(), "repeat_interleave", "got an undefined tensor (a default-constructed Tensor, or one moved from)");
+  MG_CHECK(x.defined(), "repeat_interleave",
+           "got an undefined tensor (a default-constructed Tensor, or one moved from)");
   MG_CHECK(repeats >= 0, "repeat_interleave", "repeats must be non-negative, got ", repeats);
   if (!dim) return repeat_interleave(x.flatten(), repeats, 0);
   std::int64_t d = detail::wrap_dim(*dim, x.dim(), "repeat_interleave");
@@ -563,7 +577,8 @@ Tensor sort_indices(const Tensor& x, std::int64_t d, bool descending) {
 }  // namespace
 
 std::tuple<Tensor, Tensor> sort(const Tensor& x, std::int64_t dim, bool descending) {
-  MG_CHECK(x.defined(), "sort", "got an undefined tensor (a default-constructed Tensor, or one moved from)");
+  MG_CHECK(x.defined(), "sort",
+           "got an undefined tensor (a default-constructed Tensor, or one moved from)");
   std::int64_t d = detail::wrap_dim(dim, x.dim(), "sort");
   Tensor idx = sort_indices(x, d, descending);
   // The values are gather(x, idx): their gradient goes to the indices (GatherBackward0).
@@ -572,13 +587,15 @@ std::tuple<Tensor, Tensor> sort(const Tensor& x, std::int64_t dim, bool descendi
 }
 
 Tensor argsort(const Tensor& x, std::int64_t dim, bool descending) {
-  MG_CHECK(x.defined(), "argsort", "got an undefined tensor (a default-constructed Tensor, or one moved from)");
+  MG_CHECK(x.defined(), "argsort",
+           "got an undefined tensor (a default-constructed Tensor, or one moved from)");
   return sort_indices(x, detail::wrap_dim(dim, x.dim(), "argsort"), descending);
 }
 
 std::tuple<Tensor, Tensor> topk(const Tensor& x, std::int64_t k, std::int64_t dim, bool largest,
                                 bool /*sorted*/) {
-  MG_CHECK(x.defined(), "topk", "got an undefined tensor (a default-constructed Tensor, or one moved from)");
+  MG_CHECK(x.defined(), "topk",
+           "got an undefined tensor (a default-constructed Tensor, or one moved from)");
   std::int64_t d = detail::wrap_dim(dim, x.dim(), "topk");
   std::int64_t n = x.dim() == 0 ? 1 : x.shape()[d];
   MG_CHECK(k >= 0 && k <= n, "topk", "k (", k, ") is out of range for dim ", dim, " of size ", n,
@@ -596,7 +613,8 @@ std::tuple<Tensor, Tensor> topk(const Tensor& x, std::int64_t k, std::int64_t di
 namespace {
 template <bool kLower>
 Tensor triangle(const Tensor& x, std::int64_t diagonal, const char* op, const char* node) {
-  MG_CHECK(x.defined(), op, "got an undefined tensor (a default-constructed Tensor, or one moved from)");
+  MG_CHECK(x.defined(), op,
+           "got an undefined tensor (a default-constructed Tensor, or one moved from)");
   MG_CHECK(x.dim() >= 2, op, "input must have at least 2 dims, got shape ", x.shape());
   Tensor out = x.detach().clone();
   std::int64_t rows = x.shape()[x.dim() - 2], cols = x.shape()[x.dim() - 1];

@@ -221,7 +221,8 @@ Tensor matmul_nd(const Tensor& a_in, const Tensor& b_in, const char* node) {
 }
 
 void check_operands(const Tensor& a, const Tensor& b, const char* op) {
-  MG_CHECK(a.defined() && b.defined(), op, "got an undefined tensor (a default-constructed Tensor, or one moved from)");
+  MG_CHECK(a.defined() && b.defined(), op,
+           "got an undefined tensor (a default-constructed Tensor, or one moved from)");
   MG_CHECK(a.dim() >= 1 && b.dim() >= 1, op,
            "both arguments need to be at least 1-D, but they have shapes ", a.shape(), " and ",
            b.shape());
@@ -269,7 +270,8 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
 }
 
 Tensor mm(const Tensor& a, const Tensor& b) {
-  MG_CHECK(a.defined() && b.defined(), "mm", "got an undefined tensor (a default-constructed Tensor, or one moved from)");
+  MG_CHECK(a.defined() && b.defined(), "mm",
+           "got an undefined tensor (a default-constructed Tensor, or one moved from)");
   MG_CHECK(a.dim() == 2 && b.dim() == 2, "mm", "expected 2-D tensors, got shapes ", a.shape(),
            " and ", b.shape());
   check_operands(a, b, "mm");
@@ -277,7 +279,8 @@ Tensor mm(const Tensor& a, const Tensor& b) {
 }
 
 Tensor bmm(const Tensor& a, const Tensor& b) {
-  MG_CHECK(a.defined() && b.defined(), "bmm", "got an undefined tensor (a default-constructed Tensor, or one moved from)");
+  MG_CHECK(a.defined() && b.defined(), "bmm",
+           "got an undefined tensor (a default-constructed Tensor, or one moved from)");
   MG_CHECK(a.dim() == 3 && b.dim() == 3, "bmm", "expected 3-D tensors, got shapes ", a.shape(),
            " and ", b.shape());
   MG_CHECK(a.shape()[0] == b.shape()[0], "bmm", "batch sizes differ: a has shape ", a.shape(),
@@ -292,7 +295,8 @@ Tensor bmm(const Tensor& a, const Tensor& b) {
 
 Tensor addmm(const Tensor& input, const Tensor& mat1, const Tensor& mat2, Scalar beta,
              Scalar alpha) {
-  MG_CHECK(input.defined() && mat1.defined() && mat2.defined(), "addmm", "got an undefined tensor (a default-constructed Tensor, or one moved from)");
+  MG_CHECK(input.defined() && mat1.defined() && mat2.defined(), "addmm",
+           "got an undefined tensor (a default-constructed Tensor, or one moved from)");
   MG_CHECK(mat1.dim() == 2 && mat2.dim() == 2, "addmm", "mat1 and mat2 must be 2-D, got shapes ",
            mat1.shape(), " and ", mat2.shape());
   MG_CHECK(mat1.shape()[1] == mat2.shape()[0], "addmm", "mat1 has shape ", mat1.shape(),

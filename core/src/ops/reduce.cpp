@@ -30,7 +30,8 @@ struct ReduceDims {
 };
 
 ReduceDims plan(const Tensor& x, const Shape& dims, bool keepdim, const char* op) {
-  MG_CHECK(x.defined(), op, "got an undefined tensor (a default-constructed Tensor, or one moved from)");
+  MG_CHECK(x.defined(), op,
+           "got an undefined tensor (a default-constructed Tensor, or one moved from)");
   ReduceDims r;
   auto nd = x.dim();
   r.reduced.assign(static_cast<std::size_t>(nd), dims.empty());
@@ -187,7 +188,8 @@ Tensor sum(const Tensor& x, const Shape& dims, bool keepdim) {
 }
 
 Tensor mean(const Tensor& x, const Shape& dims, bool keepdim) {
-  MG_CHECK(x.defined(), "mean", "got an undefined tensor (a default-constructed Tensor, or one moved from)");
+  MG_CHECK(x.defined(), "mean",
+           "got an undefined tensor (a default-constructed Tensor, or one moved from)");
   MG_CHECK(x.is_floating_point(), "mean", "could not infer output dtype: input dtype must be ",
            "floating point, got ", dtype_name(x.dtype()));
   ReduceDims r = plan(x, dims, keepdim, "mean");
@@ -304,7 +306,8 @@ Tensor amin(const Tensor& x, const Shape& dims, bool keepdim) {
 }
 
 Tensor argmax(const Tensor& x, std::optional<std::int64_t> dim, bool keepdim) {
-  MG_CHECK(x.defined(), "argmax", "got an undefined tensor (a default-constructed Tensor, or one moved from)");
+  MG_CHECK(x.defined(), "argmax",
+           "got an undefined tensor (a default-constructed Tensor, or one moved from)");
   if (!dim) {
     Tensor flat = x.reshape({-1});
     return extreme<true>(flat, plan(flat, {0}, false, "argmax"), true, "argmax").second;
@@ -313,7 +316,8 @@ Tensor argmax(const Tensor& x, std::optional<std::int64_t> dim, bool keepdim) {
 }
 
 Tensor argmin(const Tensor& x, std::optional<std::int64_t> dim, bool keepdim) {
-  MG_CHECK(x.defined(), "argmin", "got an undefined tensor (a default-constructed Tensor, or one moved from)");
+  MG_CHECK(x.defined(), "argmin",
+           "got an undefined tensor (a default-constructed Tensor, or one moved from)");
   if (!dim) {
     Tensor flat = x.reshape({-1});
     return extreme<false>(flat, plan(flat, {0}, false, "argmin"), true, "argmin").second;
@@ -325,7 +329,8 @@ Tensor argmin(const Tensor& x, std::optional<std::int64_t> dim, bool keepdim) {
 // Forward values are computed with the ops above under NoGradGuard; each gets its own node.
 
 Tensor var(const Tensor& x, const Shape& dims, double correction, bool keepdim) {
-  MG_CHECK(x.defined(), "var", "got an undefined tensor (a default-constructed Tensor, or one moved from)");
+  MG_CHECK(x.defined(), "var",
+           "got an undefined tensor (a default-constructed Tensor, or one moved from)");
   MG_CHECK(x.is_floating_point(), "var", "expected a floating-point tensor, got ",
            dtype_name(x.dtype()));
   ReduceDims r = plan(x, dims, keepdim, "var");
@@ -345,7 +350,8 @@ Tensor var(const Tensor& x, const Shape& dims, double correction, bool keepdim) 
 }
 
 Tensor std(const Tensor& x, const Shape& dims, double correction, bool keepdim) {
-  MG_CHECK(x.defined(), "std", "got an undefined tensor (a default-constructed Tensor, or one moved from)");
+  MG_CHECK(x.defined(), "std",
+           "got an undefined tensor (a default-constructed Tensor, or one moved from)");
   MG_CHECK(x.is_floating_point(), "std", "expected a floating-point tensor, got ",
            dtype_name(x.dtype()));
   ReduceDims r = plan(x, dims, keepdim, "std");
@@ -365,7 +371,8 @@ Tensor std(const Tensor& x, const Shape& dims, double correction, bool keepdim) 
 }
 
 Tensor logsumexp(const Tensor& x, const Shape& dims, bool keepdim) {
-  MG_CHECK(x.defined(), "logsumexp", "got an undefined tensor (a default-constructed Tensor, or one moved from)");
+  MG_CHECK(x.defined(), "logsumexp",
+           "got an undefined tensor (a default-constructed Tensor, or one moved from)");
   Tensor xf = x.is_floating_point() ? x : x.to(get_default_dtype());
   ReduceDims r = plan(xf, dims, keepdim, "logsumexp");
   Tensor out;
@@ -387,7 +394,8 @@ Tensor logsumexp(const Tensor& x, const Shape& dims, bool keepdim) {
 }
 
 Tensor norm(const Tensor& x, double p, const Shape& dims, bool keepdim) {
-  MG_CHECK(x.defined(), "norm", "got an undefined tensor (a default-constructed Tensor, or one moved from)");
+  MG_CHECK(x.defined(), "norm",
+           "got an undefined tensor (a default-constructed Tensor, or one moved from)");
   MG_CHECK(x.is_floating_point(), "norm", "expected a floating-point tensor, got ",
            dtype_name(x.dtype()));
   MG_CHECK(p > 0, "norm", "p must be positive (got ", p, ")");
@@ -426,7 +434,8 @@ namespace minigrad {
 
 std::tuple<Tensor, Tensor> var_mean(const Tensor& x, const Shape& dims, double correction,
                                     bool keepdim) {
-  MG_CHECK(x.defined(), "var_mean", "got an undefined tensor (a default-constructed Tensor, or one moved from)");
+  MG_CHECK(x.defined(), "var_mean",
+           "got an undefined tensor (a default-constructed Tensor, or one moved from)");
   MG_CHECK(x.is_floating_point(), "var_mean", "expected a floating-point tensor, got ",
            dtype_name(x.dtype()));
   plan(x, dims, keepdim, "var_mean");
@@ -436,7 +445,8 @@ std::tuple<Tensor, Tensor> var_mean(const Tensor& x, const Shape& dims, double c
 
 std::tuple<Tensor, Tensor> std_mean(const Tensor& x, const Shape& dims, double correction,
                                     bool keepdim) {
-  MG_CHECK(x.defined(), "std_mean", "got an undefined tensor (a default-constructed Tensor, or one moved from)");
+  MG_CHECK(x.defined(), "std_mean",
+           "got an undefined tensor (a default-constructed Tensor, or one moved from)");
   MG_CHECK(x.is_floating_point(), "std_mean", "expected a floating-point tensor, got ",
            dtype_name(x.dtype()));
   plan(x, dims, keepdim, "std_mean");
@@ -481,7 +491,8 @@ Tensor any(const Tensor& x, std::int64_t dim, bool keepdim) {
 // ---------------------------------------------------------------- cumsum
 
 Tensor cumsum(const Tensor& x, std::int64_t dim) {
-  MG_CHECK(x.defined(), "cumsum", "got an undefined tensor (a default-constructed Tensor, or one moved from)");
+  MG_CHECK(x.defined(), "cumsum",
+           "got an undefined tensor (a default-constructed Tensor, or one moved from)");
   std::int64_t d = detail::wrap_dim(dim, x.dim(), "cumsum");
   Dtype dt = x.is_floating_point() ? x.dtype() : kInt64;
   Tensor xc = x.detach().contiguous();

@@ -16,7 +16,8 @@ using Grads = std::vector<Tensor>;
 namespace {
 
 void check_defined(const char* op, const Tensor& t) {
-  MG_CHECK(t.defined(), op, "got an undefined tensor (a default-constructed Tensor, or one moved from)");
+  MG_CHECK(t.defined(), op,
+           "got an undefined tensor (a default-constructed Tensor, or one moved from)");
 }
 
 /// Strides that view (old_shape, old_strides) as new_shape without copying, if any exist

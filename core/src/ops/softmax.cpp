@@ -138,7 +138,8 @@ void softmax_forward_rows(const T* px, T* po, std::int64_t outer, std::int64_t n
 /// Runs the softmax (or log_softmax) of x along dim into a new contiguous tensor.
 template <bool kLog>
 Tensor softmax_forward(const Tensor& x_in, std::int64_t dim, const char* op) {
-  MG_CHECK(x_in.defined(), op, "got an undefined tensor (a default-constructed Tensor, or one moved from)");
+  MG_CHECK(x_in.defined(), op,
+           "got an undefined tensor (a default-constructed Tensor, or one moved from)");
   Tensor x = x_in.is_floating_point() ? x_in : x_in.to(get_default_dtype());
   std::int64_t d = detail::wrap_dim(dim, x.dim(), op);
   x = x.detach().contiguous();
