@@ -277,7 +277,7 @@ std::vector<double> make_values(std::int64_t count, mg::Dtype dtype, int fill, s
 struct State {
   std::vector<Tensor> pool;
   std::vector<Tensor> leaves;  // tensors the program set requires_grad on
-  std::vector<std::shared_ptr<mg::nn::MultiheadAttention>> modules;
+  std::vector<std::shared_ptr<mg::nn::MultiheadAttentionImpl>> modules;
 };
 
 /// One input tensor: random rank, sizes, dtype and values, possibly a non-contiguous view of a
