@@ -266,6 +266,23 @@ TEST(Stability, SoftmaxOfMaskedRows) {
   expect_tensor(mg::logsumexp(mg::tensor({-kInf, -kInf}), {0}), mg::kFloat32, {}, {-kInf});
 }
 
+TEST(Stability, SoftmaxOverAnEmptyDimReadsNothing) {
+  // Fuzz finding F7: (2, 0, 3) has outer 2 and inner 3 but no rows; the kernel read row[0].
+  // torch.softmax / torch.log_softmax of torch.zeros(2, 0, 3) over dim 1 or 2 (and their
+  // backward) -> empty tensors of shape (2, 0, 3).
+  for (mg::Dtype dt : {mg::kFloat32, mg::kFloat64}) {
+    for (std::int64_t dim : {1, 2}) {
+      for (bool log : {false, true}) {
+        mg::Tensor x = mg::zeros({2, 0, 3}, dt).requires_grad_();
+        mg::Tensor y = log ? mg::log_softmax(x, dim) : mg::softmax(x, dim);
+        EXPECT_EQ(y.shape(), mg::Shape({2, 0, 3}));
+        y.sum().backward();
+        EXPECT_EQ(x.grad().shape(), mg::Shape({2, 0, 3}));
+      }
+    }
+  }
+}
+
 TEST(Stability, Float32Exp) {
   // torch.exp(torch.tensor([1.0]))  -> 2.7182817459106445 (float32)
   mg::Tensor e = mg::exp(mg::tensor({1.0}));

@@ -147,6 +147,9 @@ Tensor softmax_forward(const Tensor& x_in, std::int64_t dim, const char* op) {
   // Plain variables, not a structured binding: clang 14 cannot capture those in a lambda.
   const auto dims = split_dims(x.shape(), d);
   const std::int64_t outer = dims[0], n = dims[1], inner = dims[2];
+  // An empty tensor has no rows, but outer or inner alone may be non-zero: (2, 0, 3) over dim 1
+  // must not read row[0] (fuzz finding F7).
+  if (out.numel() == 0) return out;
   detail::dispatch_floating(x.dtype(), op, [&]<typename T>() {
     const T* px = x.impl()->data<T>();
     T* po = out.impl()->data<T>();
@@ -222,6 +225,7 @@ Tensor softmax_backward_fused(const Tensor& g_in, const Tensor& y, std::int64_t 
   Tensor gx = detail::make_tensor(y.shape(), y.dtype());
   const auto dims = split_dims(y.shape(), d);
   const std::int64_t outer = dims[0], n = dims[1], inner = dims[2];
+  if (gx.numel() == 0) return gx;  // as the forward (fuzz finding F7)
   detail::dispatch_floating(y.dtype(), "softmax_backward", [&]<typename T>() {
     const T* pg = g.impl()->data<T>();
     const T* py = y.impl()->data<T>();
