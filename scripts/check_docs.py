@@ -24,11 +24,13 @@ OpTable.CoversEveryDifferentiableOp prints.
 import glob
 import os
 import re
+import subprocess
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DOCS = ["README.md"] + sorted(glob.glob("docs/*.md", root_dir=ROOT))
-CODE_DIRS = ["core", "nn", "optim", "viz", "distributed", "examples", "tests", "scripts", "bench"]
+CODE_DIRS = ["core", "nn", "optim", "viz", "distributed", "examples", "tests", "scripts", "bench",
+             ".ci"]
 TOP = ("core/", "nn/", "optim/", "viz/", "distributed/", "examples/", "tests/", "scripts/",
        "docs/", "bench/", "cmake/", ".ci/")
 ROOT_FILES = {"README.md", "CMakeLists.txt", ".clang-format", ".gitignore"}
@@ -42,19 +44,15 @@ def fail(path, line, msg):
 
 
 def read(path):
-    with open(os.path.join(ROOT, path), encoding="utf-8") as f:
+    with open(os.path.join(ROOT, path), encoding="utf-8", errors="replace") as f:
         return f.read().split("\n")
 
 
 def code_files():
-    out = []
-    for d in CODE_DIRS:
-        for dirpath, _, names in os.walk(os.path.join(ROOT, d)):
-            for n in names:
-                p = os.path.relpath(os.path.join(dirpath, n), ROOT)
-                if n.endswith(CODE_EXT) or n in ("run", "fuzz") or d == "scripts":
-                    out.append(p)
-    return sorted(out)
+    """The source files git tracks (or would: untracked, not ignored) in CODE_DIRS."""
+    listed = subprocess.run(["git", "ls-files", "-co", "--exclude-standard", "--", *CODE_DIRS],
+                            cwd=ROOT, capture_output=True, text=True, check=True).stdout.split()
+    return sorted(p for p in listed if p.endswith(CODE_EXT) or p.startswith(("scripts/", ".ci/")))
 
 
 def comment_text(path, line):
