@@ -48,7 +48,8 @@ if [ -z "$pc" ]; then
   echo "check_docs: no minigrad.pc under $prefix (was it installed by this version?)" >&2
   exit 1
 fi
-export PKG_CONFIG_PATH="$(dirname "$pc")${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
+PKG_CONFIG_PATH="$(dirname "$pc")${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
+export PKG_CONFIG_PATH
 read -r -a cflags <<<"$(pkg-config --cflags minigrad)"
 read -r -a libs <<<"$(pkg-config --libs minigrad)"
 
