@@ -1,6 +1,6 @@
 // The error audit: every row of docs/errors.md, with the exact message minigrad gives. Each call
 // must throw minigrad::Error with that message, and docs/errors.md must quote it verbatim, so the
-// document and the library cannot drift apart. (The op table adds 143 more error inputs, checked
+// document and the library cannot drift apart. (The op table adds its own error inputs, checked
 // for the "[op]" prefix: tests/core/op_table.cpp.)
 #include <gtest/gtest.h>
 

@@ -116,8 +116,11 @@ Tensor scalar_tensor(Scalar value, Dtype dtype = get_default_dtype());
 Tensor scalar_tensor(Scalar value, const TensorOptions& options);
 /// Uninitialised memory of the given shape.
 Tensor empty(const Shape& shape, Dtype dtype = get_default_dtype());
+/// Zeros of the given shape.
 Tensor zeros(const Shape& shape, Dtype dtype = get_default_dtype());
+/// Ones of the given shape.
 Tensor ones(const Shape& shape, Dtype dtype = get_default_dtype());
+/// `value` everywhere in the given shape.
 Tensor full(const Shape& shape, Scalar value, Dtype dtype = get_default_dtype());
 Tensor empty(const Shape& shape, const TensorOptions& options);
 Tensor zeros(const Shape& shape, const TensorOptions& options);
@@ -125,10 +128,15 @@ Tensor ones(const Shape& shape, const TensorOptions& options);
 Tensor full(const Shape& shape, Scalar value, const TensorOptions& options);
 /// Same shape as t; t's dtype unless the options name one.
 Tensor empty_like(const Tensor& t);
+/// Zeros of t's shape.
 Tensor zeros_like(const Tensor& t);
+/// Ones of t's shape.
 Tensor ones_like(const Tensor& t);
+/// `value` everywhere in t's shape.
 Tensor full_like(const Tensor& t, Scalar value);
+/// Uniform samples in [0, 1) of t's shape (t must be floating point).
 Tensor rand_like(const Tensor& t);
+/// Standard normal samples of t's shape (t must be floating point).
 Tensor randn_like(const Tensor& t);
 Tensor empty_like(const Tensor& t, const TensorOptions& options);
 Tensor zeros_like(const Tensor& t, const TensorOptions& options);
@@ -192,8 +200,11 @@ Tensor multinomial(const Tensor& probs, std::int64_t num_samples, bool replaceme
 Shape broadcast_shapes(const Shape& a, const Shape& b, const char* op = "broadcast_shapes");
 // Binary ops broadcast as NumPy/PyTorch and promote dtypes as PyTorch (tensors over scalars).
 
+/// a + b elementwise (add, sub, mul and div throw when the shapes cannot be broadcast).
 Tensor add(const Tensor& a, const Tensor& b);
+/// a - b elementwise; two bool tensors throw, as PyTorch.
 Tensor sub(const Tensor& a, const Tensor& b);
+/// a * b elementwise.
 Tensor mul(const Tensor& a, const Tensor& b);
 /// True division: integer inputs give float32.
 Tensor div(const Tensor& a, const Tensor& b);
@@ -201,19 +212,29 @@ Tensor add(const Tensor& a, Scalar b);
 Tensor sub(const Tensor& a, Scalar b);
 Tensor mul(const Tensor& a, Scalar b);
 Tensor div(const Tensor& a, Scalar b);
+/// -x elementwise; a bool x throws, as PyTorch.
 Tensor neg(const Tensor& x);
+/// e^x elementwise (integer inputs give the default floating dtype, as the ops below).
 Tensor exp(const Tensor& x);
+/// The natural logarithm (-inf at 0, NaN below).
 Tensor log(const Tensor& x);
+/// The square root (NaN below 0).
 Tensor sqrt(const Tensor& x);
+/// 1 / sqrt(x).
 Tensor rsqrt(const Tensor& x);
+/// x to the power exponent elementwise (a tensor exponent broadcasts with x).
 Tensor pow(const Tensor& x, Scalar exponent);
 Tensor pow(const Tensor& x, const Tensor& exponent);
 Tensor pow(Scalar base, const Tensor& exponent);
+/// |x| elementwise.
 Tensor abs(const Tensor& x);
 /// -1, 0 or 1 (not differentiable: its gradient is zero).
 Tensor sign(const Tensor& x);
+/// The hyperbolic tangent.
 Tensor tanh(const Tensor& x);
+/// 1 / (1 + e^-x).
 Tensor sigmoid(const Tensor& x);
+/// max(x, 0); the gradient at 0 is 0, as PyTorch.
 Tensor relu(const Tensor& x);
 /// The Gauss error function.
 Tensor erf(const Tensor& x);
@@ -221,7 +242,9 @@ Tensor erf(const Tensor& x);
 Tensor gelu(const Tensor& x, const std::string& approximate = "none");
 /// Clamps to [min, max]; either bound may be absent. The gradient passes where min <= x <= max.
 Tensor clamp(const Tensor& x, std::optional<double> min, std::optional<double> max = std::nullopt);
+/// The larger of a and b elementwise (broadcast); ties split the gradient evenly.
 Tensor maximum(const Tensor& a, const Tensor& b);
+/// The smaller of a and b elementwise (broadcast); ties split the gradient evenly.
 Tensor minimum(const Tensor& a, const Tensor& b);
 /// Elements of a where cond is true, of b elsewhere; cond must be bool. All three broadcast.
 Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b);
@@ -231,15 +254,23 @@ Tensor where(const Tensor& cond, Scalar a, const Tensor& b);
 Tensor masked_fill(const Tensor& x, const Tensor& mask, Scalar value);
 
 // Comparisons return bool tensors and are not differentiable.
+/// a == b elementwise (broadcast).
 Tensor eq(const Tensor& a, const Tensor& b);
+/// a != b elementwise (broadcast).
 Tensor ne(const Tensor& a, const Tensor& b);
+/// a < b elementwise (broadcast).
 Tensor lt(const Tensor& a, const Tensor& b);
+/// a <= b elementwise (broadcast).
 Tensor le(const Tensor& a, const Tensor& b);
+/// a > b elementwise (broadcast).
 Tensor gt(const Tensor& a, const Tensor& b);
+/// a >= b elementwise (broadcast).
 Tensor ge(const Tensor& a, const Tensor& b);
-/// Logical ops on bool tensors (other dtypes are compared with zero).
+/// a and b elementwise (broadcast), a bool tensor; other dtypes are compared with zero.
 Tensor logical_and(const Tensor& a, const Tensor& b);
+/// a or b elementwise (broadcast), a bool tensor.
 Tensor logical_or(const Tensor& a, const Tensor& b);
+/// not a elementwise, a bool tensor.
 Tensor logical_not(const Tensor& a);
 /// A bool tensor, true where x is NaN (never for integers); not differentiable.
 Tensor isnan(const Tensor& x);
@@ -288,24 +319,30 @@ Tensor operator~(const Tensor& a);
 // ---------------------------------------------------------------- reductions
 // `dims` lists the dims to reduce; an empty list reduces all of them.
 
+/// Sum over dims (integer and bool inputs give int64); float32 accumulates in double.
 Tensor sum(const Tensor& x, const Shape& dims = {}, bool keepdim = false);
+/// Mean over dims; throws for integer inputs, as PyTorch.
 Tensor mean(const Tensor& x, const Shape& dims = {}, bool keepdim = false);
 /// Largest element of the whole tensor (gradient shared evenly among ties, as PyTorch).
 Tensor max(const Tensor& x);
+/// Smallest element of the whole tensor (gradient shared evenly among ties, as PyTorch).
 Tensor min(const Tensor& x);
 /// (values, indices) along dim; the gradient goes to the index returned.
 std::tuple<Tensor, Tensor> max(const Tensor& x, std::int64_t dim, bool keepdim = false);
 std::tuple<Tensor, Tensor> min(const Tensor& x, std::int64_t dim, bool keepdim = false);
 /// Max over dims; the gradient is shared evenly among ties.
 Tensor amax(const Tensor& x, const Shape& dims = {}, bool keepdim = false);
+/// Min over dims; the gradient is shared evenly among ties.
 Tensor amin(const Tensor& x, const Shape& dims = {}, bool keepdim = false);
 /// Index of the largest element (of the flattened tensor when dim is absent), int64.
 Tensor argmax(const Tensor& x, std::optional<std::int64_t> dim = std::nullopt,
               bool keepdim = false);
+/// Index of the smallest element (of the flattened tensor when dim is absent), int64.
 Tensor argmin(const Tensor& x, std::optional<std::int64_t> dim = std::nullopt,
               bool keepdim = false);
 /// Variance with Bessel's correction by default (correction = 1), as torch.var.
 Tensor var(const Tensor& x, const Shape& dims = {}, double correction = 1, bool keepdim = false);
+/// Standard deviation, sqrt(var(x, dims, correction)), as torch.std.
 Tensor std(const Tensor& x, const Shape& dims = {}, double correction = 1, bool keepdim = false);
 /// log(sum(exp(x))) computed stably.
 Tensor logsumexp(const Tensor& x, const Shape& dims, bool keepdim = false);
@@ -356,11 +393,18 @@ Tensor log_softmax(const Tensor& x, std::int64_t dim);
 
 // ---------------------------------------------------------------- shape and indexing
 
+/// A view with dims dim0 and dim1 swapped (no copy).
 Tensor transpose(const Tensor& x, std::int64_t dim0, std::int64_t dim1);
+/// A view with the dims in the order `dims` (a permutation of 0..dim()-1).
 Tensor permute(const Tensor& x, const Shape& dims);
+/// x with a new shape of the same numel (one size may be -1): a view when the strides allow,
+/// else a copy.
 Tensor reshape(const Tensor& x, const Shape& shape);
+/// A view or copy (as reshape) merging dims start_dim..end_dim into one.
 Tensor flatten(const Tensor& x, std::int64_t start_dim = 0, std::int64_t end_dim = -1);
+/// A view with a size-1 dim inserted at dim (dim may be dim(), the end).
 Tensor unsqueeze(const Tensor& x, std::int64_t dim);
+/// A view without the size-1 dims (all of them, or dim only when it has size 1).
 Tensor squeeze(const Tensor& x);
 Tensor squeeze(const Tensor& x, std::int64_t dim);
 /// Concatenates along dim; all other sizes must match. Dtypes promote.
@@ -380,8 +424,9 @@ Tensor gather(const Tensor& x, std::int64_t dim, const Tensor& index);
 Tensor scatter_add(const Tensor& self, std::int64_t dim, const Tensor& index, const Tensor& src);
 /// A copy of self with source's slices added at index along dim (the backward of index_select).
 Tensor index_add(const Tensor& self, std::int64_t dim, const Tensor& index, const Tensor& source);
-/// Lower / upper triangle of the last two dims; the rest is zero.
+/// Lower triangle of the last two dims (below diagonal k of them); the rest is zero.
 Tensor tril(const Tensor& x, std::int64_t diagonal = 0);
+/// Upper triangle of the last two dims (above diagonal k of them); the rest is zero.
 Tensor triu(const Tensor& x, std::int64_t diagonal = 0);
 /// A copy with the order of elements reversed along each of dims.
 Tensor flip(const Tensor& x, const Shape& dims);
