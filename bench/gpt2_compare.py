@@ -7,6 +7,7 @@ the ratios minigrad / reference and the issue's targets with their verdicts.
 
 Writes the weights and tokens first when they are missing (build-bench/gpt2/, ~500 MB; --tiny: a
 2-layer toy in build-bench/gpt2-tiny/). --check runs 2 steps and only compares the losses.
+The targets compare CPU time on 1 thread and wall time on 2 (as minigrad_bench's --clock auto).
 A side whose program is missing (no libtorch, no python3-torch) is skipped. Exits 1 when the losses
 of two sides differ by more than --tol at any step, or a program fails.
 """
@@ -20,7 +21,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 PYTHON = "/usr/bin/python3"
 STEP = re.compile(r"step (\d+) loss (\S+) forward (\S+) ms backward (\S+) ms optimizer (\S+) ms "
                   r"step (\S+) ms")
-MEDIAN = re.compile(r"median of steps .*: forward (\S+) ms backward (\S+) ms optimizer (\S+) ms")
+MEDIAN = re.compile(r"median of steps .*: forward (\S+) ms backward (\S+) ms optimizer (\S+) ms "
+                    r"\| cpu forward (\S+) ms backward (\S+) ms optimizer (\S+) ms step (\S+) ms")
 TOTAL = re.compile(r"ms/step (\S+) tokens/s (\S+) peak RSS (\S+) MiB")
 # The issue's targets: minigrad / reference, lower is better.
 TARGETS = [("GPT-2 step", "step", "libtorch", 0.8), ("GPT-2 step", "step", "pytorch", 0.8),
@@ -51,7 +53,9 @@ def run(name, cmd):
         if m := STEP.match(line):
             out["losses"].append(float(m.group(2)))
         elif m := MEDIAN.match(line):
-            out["phases"] = dict(zip(["forward", "backward", "optimizer"], map(float, m.groups())))
+            keys = ["forward", "backward", "optimizer", "cpu forward", "cpu backward",
+                    "cpu optimizer", "cpu step"]
+            out["phases"] = dict(zip(keys, map(float, m.groups())))
         elif m := TOTAL.match(line):
             out["total"] = dict(zip(["step", "tokens/s", "rss"], map(float, m.groups())))
     if out["phases"] and out["total"]:
@@ -101,14 +105,20 @@ def main():
 
     label = "tiny config" if a.tiny else "GPT-2 124M"
     print(f"\n== {label}, {a.threads} thread(s), medians of steps 1..{steps - 1} (ms)")
-    print(f"{'phase':12s}" + "".join(f"{n:>12s}" for n in sides))
-    for phase in ["forward", "backward", "optimizer", "step"]:
-        print(f"{phase:12s}" + "".join(f"{s['phases'][phase]:12.1f}" for s in sides.values()))
-    print(f"{'tokens/s':12s}" + "".join(f"{s['total']['tokens/s']:12.1f}" for s in sides.values()))
-    print(f"{'peak RSS MiB':12s}" + "".join(f"{s['total']['rss']:12.0f}" for s in sides.values()))
-    print(f"\n{'target (minigrad / reference)':44s} {'ratio':>7s}  target")
+    print(f"{'phase':14s}" + "".join(f"{n:>12s}" for n in sides))
+    for phase in ["forward", "backward", "optimizer", "step", "cpu forward", "cpu backward",
+                  "cpu optimizer", "cpu step"]:
+        print(f"{phase:14s}" + "".join(f"{s['phases'][phase]:12.1f}" for s in sides.values()))
+    print(f"{'tokens/s':14s}" + "".join(f"{s['total']['tokens/s']:12.1f}" for s in sides.values()))
+    print(f"{'peak RSS MiB':14s}" + "".join(f"{s['total']['rss']:12.0f}" for s in sides.values()))
+    # As minigrad_bench's --clock auto: CPU time on 1 thread (robust on a loaded machine), wall
+    # time on 2 (where waiting or spinning threads would distort CPU time).
+    clock = "cpu " if a.threads == 1 else ""
+    print(f"\n{'target (minigrad / reference), ' + (clock or 'wall ') + 'time':44s} {'ratio':>7s}"
+          "  target")
     mg = sides["minigrad"]["phases"]
     for what, phase, ref_name, target in TARGETS:
+        phase = clock + phase
         if ref_name not in sides:
             continue
         r = mg[phase] / sides[ref_name]["phases"][phase]

@@ -12,7 +12,9 @@ foreach=True, no gradient clipping, a constant learning rate.
   gpt2_eager.py --dir DIR [--steps 3] [--threads 1]   trains from them and prints, per step, the
         loss and the ms of forward, backward, optimizer and the whole step, then ms/step (median of
         the steps after the first), tokens/s and peak RSS; bench/gpt2_mg.cpp and bench/gpt2_torch.cpp
-        print the same lines, bench/gpt2_compare.py compares them.
+        print the same lines, bench/gpt2_compare.py compares them. Each phase is printed as wall
+        time and as the process's CPU time (all threads): on a loaded machine wall time also counts
+        the time other processes hold the core.
 
 The config (layers, heads, d, vocab, block size, B, T) travels in the weights file's metadata, so all
 three programs train the same model; --tiny writes a 2-layer toy for smoke tests.
@@ -237,25 +239,32 @@ def train(dir_, steps, threads):
     for s in range(steps):
         x, y = batch(tokens, s, B, T)
         t0 = time.perf_counter()
+        c0 = time.process_time()
         loss = model(x, y)
         t1 = time.perf_counter()
+        c1 = time.process_time()
         opt.zero_grad(set_to_none=True)
         loss.backward()
         t2 = time.perf_counter()
+        c2 = time.process_time()
         opt.step()
         t3 = time.perf_counter()
-        ms = [(t1 - t0) * 1e3, (t2 - t1) * 1e3, (t3 - t2) * 1e3, (t3 - t0) * 1e3]
+        c3 = time.process_time()
+        ms = [(t1 - t0) * 1e3, (t2 - t1) * 1e3, (t3 - t2) * 1e3, (t3 - t0) * 1e3,
+              (c1 - c0) * 1e3, (c2 - c1) * 1e3, (c3 - c2) * 1e3, (c3 - c0) * 1e3]
         step_ms.append(ms)
         print(f"step {s} loss {loss.item():.6f} forward {ms[0]:.1f} ms backward {ms[1]:.1f} ms "
-              f"optimizer {ms[2]:.1f} ms step {ms[3]:.1f} ms", flush=True)
+              f"optimizer {ms[2]:.1f} ms step {ms[3]:.1f} ms | cpu forward {ms[4]:.1f} ms backward "
+              f"{ms[5]:.1f} ms optimizer {ms[6]:.1f} ms step {ms[7]:.1f} ms", flush=True)
     summarize(step_ms, B * T)
 
 
 def summarize(step_ms, tokens_per_step):
     later = step_ms[1:] if len(step_ms) > 1 else step_ms
-    med = [statistics.median(m[i] for m in later) for i in range(4)]
+    med = [statistics.median(m[i] for m in later) for i in range(8)]
     print(f"median of steps 1..{len(step_ms) - 1}: forward {med[0]:.1f} ms backward {med[1]:.1f} ms "
-          f"optimizer {med[2]:.1f} ms")
+          f"optimizer {med[2]:.1f} ms | cpu forward {med[4]:.1f} ms backward {med[5]:.1f} ms "
+          f"optimizer {med[6]:.1f} ms step {med[7]:.1f} ms")
     print(f"ms/step {med[3]:.1f} tokens/s {tokens_per_step / med[3] * 1e3:.1f} "
           f"peak RSS {peak_rss_mib():.0f} MiB")
 
