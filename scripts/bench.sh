@@ -4,7 +4,11 @@
 # figures for learn_projections and a training script against the same programs in libtorch: peak
 # resident memory, wall time, binary and library size, compile time. The table includes the
 # tiny_lm example's training step (tokens/s of each side); before it, `minigrad_bench --check`
-# shows that the libtorch twin of the example's model computes the same losses.
+# shows that the libtorch twin of the example's model computes the same losses. Then the GPT-2
+# rows (issue 15): GPT-2 small trained for 3 steps in minigrad, libtorch and PyTorch eager from the
+# same weights (bench/gpt2_compare.py: the losses must agree; the phases, ms/step, tokens/s, peak
+# RSS and the issue's targets with verdicts), on 1 and 2 threads. --quick runs only a 1-step tiny
+# config of them (a smoke test, as CI's minigrad_bench --quick; CI does not run this script).
 #
 #   scripts/bench.sh [--quick] [--filter TEXT] [--budget SECONDS]   (flags go to minigrad_bench)
 #
@@ -26,7 +30,7 @@ for arg in "$@"; do [ "$arg" = --quick ] || [ "$arg" = --smoke ] && quick=1; don
 build="build-bench"
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DMINIGRAD_BUILD_BENCH=ON \
   -DMINIGRAD_BENCH_TORCH="$torch" >/dev/null
-targets=(minigrad_bench learn_projections train_script_minigrad)
+targets=(minigrad_bench learn_projections train_script_minigrad gpt2_mg)
 # minigrad::distributed's rows (Open MPI, installed by deps.sh): the all-reduce and tiny_lm_ddp.
 have_mpi=0
 if grep -q '^MINIGRAD_BUILD_DISTRIBUTED:BOOL=ON' "$build/CMakeCache.txt"; then
@@ -36,7 +40,7 @@ fi
 have_torch=0
 if [ "$torch" = ON ] && grep -q '^Torch_DIR:PATH=/' "$build/CMakeCache.txt"; then
   have_torch=1
-  targets+=(learn_projections_torch train_script_torch)
+  targets+=(learn_projections_torch train_script_torch gpt2_torch)
 fi
 cmake --build "$build" -j"$(nproc)" --target "${targets[@]}"
 
@@ -57,6 +61,21 @@ echo
 echo "== per-workload times (medians per iteration; ratio = minigrad / reference, lower is better)"
 "$build/bench/minigrad_bench" "$@"
 
+# ---- GPT-2 small (issue 15): minigrad, libtorch and PyTorch eager from the same weights ----
+# bench/gpt2_compare.py writes the weights and tokens into $build/gpt2 (~500 MB) the first time,
+# runs the three programs one after the other, and exits 1 when their losses differ.
+echo
+if [ "$quick" = 1 ]; then
+  echo "== GPT-2 rows: --quick runs a 1-step tiny config only (2 layers, d 64; times mean nothing)"
+  bench/gpt2_compare.py --build "$build" --tiny --steps 1 --threads 1
+else
+  for threads in 1 2; do
+    echo "== GPT-2 small (124M, B=4, T=64, AdamW), 3 steps, $threads thread(s)"
+    echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+    bench/gpt2_compare.py --build "$build" --steps 3 --threads "$threads"
+  done
+fi
+
 # ---- whole-process figures ----
 export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1
 reps=5
@@ -67,17 +86,23 @@ trap 'rm -rf "$tmp"' EXIT
 # median of the numbers on stdin
 median() { sort -g | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
 
-# run_stats CMD...: runs CMD $reps times; prints "median-max-RSS-KiB median-wall-seconds".
+# run_stats CMD...: runs CMD $reps times under /usr/bin/time (peak RSS), then $reps times under
+# bash's `time` (wall time in ms: /usr/bin/time's %e has 10 ms steps, and learn_projections ran in
+# less, printing 0.00 s; timing /usr/bin/time itself would add its own start-up); prints
+# "median-max-RSS-KiB median-wall-milliseconds". The wall time includes the process's start-up.
 run_stats() {
-  local i
+  local i TIMEFORMAT=%3R
   : >"$tmp/rss"
   : >"$tmp/wall"
   for ((i = 0; i < reps; ++i)); do
-    /usr/bin/time -f '%M %e' -o "$tmp/time" "$@" >/dev/null
-    read -r rss wall <"$tmp/time"
-    echo "$rss" >>"$tmp/rss"
-    echo "$wall" >>"$tmp/wall"
+    /usr/bin/time -f '%M' -o "$tmp/time" "$@" >/dev/null
+    cat "$tmp/time" >>"$tmp/rss"
   done
+  for ((i = 0; i < reps; ++i)); do
+    { time "$@" >/dev/null 2>&1; } 2>>"$tmp/seconds"
+  done
+  awk '{printf "%.1f\n", $1 * 1000}' "$tmp/seconds" >"$tmp/wall"
+  rm -f "$tmp/seconds"
   echo "$(median <"$tmp/rss") $(median <"$tmp/wall")"
 }
 
@@ -103,7 +128,7 @@ if [ "$have_torch" = 1 ]; then
   read -r tr_rss tr_wall < <(run_stats "$build/bench/learn_projections_torch")
 fi
 row "learn_projections peak RSS" "$mg_rss" "$tr_rss" KiB 0.2
-row "learn_projections wall time (start-up incl.)" "$mg_wall" "$tr_wall" s -
+row "learn_projections wall time (start-up incl.)" "$mg_wall" "$tr_wall" ms -
 
 size_of() { [ -e "$1" ] && stat -c %s "$1" || echo 0; }
 for prog in learn_projections train_script; do
