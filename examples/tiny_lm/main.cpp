@@ -66,6 +66,10 @@ int main(int argc, char** argv) {
                  "the end and every --save-every steps");
   app.add_option("--save-every", save_every, "steps between checkpoints (0: only at the end)");
   app.add_option("--resume", resume_path, "continue from this checkpoint");
+  bool show_summary = false;
+  app.add_flag(
+      "--summary", show_summary,
+      "print the model's layers, output shapes and parameter counts (torchinfo's summary)");
   CLI11_PARSE(app, argc, argv);
   opt.min_lr = opt.lr / 10;
   if (config.d_model % config.heads != 0) {
@@ -97,6 +101,13 @@ int main(int argc, char** argv) {
               static_cast<long long>(config.d_model), static_cast<long long>(config.block_size),
               static_cast<long long>(model.num_parameters()),
               config.tie_weights ? " (head tied to the token embedding)" : "");
+
+  if (show_summary) {
+    std::vector<double> x(static_cast<std::size_t>(opt.batch * config.block_size), 0.0);
+    std::cout << mg::utils::summary(model,
+                                    mg::tensor(x, {opt.batch, config.block_size}, mg::kInt64))
+              << "\n";
+  }
 
   Trainer trainer(model, opt);
   if (!resume_path.empty()) {

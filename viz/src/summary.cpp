@@ -119,7 +119,10 @@ std::string summary(const nn::Module& module, const Tensor& input, const Tensor&
     std::string shape = "--";
     if (name.empty()) {
       shape = detail::shape_str(output.shape());
-    } else {
+    } else if (const auto children = m->children();
+               std::none_of(children.begin(), children.end(),
+                            [](const auto& c) { return c->num_parameters() > 0; })) {
+      // A layer (no child with parameters): MultiheadAttention's in-projection is not its output.
       std::set<const Node*> accumulators;
       for (const Tensor& p : m->parameters(false))
         if (const Node* acc = accumulator_of(p)) accumulators.insert(acc);

@@ -87,10 +87,10 @@ class ProgressBar {
 /// input: one row per module (indented by depth; "name (Type)"), its output shape and its
 /// parameter count (with its children's), then the totals: all, trainable, non-trainable
 /// parameters and their size in MB (10^6 bytes). Output shapes come from the autograd graph of
-/// output (minigrad has no forward hooks): a module with trainable parameters of its own shows
-/// the shape of the first op that combines them with its input (Linear's matmul, Embedding's
-/// lookup, with the reshape after matmul's GEMM); the top row shows output's shape; other rows show
-/// "--". Use the template below, which runs the forward pass.
+/// output (minigrad has no forward hooks): a layer (trainable parameters of its own, no child
+/// with parameters) shows the shape of the first op that combines them with its input (Linear's
+/// matmul, Embedding's lookup); the top row shows output's shape; other rows show "--". Use the
+/// template below, which runs the forward pass.
 std::string summary(const nn::Module& module, const Tensor& input, const Tensor& output);
 
 /// Runs model.forward(input) (model(input) for a holder) with gradients on, and returns
