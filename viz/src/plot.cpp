@@ -140,12 +140,12 @@ void plot_curves(const std::vector<Series>& series, const std::string& path,
   if (options.y_max) y_hi = *options.y_max;
   MG_CHECK(y_lo < y_hi || !(options.y_min && options.y_max), kOp, path, ": y_min (", y_lo,
            ") must be less than y_max (", y_hi, ")");
-  const Ticks xt = nice_ticks(x_lo, x_hi, 6, false);
+  const double x0 = x_lo, x1 = x_hi > x_lo ? x_hi : x_lo + 1;  // one x value: a unit-wide axis
+  const Ticks xt = nice_ticks(x0, x1, 6, false);
   Ticks yt = nice_ticks(y_lo, y_hi, 6, true);
   const double y0 = options.y_min ? *options.y_min : yt.first;
   const double y1 = options.y_max ? *options.y_max : yt.at(yt.n - 1);
   if (options.y_min || options.y_max) yt = nice_ticks(y0, y1, 6, false);
-  const double x0 = x_lo, x1 = x_hi > x_lo ? x_hi : x_lo + 1;
 
   const double W = options.width, H = options.height;
   const double left = 90, right = 30, top = options.title.empty() ? 30 : 64;
@@ -231,14 +231,20 @@ void plot_curves(const std::vector<Series>& series, const std::string& path,
   cairo_set_line_join(cr, CAIRO_LINE_JOIN_ROUND);
   for (std::size_t k = 0; k < series.size(); ++k) {
     const Series& s = series[k];
-    const Rgb c = draw_style(s, k);
+    draw_style(s, k);
     for (std::size_t i = 0; i < s.x.size(); ++i)
       (i ? cairo_line_to : cairo_move_to)(cr, X(s.x[i]), Y(s.y[i]));
     cairo_stroke(cr);
-    if (marked(s))
-      for (std::size_t i = 0; i < s.x.size(); ++i) marker(X(s.x[i]), Y(s.y[i]), c);
   }
   cairo_restore(cr);
+  // Markers unclipped, so a point on the frame (the first step, the last) stays a whole dot.
+  for (std::size_t k = 0; k < series.size(); ++k) {
+    const Series& s = series[k];
+    if (!marked(s)) continue;
+    const Rgb c = kPalette[k % std::size(kPalette)];
+    for (std::size_t i = 0; i < s.x.size(); ++i)
+      if (s.y[i] >= y0 && s.y[i] <= y1) marker(X(s.x[i]), Y(s.y[i]), c);
+  }
 
   // The legend, top right inside the plot, on a white box.
   set_font(cr, 16);
