@@ -4,18 +4,20 @@
 // their attention evenly: the table the lesson built by hand with W_Q and W_K, found by training.
 //
 //   learn_projections [--seed 0] [--steps 1000] [--lr 2] [--optimizer sgd|adam]
-//                     [--picture attention.png] [--loss-log losses.txt]
+//                     [--picture learn_projections.png] [--loss-log losses.txt]
 //   learn_projections --emergent [--seed 0] [--steps 100] [--lr 0.05] [--dim 8]
 //                     [--picture emergent_attention.png]      (see emergent.cpp)
-#include <cairo.h>
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <string>
 #include <vector>
 
 #include <minigrad/minigrad.h>
+#include <minigrad/utils.h>
+#include <minigrad/viz.h>
 
 #include "emergent.h"
 
@@ -53,78 +55,25 @@ void print_table(const char* title, const mg::Tensor& table) {
   }
 }
 
-/// The table as shaded blocks, darker for more attention (for terminals).
+/// The table as shaded blocks, darker for more attention (for terminals); the darkest is the
+/// table's maximum.
 void print_heatmap(const mg::Tensor& table) {
   static const char* kShades[] = {"  ", "░░", "▒▒", "▓▓", "██"};
   auto v = table.to_vector<double>();
+  const double max = *std::max_element(v.begin(), v.end());
   std::printf("%8s", "");
   for (const auto& w : kWords) std::printf(" %-6.6s", w.c_str());
   std::printf("\n");
   for (std::size_t i = 0; i < 4; ++i) {
     std::printf("%8s", kWords[i].c_str());
     for (std::size_t j = 0; j < 4; ++j) {
-      int level = static_cast<int>(std::lround(v[i * 4 + j] * 8));  // 0.5 -> darkest
+      int level = static_cast<int>(std::lround(v[i * 4 + j] / max * 4));
       std::printf(" %s%s%s ", kShades[std::min(level, 4)], kShades[std::min(level, 4)],
                   kShades[std::min(level, 4)]);
     }
     std::printf("\n");
   }
-}
-
-/// Draws one labelled heatmap at (x0, y0).
-void draw_heatmap(cairo_t* cr, double x0, double y0, const char* title, const mg::Tensor& table) {
-  const double cell = 70, label = 80;
-  auto v = table.to_vector<double>();
-  cairo_set_source_rgb(cr, 0, 0, 0);
-  cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_BOLD);
-  cairo_set_font_size(cr, 18);
-  cairo_move_to(cr, x0 + label, y0 + 24);
-  cairo_show_text(cr, title);
-  cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
-  cairo_set_font_size(cr, 14);
-  double top = y0 + 60;
-  for (std::size_t j = 0; j < 4; ++j) {  // column labels: the words being looked at
-    cairo_text_extents_t ext;
-    cairo_text_extents(cr, kWords[j].c_str(), &ext);
-    cairo_move_to(cr, x0 + label + j * cell + (cell - ext.width) / 2, top - 8);
-    cairo_show_text(cr, kWords[j].c_str());
-  }
-  for (std::size_t i = 0; i < 4; ++i) {
-    cairo_set_source_rgb(cr, 0, 0, 0);
-    cairo_move_to(cr, x0 + 8, top + i * cell + cell / 2 + 5);
-    cairo_show_text(cr, kWords[i].c_str());
-    for (std::size_t j = 0; j < 4; ++j) {
-      double a = std::min(1.0, v[i * 4 + j] / 0.5);  // 0.5 (an even split over 2) is full colour
-      cairo_set_source_rgb(cr, 1 - 0.85 * a, 1 - 0.55 * a, 1 - 0.2 * a);
-      cairo_rectangle(cr, x0 + label + j * cell, top + i * cell, cell - 2, cell - 2);
-      cairo_fill(cr);
-      char text[16];
-      std::snprintf(text, sizeof text, "%.2f", v[i * 4 + j]);
-      cairo_text_extents_t ext;
-      cairo_text_extents(cr, text, &ext);
-      cairo_set_source_rgb(cr, a > 0.6 ? 1 : 0, a > 0.6 ? 1 : 0, a > 0.6 ? 1 : 0);
-      cairo_move_to(cr, x0 + label + j * cell + (cell - ext.width) / 2,
-                    top + i * cell + cell / 2 + 5);
-      cairo_show_text(cr, text);
-    }
-  }
-}
-
-bool write_picture(const std::string& path, const mg::Tensor& before, const mg::Tensor& after) {
-  cairo_surface_t* surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, 820, 420);
-  cairo_t* cr = cairo_create(surface);
-  cairo_set_source_rgb(cr, 1, 1, 1);
-  cairo_paint(cr);
-  draw_heatmap(cr, 20, 20, "before training", before);
-  draw_heatmap(cr, 420, 20, "after training", after);
-  cairo_set_source_rgb(cr, 0.3, 0.3, 0.3);
-  cairo_set_font_size(cr, 13);
-  cairo_move_to(cr, 100, 405);
-  cairo_show_text(cr, "rows: the word that looks; columns: the word it attends to");
-  cairo_status_t status = cairo_surface_write_to_png(surface, path.c_str());
-  cairo_destroy(cr);
-  cairo_surface_destroy(surface);
-  return status == CAIRO_STATUS_SUCCESS;
+  std::printf("%8s (blank 0, %s %.2f)\n", "", kShades[4], max);
 }
 
 /// The lesson's target: warm splits its attention over the two nouns; the others spread evenly.
@@ -144,26 +93,47 @@ int main(int argc, char** argv) {
   int steps = 1000;
   double lr = 0;  // 0: the optimizer's default below
   std::string optimizer = "sgd";
-  std::string picture = "attention.png";
+  std::string picture = "learn_projections.png";
   std::string loss_log;
-  app.add_option("--seed", seed, "random seed for the initial projections");
-  app.add_option("--steps", steps, "maximum number of training steps")->check(CLI::PositiveNumber);
-  app.add_option("--lr", lr, "learning rate (default 2 for sgd, 0.1 for adam)")
+  const EmergentOptions emergent_defaults;
+  app.add_option("--seed", seed, "random seed for the initial projections")->capture_default_str();
+  app.add_option("--steps", steps,
+                 "maximum number of training steps [1000; --emergent: " +
+                     std::to_string(emergent_defaults.steps) + "]")
       ->check(CLI::PositiveNumber);
-  app.add_option("--optimizer", optimizer, "sgd or adam")->check(CLI::IsMember({"sgd", "adam"}));
-  app.add_option("--picture", picture, "PNG file for the before/after attention ('' for none)");
-  app.add_option("--loss-log", loss_log, "write 'step loss' for every step to this file");
+  app.add_option("--lr", lr, "learning rate [2 for sgd, 0.1 for adam; --emergent: 0.05]")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--optimizer", optimizer, "sgd or adam (not with --emergent)")
+      ->check(CLI::IsMember({"sgd", "adam"}))
+      ->capture_default_str();
+  app.add_option("--picture", picture,
+                 "PNG file for the before/after attention ('' for none) [learn_projections.png; "
+                 "--emergent: emergent_attention.png]");
+  app.add_option("--loss-log", loss_log,
+                 "write 'step loss' for every step to this file (not with --emergent)");
   bool emergent = false;
-  std::int64_t dim = 8;
+  std::int64_t dim = emergent_defaults.dim;
   app.add_flag("--emergent", emergent,
                "no target table: W_q, W_k, W_v learn where adjectives look from a prediction task "
                "over a generated corpus");
-  std::int64_t value_dim = 3;
-  app.add_option("--dim", dim, "--emergent only: d_k")->check(CLI::PositiveNumber);
-  app.add_option("--value-dim", value_dim, "--emergent only: d_v")->check(CLI::PositiveNumber);
+  std::int64_t value_dim = emergent_defaults.value_dim;
+  app.add_option("--dim", dim, "--emergent only: d_k")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  app.add_option("--value-dim", value_dim, "--emergent only: d_v")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   CLI11_PARSE(app, argc, argv);
 
   if (emergent) {
+    for (const char* flag : {"--optimizer", "--loss-log"})
+      if (app.count(flag)) {
+        std::fprintf(stderr,
+                     "%s does not apply with --emergent (it trains with its own Adam and writes "
+                     "no loss log); drop %s or --emergent\n",
+                     flag, flag);
+        return 2;
+      }
     EmergentOptions o;
     o.seed = seed;
     if (app.count("--steps")) o.steps = steps;
@@ -216,22 +186,25 @@ int main(int argc, char** argv) {
   }
   mg::Tensor table;
   int step = 0;  // updates made so far
+  // On a terminal the bar redraws one line; into a file or a pipe it prints plain lines.
+  mg::utils::ProgressBar bar(steps, "train", {.out = &std::cout, .unit = "step"});
   for (;; ++step) {
     mg::Tensor logp = mg::log_softmax(model.scores(X), -1);
     mg::Tensor loss = -(target * logp).sum(-1).mean();
     table = logp.detach().exp();
     bool done = reached(table) || step == steps;
     if (log) std::fprintf(log, "%d %.9g\n", step, loss.item<double>());
-    if (step % 10 == 0 || done)
-      std::printf("\rstep %4d  loss %.5f (KL to target %.5f)", step, loss.item<double>(),
-                  loss.item<double>() - target_entropy);
+    bar.set_postfix("loss", loss.item<double>());
+    bar.set_postfix("KL to target", loss.item<double>() - target_entropy);
+    if (step > 0) bar.update();  // the loss after `step` updates
     if (done) break;
     opt->zero_grad();
     loss.backward();
     opt->step();
   }
+  bar.close();
   if (log) std::fclose(log);
-  std::printf("\n\n");
+  std::printf("\n");
   print_table("attention after training:", table);
   std::printf("\n");
   print_heatmap(table);
@@ -262,10 +235,22 @@ int main(int argc, char** argv) {
               ok ? "target reached" : "target NOT reached", step, optimizer.c_str(), lr,
               static_cast<unsigned long long>(seed));
   if (!picture.empty()) {
-    if (write_picture(picture, before, table))
+    char caption[160];
+    std::snprintf(caption, sizeof caption,
+                  "learn_projections --seed %llu --optimizer %s --lr %g: %s after %d steps",
+                  static_cast<unsigned long long>(seed), optimizer.c_str(), lr,
+                  ok ? "target reached" : "target NOT reached", step);
+    try {
+      mg::viz::attention_heatmap(mg::stack({before, table}, 0), kWords, kWords, picture,
+                                 "attention of each word (softmax of q k^T)",
+                                 {.caption = caption,
+                                  .x_label = "the word attended to",
+                                  .y_label = "the word that looks",
+                                  .panel_titles = {"before training", "after training"}});
       std::printf("picture: %s\n", picture.c_str());
-    else
-      std::fprintf(stderr, "could not write %s\n", picture.c_str());
+    } catch (const mg::Error& e) {
+      std::fprintf(stderr, "%s\n", e.what());
+    }
   }
   return ok ? 0 : 1;
 }

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds minigrad and runs the main example, learn_projections (it writes attention.png here).
+# Builds minigrad and runs the main example, learn_projections (it writes learn_projections.png here).
 # Usage: scripts/run_example.sh [example-name [flags...]], e.g. scripts/run_example.sh warm_jacket
 set -euo pipefail
 cd "$(dirname "$0")/.."

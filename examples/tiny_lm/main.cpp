@@ -3,9 +3,8 @@
 //
 //   tiny_lm [--steps 1000] [--layers 2] [--heads 4] [--dim 64] [--block 24] [--batch 32]
 //           [--lr 3e-3] [--dropout 0.1] [--seed 0] [--sample "the"] [--temperature 0.8]
-//           [--top-k 5] [--curve loss_curve.png] [--attention attention.png]
+//           [--top-k 5] [--curve tiny_lm_loss_curve.png] [--attention tiny_lm_attention.png]
 //           [--save tiny_lm.safetensors] [--save-every 200] [--resume tiny_lm.safetensors]
-#include <cairo.h>
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
@@ -16,154 +15,26 @@
 #include <thread>
 #include <vector>
 
+#include <minigrad/utils.h>
+#include <minigrad/viz.h>
+
 #include "gpt.h"
 #include "language.h"
 
 using namespace tiny_lm;
-
-namespace {
-
-void progress_bar(const Progress& p, int steps, double last_val) {
-  const int width = 24;
-  int filled = static_cast<int>(static_cast<double>(width) * p.step / steps);
-  std::string bar(static_cast<std::size_t>(filled), '#');
-  bar.resize(width, '.');
-  double left = p.seconds / p.step * (steps - p.step);
-  std::printf("\rstep %5d/%d [%s] loss %.3f", p.step, steps, bar.c_str(), p.loss);
-  if (last_val >= 0) std::printf("  val %.3f", last_val);
-  std::printf("  %.1fk tok/s  %3.0fs left ", p.tokens_per_second / 1000, left);
-  std::fflush(stdout);
-}
-
-void text(cairo_t* cr, double x, double y, const std::string& s, double size = 13) {
-  cairo_set_font_size(cr, size);
-  cairo_move_to(cr, x, y);
-  cairo_show_text(cr, s.c_str());
-}
-
-/// Train and validation loss against steps, with the two baselines as dashed lines.
-bool write_curve(const std::string& path, const std::vector<std::pair<int, double>>& train,
-                 const std::vector<std::pair<int, double>>& val, double uniform, double bigram) {
-  const double W = 720, H = 440, left = 70, right = 20, top = 50, bottom = 50;
-  cairo_surface_t* s = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, (int)W, (int)H);
-  cairo_t* cr = cairo_create(s);
-  cairo_set_source_rgb(cr, 1, 1, 1);
-  cairo_paint(cr);
-  cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
-  const double x_max = train.empty() ? 1 : train.back().first, y_max = std::ceil(uniform + 0.2);
-  auto X = [&](double step) { return left + (W - left - right) * step / x_max; };
-  auto Y = [&](double loss) {
-    return H - bottom - (H - top - bottom) * std::min(loss, y_max) / y_max;
-  };
-  cairo_set_source_rgb(cr, 0, 0, 0);
-  text(cr, left, 30, "tiny_lm: cross-entropy (nats per token)", 16);
-  cairo_set_line_width(cr, 1);
-  cairo_move_to(cr, left, top);
-  cairo_line_to(cr, left, H - bottom);
-  cairo_line_to(cr, W - right, H - bottom);
-  cairo_stroke(cr);
-  for (int i = 0; i <= static_cast<int>(y_max); ++i) {
-    text(cr, left - 24, Y(i) + 4, std::to_string(i));
-    cairo_move_to(cr, left - 4, Y(i));
-    cairo_line_to(cr, left, Y(i));
-    cairo_stroke(cr);
-  }
-  for (int i = 0; i <= 4; ++i) {
-    double step = x_max * i / 4;
-    text(cr, X(step) - 12, H - bottom + 18, std::to_string(static_cast<int>(step)));
-  }
-  text(cr, (W - left) / 2 + left - 15, H - 12, "step");
-  auto dashed = [&](double y, double r, double g, double b, const std::string& label) {
-    const double dash[] = {6, 4};
-    cairo_set_dash(cr, dash, 2, 0);
-    cairo_set_source_rgb(cr, r, g, b);
-    cairo_move_to(cr, left, Y(y));
-    cairo_line_to(cr, W - right, Y(y));
-    cairo_stroke(cr);
-    cairo_set_dash(cr, nullptr, 0, 0);
-    text(cr, W - right - 230, Y(y) - 6, label);
-  };
-  char buf[96];
-  std::snprintf(buf, sizeof buf, "uniform guess, log V = %.2f", uniform);
-  dashed(uniform, 0.5, 0.5, 0.5, buf);
-  std::snprintf(buf, sizeof buf, "bigram baseline = %.2f", bigram);
-  dashed(bigram, 0.8, 0.4, 0.0, buf);
-  auto curve = [&](const std::vector<std::pair<int, double>>& pts, double r, double g, double b,
-                   double width) {
-    cairo_set_source_rgb(cr, r, g, b);
-    cairo_set_line_width(cr, width);
-    for (std::size_t i = 0; i < pts.size(); ++i)
-      (i ? cairo_line_to : cairo_move_to)(cr, X(pts[i].first), Y(pts[i].second));
-    cairo_stroke(cr);
-  };
-  curve(train, 0.55, 0.7, 0.95, 1);
-  curve(val, 0.1, 0.25, 0.7, 2.5);
-  cairo_set_source_rgb(cr, 0.55, 0.7, 0.95);
-  text(cr, left + 20, top + 20, "train (every step)");
-  cairo_set_source_rgb(cr, 0.1, 0.25, 0.7);
-  text(cr, left + 20, top + 38, "validation");
-  cairo_status_t status = cairo_surface_write_to_png(s, path.c_str());
-  cairo_destroy(cr);
-  cairo_surface_destroy(s);
-  return status == CAIRO_STATUS_SUCCESS;
-}
-
-/// One head's attention over a phrase, as a labelled heatmap.
-bool write_attention(const std::string& path, const std::vector<std::string>& words,
-                     const std::vector<double>& w, const std::string& title) {
-  const double cell = 56, left = 110, top = 110;
-  const auto n = static_cast<int>(words.size());
-  cairo_surface_t* s = cairo_image_surface_create(
-      CAIRO_FORMAT_ARGB32, std::max(600, (int)(left + cell * n + 30)), (int)(top + cell * n + 50));
-  cairo_t* cr = cairo_create(s);
-  cairo_set_source_rgb(cr, 1, 1, 1);
-  cairo_paint(cr);
-  cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
-  cairo_set_source_rgb(cr, 0, 0, 0);
-  text(cr, 20, 30, title, 15);
-  text(cr, 20, 52, "rows: the word that looks; columns: the earlier word it attends to", 12);
-  for (int j = 0; j < n; ++j) {
-    cairo_set_source_rgb(cr, 0, 0, 0);
-    cairo_save(cr);
-    cairo_move_to(cr, left + cell * j + cell / 2 + 4, top - 8);
-    cairo_rotate(cr, -0.6);
-    cairo_set_font_size(cr, 13);
-    cairo_show_text(cr, words[static_cast<std::size_t>(j)].c_str());
-    cairo_restore(cr);
-    text(cr, 20, top + cell * j + cell / 2 + 5, words[static_cast<std::size_t>(j)]);
-  }
-  for (int i = 0; i < n; ++i)
-    for (int j = 0; j < n; ++j) {
-      double a = w[static_cast<std::size_t>(i * n + j)];
-      cairo_set_source_rgb(cr, 1 - 0.85 * a, 1 - 0.55 * a, 1 - 0.2 * a);
-      cairo_rectangle(cr, left + cell * j, top + cell * i, cell - 2, cell - 2);
-      cairo_fill(cr);
-      if (j <= i) {
-        char num[16];
-        std::snprintf(num, sizeof num, "%.2f", a);
-        double ink = a > 0.6 ? 1 : 0;
-        cairo_set_source_rgb(cr, ink, ink, ink);
-        text(cr, left + cell * j + 12, top + cell * i + cell / 2 + 4, num, 12);
-      }
-    }
-  cairo_status_t status = cairo_surface_write_to_png(s, path.c_str());
-  cairo_destroy(cr);
-  cairo_surface_destroy(s);
-  return status == CAIRO_STATUS_SUCCESS;
-}
-
-}  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"Train a tiny GPT-style language model on a generated language."};
   Config config;
   TrainOptions opt;
   std::uint64_t seed = 0;
-  std::string prompt = "the", curve_path = "loss_curve.png", attention_path = "attention.png";
+  std::string prompt = "the", curve_path = "tiny_lm_loss_curve.png",
+              attention_path = "tiny_lm_attention.png";
   std::string probe = "the soup for lunch is hot .";
   double temperature = 0.8;
   int top_k = 5, samples = 5;
   std::size_t train_phrases = 20000;
+  app.option_defaults()->always_capture_default();  // --help shows each default
   app.add_option("--steps", opt.steps, "training steps")->check(CLI::PositiveNumber);
   app.add_option("--batch", opt.batch, "windows per step")->check(CLI::PositiveNumber);
   app.add_option("--block", config.block_size, "context length")->check(CLI::Range(2, 256));
@@ -184,7 +55,9 @@ int main(int argc, char** argv) {
   app.add_option("--temperature", temperature, "sampling temperature")->check(CLI::PositiveNumber);
   app.add_option("--top-k", top_k, "sample from the k most likely tokens (0: all)");
   app.add_option("--curve", curve_path, "PNG of the loss curves ('' for none)");
-  app.add_option("--attention", attention_path, "PNG of one head's attention ('' for none)");
+  app.add_option("--attention", attention_path,
+                 "PNG of the attention of the heads of the layer with the clearest head "
+                 "('' for none)");
   app.add_option("--probe", probe, "the phrase whose attention is drawn");
   std::string save_path, resume_path;
   int save_every = 0;
@@ -193,6 +66,10 @@ int main(int argc, char** argv) {
                  "the end and every --save-every steps");
   app.add_option("--save-every", save_every, "steps between checkpoints (0: only at the end)");
   app.add_option("--resume", resume_path, "continue from this checkpoint");
+  bool show_summary = false;
+  app.add_flag(
+      "--summary", show_summary,
+      "print the model's layers, output shapes and parameter counts (torchinfo's summary)");
   CLI11_PARSE(app, argc, argv);
   opt.min_lr = opt.lr / 10;
   if (config.d_model % config.heads != 0) {
@@ -225,6 +102,13 @@ int main(int argc, char** argv) {
               static_cast<long long>(model.num_parameters()),
               config.tie_weights ? " (head tied to the token embedding)" : "");
 
+  if (show_summary) {
+    std::vector<double> x(static_cast<std::size_t>(opt.batch * config.block_size), 0.0);
+    std::cout << mg::utils::summary(model,
+                                    mg::tensor(x, {opt.batch, config.block_size}, mg::kInt64))
+              << "\n";
+  }
+
   Trainer trainer(model, opt);
   if (!resume_path.empty()) {
     try {
@@ -235,26 +119,42 @@ int main(int argc, char** argv) {
     }
     std::printf("resumed from %s at step %d\n", resume_path.c_str(), trainer.step);
   }
-  std::vector<std::pair<int, double>> train_curve, val_curve;
-  double last_val = -1, tokens_per_second = 0;
-  val_curve.emplace_back(trainer.step, evaluate(model, validation, opt.eval_windows));
-  trainer.run(train, validation, [&](const Progress& p) {
-    train_curve.emplace_back(p.step, p.loss);
-    if (p.val_loss >= 0) {
-      last_val = p.val_loss;
-      val_curve.emplace_back(p.step, p.val_loss);
-    }
-    tokens_per_second = p.tokens_per_second;
-    if (!save_path.empty() && save_every > 0 && p.step % save_every == 0 && p.step < opt.steps)
-      save_checkpoint(trainer, save_path);
-    if (p.step % 10 == 0 || p.val_loss >= 0 || p.step == opt.steps)
-      progress_bar(p, opt.steps, last_val);
-  });
-  std::printf(
-      "\n\nvalidation loss %.3f (uniform guess %.3f, bigram %.3f); %.0f tokens/s on %d "
-      "thread%s (mg::set_num_threads; %u hardware threads)\n",
-      last_val, uniform, bigram, tokens_per_second, mg::get_num_threads(),
-      mg::get_num_threads() == 1 ? "" : "s", std::thread::hardware_concurrency());
+  std::vector<double> train_steps, train_losses, val_steps, val_losses;
+  double last_val = evaluate(model, validation, opt.eval_windows), tokens_per_second = 0;
+  val_steps.push_back(trainer.step);
+  val_losses.push_back(last_val);
+  if (trainer.step >= opt.steps) {
+    std::printf(
+        "nothing to train: the checkpoint is at step %d and --steps is %d (give a larger --steps "
+        "to train on); validation loss %.3f\n",
+        trainer.step, opt.steps, last_val);
+  } else {
+    // On a terminal the bar redraws one line; into a file or a pipe it prints plain lines.
+    mg::utils::ProgressBar bar(opt.steps, "train",
+                               {.out = &std::cout, .initial = trainer.step, .unit = "step"});
+    trainer.run(train, validation, [&](const Progress& p) {
+      train_steps.push_back(p.step);
+      train_losses.push_back(p.loss);
+      if (p.val_loss >= 0) {
+        last_val = p.val_loss;
+        val_steps.push_back(p.step);
+        val_losses.push_back(p.val_loss);
+      }
+      tokens_per_second = p.tokens_per_second;
+      if (!save_path.empty() && save_every > 0 && p.step % save_every == 0 && p.step < opt.steps)
+        save_checkpoint(trainer, save_path);
+      bar.set_postfix("loss", p.loss);
+      bar.set_postfix("val", last_val);
+      bar.set_postfix("tok/s", std::round(p.tokens_per_second));
+      bar.update(p.step - bar.n());
+    });
+    bar.close();
+    std::printf(
+        "\nvalidation loss %.3f (uniform guess %.3f, bigram %.3f); %.0f tokens/s on %d "
+        "thread%s (mg::set_num_threads; %u hardware threads)\n",
+        last_val, uniform, bigram, tokens_per_second, mg::get_num_threads(),
+        mg::get_num_threads() == 1 ? "" : "s", std::thread::hardware_concurrency());
+  }
 
   if (!save_path.empty()) {
     save_checkpoint(trainer, save_path);
@@ -279,8 +179,27 @@ int main(int argc, char** argv) {
       static_cast<long long>(ag.agreeing), static_cast<long long>(ag.pairs), ag.rate(),
       lang.chance_agreement());
 
-  if (!curve_path.empty() && write_curve(curve_path, train_curve, val_curve, uniform, bigram))
+  char settings[200];
+  std::snprintf(settings, sizeof settings,
+                "tiny_lm: %lld layers, %lld heads, d_model %lld, context %lld, batch %lld, lr %g, "
+                "dropout %g, seed %llu",
+                static_cast<long long>(config.layers), static_cast<long long>(config.heads),
+                static_cast<long long>(config.d_model), static_cast<long long>(config.block_size),
+                static_cast<long long>(opt.batch), opt.lr, config.dropout,
+                static_cast<unsigned long long>(seed));
+  if (!curve_path.empty() && !train_steps.empty()) {
+    const double first = val_steps.front(), last = train_steps.back();
+    mg::viz::plot_curves({{"train (every step)", train_steps, train_losses},
+                          {"validation", val_steps, val_losses},
+                          {"uniform guess, log V", {first, last}, {uniform, uniform}, false, true},
+                          {"bigram baseline", {first, last}, {bigram, bigram}, false, true}},
+                         curve_path,
+                         {.title = "tiny_lm: cross-entropy (nats per token)",
+                          .y_label = "loss",
+                          .caption = settings,
+                          .y_min = 0});
     std::printf("loss curves: %s\n", curve_path.c_str());
+  }
   if (!attention_path.empty()) {
     // The head of the last layer that looks hardest from the adjective back to its noun.
     std::vector<std::int64_t> ids = lang.encode(probe);
@@ -298,7 +217,6 @@ int main(int argc, char** argv) {
       if (lang.is_adjective(ids[i])) adj = i;
       if (lang.is_noun(ids[i]) && noun == 0) noun = i;
     }
-    const auto n = static_cast<std::int64_t>(ids.size());
     double best = -1;
     std::int64_t best_layer = 0, best_head = 0;
     for (std::size_t l = 0; l < att.size(); ++l)
@@ -316,18 +234,17 @@ int main(int argc, char** argv) {
           best_head = h;
         }
       }
-    std::vector<double> w = att[static_cast<std::size_t>(best_layer)]
-                                .select(0, 0)
-                                .select(0, best_head)
-                                .reshape({n * n})
-                                .to_vector<double>();
     char title[160];
     std::snprintf(title, sizeof title,
                   "layer %lld, head %lld: \"%s\" looks back at \"%s\" (%.2f) to predict \"%s\"",
                   static_cast<long long>(best_layer), static_cast<long long>(best_head),
                   words[adj - 1].c_str(), words[noun].c_str(), best, words[adj].c_str());
-    if (write_attention(attention_path, words, w, title))
-      std::printf("attention: %s (%s)\n", attention_path.c_str(), title);
+    std::vector<std::string> heads;
+    for (std::int64_t h = 0; h < config.heads; ++h)
+      heads.push_back("head " + std::to_string(h) + (h == best_head ? " (the title's)" : ""));
+    mg::viz::attention_heatmap(att[static_cast<std::size_t>(best_layer)].select(0, 0), words, words,
+                               attention_path, title, {.caption = settings, .panel_titles = heads});
+    std::printf("attention: %s (%s)\n", attention_path.c_str(), title);
   }
   return 0;
 }

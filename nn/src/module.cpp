@@ -185,6 +185,16 @@ std::vector<Tensor> Module::parameters(bool recurse) const {
   return out;
 }
 
+std::int64_t Module::num_parameters(bool trainable_only) const {
+  std::vector<std::pair<std::string, Tensor>> all;
+  collect("", true, false, all);
+  std::set<const TensorImpl*> seen;
+  std::int64_t n = 0;
+  for (const auto& [name, p] : all)
+    if ((!trainable_only || p.requires_grad()) && seen.insert(p.impl()).second) n += p.numel();
+  return n;
+}
+
 OrderedDict<std::string, Tensor> Module::named_buffers(bool recurse) const {
   std::vector<std::pair<std::string, Tensor>> out;
   collect("", recurse, true, out);

@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "documented_errors.h"
 #include "minigrad/data.h"
 #include "minigrad/minigrad.h"
 
@@ -73,12 +74,7 @@ struct StrictGradients {
   StrictGradients& operator=(const StrictGradients&) = delete;
 };
 
-struct BadInput {
-  const char* category;
-  const char* input;
-  std::function<void()> call;
-  const char* message;
-};
+using minigrad_test::BadInput;
 
 // Custom Functions whose backward breaks the rules (docs/errors.md, Autograd).
 struct TooFewGradients : mg::autograd::Function<TooFewGradients> {
@@ -1111,30 +1107,8 @@ const std::vector<BadInput>& bad_inputs() {
   return rows;
 }
 
-std::string read_errors_md() {
-  std::ifstream in(MINIGRAD_SOURCE_DIR "/docs/errors.md");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 TEST(Errors, EveryBadInputGivesItsDocumentedMessage) {
-  const std::string doc = read_errors_md();
-  ASSERT_FALSE(doc.empty()) << "docs/errors.md is missing";
-  for (const BadInput& row : bad_inputs()) {
-    SCOPED_TRACE(std::string(row.category) + ": " + row.input);
-    std::string got;
-    try {
-      row.call();
-      ADD_FAILURE() << "no error was thrown";
-      continue;
-    } catch (const mg::Error& e) {
-      got = e.what();
-    }
-    EXPECT_EQ(got, row.message);
-    EXPECT_NE(doc.find(std::string("`") + row.message + "`"), std::string::npos)
-        << "docs/errors.md does not quote this message";
-  }
+  minigrad_test::expect_documented_messages(bad_inputs());
   std::cout << bad_inputs().size() << " documented bad inputs checked\n";
 }
 

@@ -101,6 +101,10 @@ class Module : public std::enable_shared_from_this<Module> {
   /// (name, parameter) in order with dotted names ("weight", "W_q.weight", "layers.0.bias"), as
   /// an OrderedDict: named_parameters()["fc.weight"], .find(), .contains(), .keys().
   OrderedDict<std::string, Tensor> named_parameters(bool recurse = true) const;
+  /// The number of parameter elements, each shared tensor counted once (as PyTorch's
+  /// sum(p.numel() for p in model.parameters())); with trainable_only, only those that require
+  /// grad.
+  std::int64_t num_parameters(bool trainable_only = false) const;
   std::vector<Tensor> buffers(bool recurse = true) const;
   OrderedDict<std::string, Tensor> named_buffers(bool recurse = true) const;
   /// Direct children, in registration order. A child registered by reference (a member) comes
