@@ -151,6 +151,12 @@ ModuleList clones(Module& parent, const Holder& layer, std::int64_t num_layers, 
   return parent.register_module("layers", list);
 }
 
+/// A deep copy of a stack's final norm (an empty holder when it has none), for clone().
+LayerNorm cloned(const LayerNorm& norm) {
+  if (norm.is_empty()) return nullptr;
+  return std::static_pointer_cast<LayerNormImpl>(norm->clone());
+}
+
 }  // namespace
 
 TransformerEncoderImpl::TransformerEncoderImpl(TransformerEncoderOptions options)
@@ -174,12 +180,9 @@ Tensor TransformerEncoderImpl::forward(const Tensor& src, const Tensor& mask,
 
 std::shared_ptr<Module> TransformerEncoderImpl::clone() const {
   return clone_with([&] {
-    auto layer = layers->ptr<TransformerEncoderLayerImpl>(0);
-    LayerNorm norm_copy = norm.is_empty()
-                              ? LayerNorm(nullptr)
-                              : LayerNorm(std::static_pointer_cast<LayerNormImpl>(norm->clone()));
-    return std::make_shared<TransformerEncoderImpl>(TransformerEncoderLayer(layer), num_layers,
-                                                    norm_copy);
+    return std::make_shared<TransformerEncoderImpl>(
+        TransformerEncoderLayer(layers->ptr<TransformerEncoderLayerImpl>(0)), num_layers,
+        cloned(norm));
   });
 }
 
@@ -207,12 +210,9 @@ Tensor TransformerDecoderImpl::forward(const Tensor& tgt, const Tensor& memory,
 
 std::shared_ptr<Module> TransformerDecoderImpl::clone() const {
   return clone_with([&] {
-    auto layer = layers->ptr<TransformerDecoderLayerImpl>(0);
-    LayerNorm norm_copy = norm.is_empty()
-                              ? LayerNorm(nullptr)
-                              : LayerNorm(std::static_pointer_cast<LayerNormImpl>(norm->clone()));
-    return std::make_shared<TransformerDecoderImpl>(TransformerDecoderLayer(layer), num_layers,
-                                                    norm_copy);
+    return std::make_shared<TransformerDecoderImpl>(
+        TransformerDecoderLayer(layers->ptr<TransformerDecoderLayerImpl>(0)), num_layers,
+        cloned(norm));
   });
 }
 
