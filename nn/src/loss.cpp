@@ -560,8 +560,9 @@ Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const Ten
   }
   for (double v : input.detach().to_vector<double>())
     MG_CHECK(v >= 0.0 && v <= 1.0, op, "all elements of input should be between 0 and 1, got ", v);
-  return reduce(
-      BinaryCrossEntropyFn::apply(input, target, weight.defined() ? weight.detach() : weight), red);
+  // As PyTorch, the weight is used in the input's dtype.
+  Tensor w = weight.defined() ? weight.detach().to(input.dtype()) : weight;
+  return reduce(BinaryCrossEntropyFn::apply(input, target, w), red);
 }
 
 Tensor l1_loss(const Tensor& input, const Tensor& target, const std::string& reduction) {

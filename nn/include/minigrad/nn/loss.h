@@ -62,7 +62,8 @@ Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& targe
 
 /// Binary cross entropy of probabilities `input` (each in [0, 1]) and `target` (the input's
 /// shape): -weight * (t * log(x) + (1 - t) * log(1 - x)), each log clamped to >= -100 as PyTorch
-/// does (so x = 0 or 1 gives a finite loss). weight (optional) must broadcast to the input's shape.
+/// does (so x = 0 or 1 gives a finite loss). weight (optional) must broadcast to the input's shape
+/// and is used in the input's dtype.
 /// Differentiable in input and target (not weight, as PyTorch 1.13); the input's gradient is
 /// (x - t) / max(x (1 - x), 1e-12) * weight, PyTorch's. Throws for an input outside [0, 1]
 /// ("[binary_cross_entropy] all elements of input should be between 0 and 1").
