@@ -23,6 +23,8 @@ NAMES = {np.dtype(np.float64): "F64", np.dtype(np.bool_): "BOOL", np.dtype(np.in
 
 
 def write_safetensors(path, tensors, metadata):
+    # Unlike tests/io/torch_interop.py's writer (the reference writer's order), this keeps the
+    # insertion order: the test checks the state_dict's keys in PyTorch's order.
     header, chunks, offset = {"__metadata__": metadata}, [], 0
     for name, t in tensors.items():
         arr = t.detach().contiguous().numpy()
