@@ -5,6 +5,7 @@
 
 #include "minigrad/nn/functional.h"
 #include "minigrad/nn/init.h"
+#include "minigrad/nn/layers.h"
 
 namespace minigrad::nn {
 
@@ -168,6 +169,7 @@ std::pair<Tensor, Tensor> MultiheadAttentionImpl::forward(
   Tensor scores = matmul(qh, split_heads(kp).transpose(-2, -1));  // [N, H, L, S]
   if (mask.defined()) scores = scores + mask;
   Tensor weights = softmax(scores, -1);
+  if (dropout > 0.0) weights = functional::dropout(weights, dropout, is_training());
   Tensor heads = matmul(weights, split_heads(vp));                        // [N, H, L, head_dim]
   Tensor out = out_proj(heads.permute({2, 0, 1, 3}).reshape({L, N, E}));  // [L, N, E]
 
@@ -191,8 +193,10 @@ std::shared_ptr<Module> NonDynamicallyQuantizableLinearImpl::clone() const {
 
 std::shared_ptr<Module> MultiheadAttentionImpl::clone() const {
   return clone_with([&] {
-    return std::make_shared<MultiheadAttentionImpl>(embed_dim, num_heads, in_proj_bias.defined(),
-                                                    batch_first);
+    auto copy = std::make_shared<MultiheadAttentionImpl>(embed_dim, num_heads,
+                                                         in_proj_bias.defined(), batch_first);
+    copy->dropout = dropout;
+    return copy;
   });
 }
 

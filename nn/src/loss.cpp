@@ -1,5 +1,7 @@
 // Losses: cross_entropy (a fused log_softmax + loss kernel), nll_loss (its own kernel), kl_div and
-// binary_cross_entropy_with_logits (composed from public ops and one stable softplus primitive).
+// binary_cross_entropy_with_logits (composed from public ops and one stable softplus primitive),
+// binary_cross_entropy (a Function with PyTorch's clamped formulas), and the pointwise regression
+// losses l1_loss, smooth_l1_loss and huber_loss (composed from public ops).
 // Semantics follow PyTorch 1.13 (aten/src/ATen/native/LossNLL.cpp, Loss.cpp).
 #include "minigrad/nn/loss.h"
 
@@ -354,6 +356,43 @@ Tensor reduce(const Tensor& loss, Reduction red) {
   return loss;
 }
 
+// ---------------------------------------------------------------- binary_cross_entropy
+
+/// log(x) clamped to >= -100, as PyTorch's binary_cross_entropy.
+Tensor clamped_log(const Tensor& x) { return clamp(log(x), -100.0); }
+
+/// -w (t log x + (1 - t) log(1 - x)) elementwise, with the logs clamped. The gradients are
+/// PyTorch's formulas written with public ops (so they can be differentiated again): the input's
+/// (x - t) / max(x (1 - x), 1e-12) * w stays finite at x = 0 and 1; the target's is
+/// (log(1 - x) - log(x)) * w, clamped; weight gets none, as in PyTorch 1.13.
+struct BinaryCrossEntropyFn : autograd::Function<BinaryCrossEntropyFn> {
+  static constexpr const char* node_name = "BinaryCrossEntropyBackward0";
+  static Tensor forward(AutogradContext* ctx, const Tensor& x, const Tensor& t, const Tensor& w) {
+    ctx->save_for_backward({x, t, w});
+    Tensor loss = -(t * clamped_log(x) + (1.0 - t) * clamped_log(1.0 - x));
+    return w.defined() ? loss * w : loss;
+  }
+  static std::vector<Tensor> backward(AutogradContext* ctx, std::vector<Tensor> grads) {
+    auto saved = ctx->get_saved_variables();
+    const Tensor &x = saved[0], &t = saved[1], &w = saved[2];
+    Tensor g = w.defined() ? grads[0] * w : grads[0];
+    Tensor gx = g * (x - t) / clamp(x * (1.0 - x), 1e-12);
+    Tensor gt = g * (clamped_log(1.0 - x) - clamped_log(x));
+    return {gx, gt, Tensor()};
+  }
+};
+
+/// The checks every pointwise loss makes: defined floating tensors of the same shape.
+void check_pointwise(const Tensor& input, const Tensor& target, const char* op) {
+  MG_CHECK(input.defined() && target.defined(), op,
+           "got an undefined tensor (a default-constructed Tensor, or one moved from)");
+  MG_CHECK(input.is_floating_point() && target.is_floating_point(), op,
+           "input and target must be floating point, got ", dtype_name(input.dtype()), " and ",
+           dtype_name(target.dtype()));
+  MG_CHECK(target.shape() == input.shape(), op, "target has shape ", target.shape(),
+           " but input has shape ", input.shape(), "; they must match");
+}
+
 }  // namespace
 
 namespace {
@@ -505,6 +544,53 @@ Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& targe
   loss = pos_weight.defined() ? loss + (1.0 + (pos_weight - 1.0) * target) * sp : loss + sp;
   if (weight.defined()) loss = loss * weight;
   return reduce(loss, red);
+}
+
+Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const Tensor& weight,
+                            const std::string& reduction) {
+  const char* op = "binary_cross_entropy";
+  check_pointwise(input, target, op);
+  Reduction red = parse_reduction(reduction, op);
+  if (weight.defined()) {
+    MG_CHECK(weight.is_floating_point(), op, "weight must be floating point, got ",
+             dtype_name(weight.dtype()));
+    MG_CHECK(broadcast_shapes(input.shape(), weight.shape(), op) == input.shape(), op,
+             "weight of shape ", weight.shape(), " does not broadcast to the input's shape ",
+             input.shape());
+  }
+  for (double v : input.detach().to_vector<double>())
+    MG_CHECK(v >= 0.0 && v <= 1.0, op, "all elements of input should be between 0 and 1, got ", v);
+  // As PyTorch, the weight is used in the input's dtype.
+  Tensor w = weight.defined() ? weight.detach().to(input.dtype()) : weight;
+  return reduce(BinaryCrossEntropyFn::apply(input, target, w), red);
+}
+
+Tensor l1_loss(const Tensor& input, const Tensor& target, const std::string& reduction) {
+  const char* op = "l1_loss";
+  check_pointwise(input, target, op);
+  return reduce(abs(input - target), parse_reduction(reduction, op));
+}
+
+Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, const std::string& reduction,
+                      double beta) {
+  const char* op = "smooth_l1_loss";
+  check_pointwise(input, target, op);
+  Reduction red = parse_reduction(reduction, op);
+  MG_CHECK(beta >= 0, op, "beta must be non-negative, got ", beta);
+  Tensor d = abs(input - target);
+  if (beta == 0) return reduce(d, red);
+  // The branch is chosen on the values (no gradient through the condition), as PyTorch's kernel.
+  return reduce(where(d.detach() < beta, 0.5 * d * d / beta, d - 0.5 * beta), red);
+}
+
+Tensor huber_loss(const Tensor& input, const Tensor& target, const std::string& reduction,
+                  double delta) {
+  const char* op = "huber_loss";
+  check_pointwise(input, target, op);
+  Reduction red = parse_reduction(reduction, op);
+  MG_CHECK(delta > 0, op, "delta must be positive, got ", delta);
+  Tensor d = abs(input - target);
+  return reduce(where(d.detach() < delta, 0.5 * d * d, delta * (d - 0.5 * delta)), red);
 }
 
 }  // namespace minigrad::nn::functional

@@ -1354,6 +1354,70 @@ void add_nn(std::vector<OpInfo>& t) {
         F::binary_cross_entropy_with_logits(make({2, 3}, 1), make({3}, 2));
       })}));
 
+  // Probabilities in [0.08, 0.8] (away from 0 and 1, where the logs are steep).
+  auto prob = [](const Shape& shape, std::int64_t seed) {
+    return (abs(make(shape, seed)) / 2.5).requires_grad_();
+  };
+  t.push_back(
+      entry("binary_cross_entropy", [](const V& v) { return F::binary_cross_entropy(v[0], v[1]); },
+            {s("mean", {prob({2, 3}, 1), prob({2, 3}, 2)}),
+             s("weight, sum", {prob({2, 3}, 3), prob({2, 3}, 4)},
+               [weights](const V& v) {
+                 return F::binary_cross_entropy(v[0], v[1], weights({3}, 5), "sum");
+               }),
+             s("none, non-contiguous, target without grad",
+               {(abs(make({3, 2}, 6)) / 2.5).transpose(0, 1).requires_grad_(),
+                abs(make({2, 3}, 7)) / 2.5},
+               [](const V& v) { return F::binary_cross_entropy(v[0], v[1], {}, "none"); })},
+            {e("binary_cross_entropy", "input outside [0, 1]",
+               [] {
+                 F::binary_cross_entropy(make({2, 3}, 1), abs(make({2, 3}, 2)) / 2.5);
+               }),
+             e("binary_cross_entropy", "target of another shape",
+               [] {
+                 F::binary_cross_entropy(abs(make({2, 3}, 1)) / 2.5, abs(make({3}, 2)) / 2.5);
+               }),
+             e("binary_cross_entropy", "weight that does not broadcast", [] {
+               F::binary_cross_entropy(abs(make({2, 3}, 1)) / 2.5, abs(make({2, 3}, 2)) / 2.5,
+                                       make({2}, 3));
+             })}));
+
+  // Targets make(shape, seed) * 0.5: differences on both sides of beta = delta = 1 and 0.5.
+  auto half = [](const Shape& shape, std::int64_t seed) {
+    return (make(shape, seed) * 0.5).requires_grad_();
+  };
+  t.push_back(entry("l1_loss", [](const V& v) { return F::l1_loss(v[0], v[1]); },
+                    {s("mean", {arg({2, 3}, 1), half({2, 3}, 3)}),
+                     s("sum", {arg({2, 3}, 1), half({2, 3}, 3)},
+                       [](const V& v) { return F::l1_loss(v[0], v[1], "sum"); }),
+                     s("none, non-contiguous", {arg_t({3, 2}, 2), half({2, 3}, 7)},
+                       [](const V& v) { return F::l1_loss(v[0], v[1], "none"); }),
+                     s("target without grad", {arg({4}, 5), make({4}, 6)})},
+                    {e("l1_loss", "shapes differ", [] {
+                      F::l1_loss(make({2, 3}, 1), make({3}, 2));
+                    })}));
+  t.push_back(entry("smooth_l1_loss", [](const V& v) { return F::smooth_l1_loss(v[0], v[1]); },
+                    {s("beta 1, mean", {arg({2, 3}, 1), half({2, 3}, 3)}),
+                     s("beta 0.5, none", {arg({6}, 2), half({6}, 7)},
+                       [](const V& v) { return F::smooth_l1_loss(v[0], v[1], "none", 0.5); }),
+                     s("beta 0 is l1, sum, non-contiguous", {arg_t({3, 2}, 2), half({2, 3}, 7)},
+                       [](const V& v) { return F::smooth_l1_loss(v[0], v[1], "sum", 0.0); })},
+                    {e("smooth_l1_loss", "negative beta",
+                       [] { F::smooth_l1_loss(make({2}, 1), make({2}, 2), "mean", -1.0); }),
+                     e("smooth_l1_loss", "shapes differ", [] {
+                       F::smooth_l1_loss(make({2, 3}, 1), make({3}, 2));
+                     })}));
+  t.push_back(entry(
+      "huber_loss", [](const V& v) { return F::huber_loss(v[0], v[1]); },
+      {s("delta 1, mean", {arg({2, 3}, 1), half({2, 3}, 3)}),
+       s("delta 0.5, none", {arg({6}, 2), half({6}, 7)},
+         [](const V& v) { return F::huber_loss(v[0], v[1], "none", 0.5); }),
+       s("delta 2, sum, non-contiguous", {arg_t({3, 2}, 2), half({2, 3}, 7)},
+         [](const V& v) { return F::huber_loss(v[0], v[1], "sum", 2.0); })},
+      {e("huber_loss", "delta 0", [] { F::huber_loss(make({2}, 1), make({2}, 2), "mean", 0.0); }),
+       e("huber_loss", "bad reduction",
+         [] { F::huber_loss(make({2}, 1), make({2}, 2), "avg"); })}));
+
   t.push_back(entry("layer_norm",
                     [](const V& v) {
                       return v.size() == 3 ? F::layer_norm(v[0], {v[0].size(-1)}, v[1], v[2])

@@ -804,6 +804,29 @@ const std::vector<BadInput>& bad_inputs() {
        "[Module.clone] Net does not implement clone(): derive it from nn::Cloneable<NetImpl> "
        "(cloned through its default constructor) or override clone() with clone_with([&] { "
        "return std::make_shared<NetImpl>(...); })"},
+      {"modules", "Transformer with src and tgt of different batch sizes",
+       [] {
+         mg::nn::Transformer model(mg::nn::TransformerOptions(4, 2, 1, 1).dim_feedforward(6));
+         model(mg::zeros({3, 2, 4}), mg::zeros({2, 3, 4}));
+       },
+       "[Transformer] src has shape (3, 2, 4) and tgt has shape (2, 3, 4): the batch number of "
+       "src and tgt must be equal (dim 1)"},
+      {"modules", "Transformer with tgt of 5 features and d_model 4",
+       [] {
+         mg::nn::Transformer model(mg::nn::TransformerOptions(4, 2, 1, 1).dim_feedforward(6));
+         model(mg::zeros({3, 2, 4}), mg::zeros({2, 2, 5}));
+       },
+       "[Transformer] src has shape (3, 2, 4) and tgt has shape (2, 2, 5): the feature number of "
+       "src and tgt must be equal to d_model (4)"},
+      {"modules", "a Transformer activation other than relu, gelu or a function",
+       [] { mg::nn::TransformerEncoderLayerOptions(4, 2).activation("tanh"); },
+       "[Transformer] activation should be \"relu\" or \"gelu\" (or a function), not \"tanh\""},
+      {"modules", "TransformerEncoder of 0 layers",
+       [] { mg::nn::TransformerEncoder(mg::nn::TransformerEncoderLayer(4, 2, 6), 0); },
+       "[TransformerEncoder] num_layers must be positive, got 0"},
+      {"modules", "generate_square_subsequent_mask(-1)",
+       [] { mg::nn::TransformerImpl::generate_square_subsequent_mask(-1); },
+       "[generate_square_subsequent_mask] sz must be non-negative, got -1"},
       {"data", "TensorDataset of tensors with different first dims",
        [] {
          mg::data::TensorDataset({mg::zeros({10, 2}), mg::zeros({9})});
@@ -853,6 +876,20 @@ const std::vector<BadInput>& bad_inputs() {
       {"losses", "a bad reduction name",
        [] { mg::nn::functional::mse_loss(mg::zeros({2}), mg::zeros({2}), "avg"); },
        "[mse_loss] reduction must be \"mean\", \"sum\" or \"none\", got \"avg\""},
+      {"losses", "binary_cross_entropy of an input outside [0, 1]",
+       [] { mg::nn::functional::binary_cross_entropy(mg::full({2}, 1.5), mg::ones({2})); },
+       "[binary_cross_entropy] all elements of input should be between 0 and 1, got 1.5"},
+      {"losses", "smooth_l1_loss with beta -1",
+       [] { mg::nn::functional::smooth_l1_loss(mg::zeros({2}), mg::zeros({2}), "mean", -1.0); },
+       "[smooth_l1_loss] beta must be non-negative, got -1"},
+      {"losses", "huber_loss with delta 0",
+       [] { mg::nn::functional::huber_loss(mg::zeros({2}), mg::zeros({2}), "mean", 0.0); },
+       "[huber_loss] delta must be positive, got 0"},
+      {"losses", "l1_loss of different shapes",
+       [] {
+         mg::nn::functional::l1_loss(mg::zeros({2, 3}), mg::zeros({3}));
+       },
+       "[l1_loss] target has shape (3,) but input has shape (2, 3); they must match"},
       {"creation", "a CUDA tensor (`zeros({2}, TensorOptions().device(kCUDA))`)",
        [] { mg::zeros({2}, mg::TensorOptions().device(mg::kCUDA)); },
        "[zeros] CUDA is not available: minigrad runs on the CPU (asked for cuda); pick the device "

@@ -784,6 +784,12 @@ const std::vector<ForwardCase>& forward_cases() {
       {"scaled_dot_product_attention", [] { return F::scaled_dot_product_attention(make({3, 2}, 10), make({4, 2}, 11), make({4, 3}, 12), make({3, 4}, 13), false, 0.5); }, {3, 3}, {-1.223127669754949, 0.6225774386963038, -0.2766162344735049, -1.0459205810210064, 1.350229613542186, 0.04794930567168281, 0.4110092564352991, -1.145122257698024, 1.2675212926852393}},
       // F.cross_entropy(make((3, 4), 5), idx([3, 0, 1], (3,)), weight=make((4,), 6).abs(), label_smoothing=0.2)
       {"cross_entropy", [] { return F::cross_entropy(make({3, 4}, 5), indices({3, 0, 1}, {3}), abs(make({4}, 6)), -100, "mean", 0.2); }, {}, {2.397313418491433}},
+      // F.cross_entropy(make((3, 4), 7), make((3, 4), 8).abs(), label_smoothing=0.3)
+      {"cross_entropy", [] { return F::cross_entropy(make({3, 4}, 7), abs(make({3, 4}, 8)), {}, -100, "mean", 0.3); }, {}, {5.557918332780422}},
+      // F.cross_entropy(make((3, 4), 4), idx([1, -100, 3], (3,)), weight=make((4,), 6).abs(), label_smoothing=0.1, reduction='none')
+      {"cross_entropy", [] { return F::cross_entropy(make({3, 4}, 4), indices({1, -100, 3}, {3}), abs(make({4}, 6)), -100, "none", 0.1); }, {3}, {0.6013642972815678, 0.0, 5.971814729563888}},
+      // F.cross_entropy(make((3, 4), 4), idx([1, -100, 3], (3,)), weight=make((4,), 6).abs(), label_smoothing=0.1)
+      {"cross_entropy", [] { return F::cross_entropy(make({3, 4}, 4), indices({1, -100, 3}, {3}), abs(make({4}, 6)), -100, "mean", 0.1); }, {}, {2.3116019734988074}},
       // F.cross_entropy(make((3, 4), 7), make((3, 4), 8))
       {"cross_entropy", [] { return F::cross_entropy(make({3, 4}, 7), make({3, 4}, 8)); }, {}, {2.132893385945918}},
       // F.cross_entropy(make((3, 4), 4), idx([1, -100, 3], (3,)))
@@ -806,6 +812,26 @@ const std::vector<ForwardCase>& forward_cases() {
       {"binary_cross_entropy_with_logits", [] { return F::binary_cross_entropy_with_logits(make({2, 3}, 3), abs(make({2, 3}, 4)), abs(make({3}, 5)), "sum", abs(make({3}, 6))); }, {}, {4.412552623337318}},
       // F.binary_cross_entropy_with_logits(make((2, 3), 7), make((2, 3), 8), reduction='none')
       {"binary_cross_entropy_with_logits", [] { return F::binary_cross_entropy_with_logits(make({2, 3}, 7), make({2, 3}, 8), {}, "none"); }, {2, 3}, {0.37177091368260873, 0.7725729400046826, 2.9506116342930513, 1.2296946326713272, 3.165989159349871, 2.1586439760672813}},
+      // F.binary_cross_entropy(make((2, 3), 1).abs() / 2.5, make((2, 3), 2).abs() / 2.5)
+      {"binary_cross_entropy", [] { return F::binary_cross_entropy(abs(make({2, 3}, 1)) / 2.5, abs(make({2, 3}, 2)) / 2.5); }, {}, {1.0431798232724883}},
+      // F.binary_cross_entropy(make((2, 3), 3).abs() / 2.5, make((2, 3), 4).abs() / 2.5, weight=make((3,), 5).abs(), reduction='sum')
+      {"binary_cross_entropy", [] { return F::binary_cross_entropy(abs(make({2, 3}, 3)) / 2.5, abs(make({2, 3}, 4)) / 2.5, abs(make({3}, 5)), "sum"); }, {}, {6.837694170810979}},
+      // F.binary_cross_entropy(tensor([0., 1., 0.5, 1.]), tensor([1., 0., 0.5, 1.]), reduction='none'): logs clamped at -100
+      {"binary_cross_entropy", [] { return F::binary_cross_entropy(tensor({0.0, 1.0, 0.5, 1.0}, {4}, kFloat64), tensor({1.0, 0.0, 0.5, 1.0}, {4}, kFloat64), {}, "none"); }, {4}, {100.0, 100.0, 0.6931471805599453, -0.0}},
+      // F.l1_loss(make((2, 3), 1), make((2, 3), 3) * 0.5)
+      {"l1_loss", [] { return F::l1_loss(make({2, 3}, 1), make({2, 3}, 3) * 0.5); }, {}, {1.318743529958302}},
+      // F.l1_loss(make((6,), 2), make((6,), 7) * 0.5, reduction='none')
+      {"l1_loss", [] { return F::l1_loss(make({6}, 2), make({6}, 7) * 0.5, "none"); }, {6}, {0.5242920570649025, 1.011830877315091, 0.3006303024347199, 0.5869085178154693, 0.7255526619343415, 0.03801384168415067}},
+      // F.smooth_l1_loss(make((2, 3), 1), make((2, 3), 3) * 0.5)
+      {"smooth_l1_loss", [] { return F::smooth_l1_loss(make({2, 3}, 1), make({2, 3}, 3) * 0.5); }, {}, {0.8844441639074748}},
+      // F.smooth_l1_loss(make((6,), 2), make((6,), 7) * 0.5, reduction='none', beta=0.5)
+      {"smooth_l1_loss", [] { return F::smooth_l1_loss(make({6}, 2), make({6}, 7) * 0.5, "none", 0.5); }, {6}, {0.27429205706490245, 0.761830877315091, 0.09037857874199115, 0.33690851781546927, 0.47555266193434154, 0.0014450521595876713}},
+      // F.smooth_l1_loss(make((2, 3), 2), make((2, 3), 7) * 0.5, reduction='sum', beta=0.0)
+      {"smooth_l1_loss", [] { return F::smooth_l1_loss(make({2, 3}, 2), make({2, 3}, 7) * 0.5, "sum", 0.0); }, {}, {3.187228258248675}},
+      // F.huber_loss(make((2, 3), 1), make((2, 3), 3) * 0.5)
+      {"huber_loss", [] { return F::huber_loss(make({2, 3}, 1), make({2, 3}, 3) * 0.5); }, {}, {0.8844441639074748}},
+      // F.huber_loss(make((6,), 2), make((6,), 7) * 0.5, reduction='none', delta=0.5)
+      {"huber_loss", [] { return F::huber_loss(make({6}, 2), make({6}, 7) * 0.5, "none", 0.5); }, {6}, {0.13714602853245123, 0.3809154386575455, 0.045189289370995575, 0.16845425890773463, 0.23777633096717077, 0.0007225260797938356}},
       // F.layer_norm(make((2, 2, 3), 5), (2, 3), make((2, 3), 6), make((2, 3), 7))
       {"layer_norm", [] { return F::layer_norm(make({2, 2, 3}, 5), {2, 3}, make({2, 3}, 6), make({2, 3}, 7)); }, {2, 2, 3}, {-0.5635038009490507, -2.579180559594265, 0.12977954188525112, -0.5869351184668978, 1.2376339312298337, -0.45028893003188886, 0.6874714796868341, -2.980373080725198, 0.4582335045320056, -1.998664820361473, 2.7129527698558142, 0.5544200462625458}},
       // F.layer_norm(make((4, 2), 8).t(), (4,), make((4,), 9), make((4,), 10), eps=0.1)
@@ -1274,6 +1300,10 @@ TEST(OpTable, CoversEveryDifferentiableOp) {
                                              "nll_loss",
                                              "kl_div",
                                              "binary_cross_entropy_with_logits",
+                                             "binary_cross_entropy",
+                                             "l1_loss",
+                                             "smooth_l1_loss",
+                                             "huber_loss",
                                              "layer_norm",
                                              "embedding",
                                              "dropout",

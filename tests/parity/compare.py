@@ -561,6 +561,26 @@ TORCH_OPS = {
             "none, non-contiguous": lambda x: F.binary_cross_entropy_with_logits(
                 x[0], x[1], reduction="none"),
         }),
+    "binary_cross_entropy": (lambda x: F.binary_cross_entropy(x[0], x[1]), {
+        "weight, sum": lambda x: F.binary_cross_entropy(x[0], x[1], weight=weights((3,), 5),
+                                                        reduction="sum"),
+        "none, non-contiguous, target without grad":
+            lambda x: F.binary_cross_entropy(x[0], x[1], reduction="none"),
+    }),
+    "l1_loss": (lambda x: F.l1_loss(x[0], x[1]), {
+        "sum": lambda x: F.l1_loss(x[0], x[1], reduction="sum"),
+        "none, non-contiguous": lambda x: F.l1_loss(x[0], x[1], reduction="none"),
+    }),
+    "smooth_l1_loss": (lambda x: F.smooth_l1_loss(x[0], x[1]), {
+        "beta 0.5, none": lambda x: F.smooth_l1_loss(x[0], x[1], reduction="none", beta=0.5),
+        "beta 0 is l1, sum, non-contiguous":
+            lambda x: F.smooth_l1_loss(x[0], x[1], reduction="sum", beta=0.0),
+    }),
+    "huber_loss": (lambda x: F.huber_loss(x[0], x[1]), {
+        "delta 0.5, none": lambda x: F.huber_loss(x[0], x[1], reduction="none", delta=0.5),
+        "delta 2, sum, non-contiguous":
+            lambda x: F.huber_loss(x[0], x[1], reduction="sum", delta=2.0),
+    }),
     "layer_norm": (lambda x: F.layer_norm(x[0], (x[0].size(-1),), *x[1:]), {
         "two normalized dims": lambda x: F.layer_norm(x[0], (2, 3), x[1], x[2]),
         "non-contiguous, eps 0.1": lambda x: F.layer_norm(x[0], (4,), x[1], x[2], eps=0.1),

@@ -1,6 +1,7 @@
 #pragma once
 // nn::MultiheadAttention, as torch.nn.MultiheadAttention (PyTorch 1.13) with kdim = vdim =
-// embed_dim, no dropout, no bias_k/bias_v and no add_zero_attn.
+// embed_dim, no bias_k/bias_v and no add_zero_attn. Dropout on the attention weights is the
+// public member `dropout` (0 by default; the Transformer layers set it).
 //
 //   mg::nn::MultiheadAttention mha(8, 2, /*bias=*/true, /*batch_first=*/true);
 //   auto [out, weights] = mha(x, x, x);  // x [N, L, 8] -> out [N, L, 8], weights [N, L, L]
@@ -77,6 +78,9 @@ class MultiheadAttentionImpl : public Module {
   std::int64_t num_heads;
   std::int64_t head_dim;
   bool batch_first;
+  /// Dropout probability on the attention weights in training mode (PyTorch's dropout argument);
+  /// the returned weights are the dropped ones, as PyTorch's.
+  double dropout = 0.0;
   Tensor in_proj_weight;  // [3 * embed_dim, embed_dim]
   Tensor in_proj_bias;    // [3 * embed_dim]; undefined when bias = false
   NonDynamicallyQuantizableLinear out_proj;

@@ -1,5 +1,6 @@
 #pragma once
-// Classification and divergence losses, with torch.nn.functional's (PyTorch 1.13) semantics.
+// Classification, divergence and regression losses, with torch.nn.functional's (PyTorch 1.13)
+// semantics.
 //
 // `reduction` is "mean" (the default), "sum" or "none" (kl_div also takes "batchmean"). With "none"
 // the result has the input's shape without the class dim (cross_entropy, nll_loss) or the
@@ -58,5 +59,28 @@ Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& targe
                                         const Tensor& weight = Tensor(),
                                         const std::string& reduction = "mean",
                                         const Tensor& pos_weight = Tensor());
+
+/// Binary cross entropy of probabilities `input` (each in [0, 1]) and `target` (the input's
+/// shape): -weight * (t * log(x) + (1 - t) * log(1 - x)), each log clamped to >= -100 as PyTorch
+/// does (so x = 0 or 1 gives a finite loss). weight (optional) must broadcast to the input's shape
+/// and is used in the input's dtype.
+/// Differentiable in input and target (not weight, as PyTorch 1.13); the input's gradient is
+/// (x - t) / max(x (1 - x), 1e-12) * weight, PyTorch's. Throws for an input outside [0, 1]
+/// ("[binary_cross_entropy] all elements of input should be between 0 and 1").
+Tensor binary_cross_entropy(const Tensor& input, const Tensor& target,
+                            const Tensor& weight = Tensor(), const std::string& reduction = "mean");
+
+/// Mean absolute error |input - target| (reduced); input and target have the same shape.
+Tensor l1_loss(const Tensor& input, const Tensor& target, const std::string& reduction = "mean");
+
+/// Smooth L1: 0.5 d^2 / beta where |d| < beta, else |d| - 0.5 beta (d = input - target); beta = 0
+/// is l1_loss. Throws for a negative beta. input and target have the same shape.
+Tensor smooth_l1_loss(const Tensor& input, const Tensor& target,
+                      const std::string& reduction = "mean", double beta = 1.0);
+
+/// Huber: 0.5 d^2 where |d| < delta, else delta (|d| - 0.5 delta) (d = input - target), which is
+/// delta * smooth_l1_loss with beta = delta. Throws unless delta > 0. Same shapes.
+Tensor huber_loss(const Tensor& input, const Tensor& target, const std::string& reduction = "mean",
+                  double delta = 1.0);
 
 }  // namespace minigrad::nn::functional

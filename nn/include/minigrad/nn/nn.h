@@ -7,4 +7,5 @@
 #include "minigrad/nn/linear.h"
 #include "minigrad/nn/loss.h"
 #include "minigrad/nn/module.h"
+#include "minigrad/nn/transformer.h"
 #include "minigrad/nn/utils.h"

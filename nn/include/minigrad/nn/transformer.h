@@ -1,0 +1,286 @@
+#pragma once
+// The Transformer modules of torch.nn (PyTorch 1.13): TransformerEncoderLayer,
+// TransformerDecoderLayer, TransformerEncoder, TransformerDecoder and Transformer, with libtorch's
+// options structs (setters that chain, getters of the same name) and holders:
+//
+//   mg::nn::TransformerEncoderLayer layer(
+//       mg::nn::TransformerEncoderLayerOptions(16, 4).dim_feedforward(32).batch_first(true));
+//   mg::nn::TransformerEncoder encoder(
+//       mg::nn::TransformerEncoderOptions(layer, 2).norm(mg::nn::LayerNorm(16)));
+//   mg::Tensor y = encoder(x, mask);  // x [N, S, 16] -> y [N, S, 16]
+//
+// Parameter names are PyTorch's ("layers.0.self_attn.in_proj_weight", "layers.0.linear1.weight",
+// "layers.0.norm1.weight", "norm.weight", "encoder.layers.1.linear2.bias", ...), so a PyTorch
+// state_dict loads with load_state_dict. Masks are MultiheadAttention's: an attn_mask (src_mask,
+// tgt_mask, memory_mask) is [L, S] or [N * nhead, L, S], bool (true = may NOT attend) or float
+// (added to the scores); a key padding mask is [N, S], bool (true = padding) or float.
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <type_traits>
+#include <utility>
+
+#include "minigrad/nn/attention.h"
+#include "minigrad/nn/layers.h"
+#include "minigrad/nn/linear.h"
+
+// An option with a chaining setter and a getter of the same name, as libtorch's TORCH_ARG.
+#define MG_TRANSFORMER_ARG(T, name)         \
+ public:                                    \
+  auto& name(const T& new_##name) {         \
+    name##_ = new_##name;                   \
+    return *this;                           \
+  }                                         \
+  const T& name() const { return name##_; } \
+                                            \
+ private:                                   \
+  T name##_
+
+namespace minigrad::nn {
+
+/// The feed-forward activation of a Transformer layer: "relu" (the default), "gelu", or any
+/// function of one tensor (PyTorch's `activation=` argument; libtorch's torch::kReLU / kGELU are
+/// "relu" / "gelu" here). Throws for another name.
+class TransformerActivation {
+ public:
+  TransformerActivation(const char* name);  // NOLINT: implicit, "relu" / "gelu"
+  TransformerActivation(std::string name);  // NOLINT: implicit
+  /// Any function of one tensor: a lambda, a function pointer, a std::function.
+  template <typename F>
+  requires(!std::is_convertible_v<F, std::string> &&
+           std::is_invocable_r_v<Tensor, F, const Tensor&>) TransformerActivation(F fn)  // NOLINT
+      : name_("function"), fn_(std::move(fn)) {
+    MG_CHECK(fn_ != nullptr, "Transformer", "the activation function is empty");
+  }
+  /// Applies the activation.
+  Tensor operator()(const Tensor& x) const { return fn_(x); }
+  /// "relu", "gelu", or "function".
+  const std::string& name() const { return name_; }
+
+ private:
+  std::string name_;
+  std::function<Tensor(const Tensor&)> fn_;
+};
+
+/// TransformerEncoderLayer's options, PyTorch's arguments and defaults (plus the parameters'
+/// dtype).
+struct TransformerEncoderLayerOptions {
+  TransformerEncoderLayerOptions(std::int64_t d_model, std::int64_t nhead)
+      : d_model_(d_model), nhead_(nhead) {}
+  MG_TRANSFORMER_ARG(std::int64_t, d_model);
+  MG_TRANSFORMER_ARG(std::int64_t, nhead);
+  MG_TRANSFORMER_ARG(std::int64_t, dim_feedforward) = 2048;
+  MG_TRANSFORMER_ARG(double, dropout) = 0.1;
+  MG_TRANSFORMER_ARG(TransformerActivation, activation) = "relu";
+  MG_TRANSFORMER_ARG(double, layer_norm_eps) = 1e-5;
+  MG_TRANSFORMER_ARG(bool, batch_first) = false;
+  MG_TRANSFORMER_ARG(bool, norm_first) = false;
+  MG_TRANSFORMER_ARG(Dtype, dtype) = kFloat32;
+};
+
+/// TransformerDecoderLayer's options: the same as the encoder layer's.
+struct TransformerDecoderLayerOptions : TransformerEncoderLayerOptions {
+  using TransformerEncoderLayerOptions::TransformerEncoderLayerOptions;
+  TransformerDecoderLayerOptions(const TransformerEncoderLayerOptions& o)  // NOLINT: implicit
+      : TransformerEncoderLayerOptions(o) {}
+};
+
+/// Self-attention then a feed-forward block, each with a residual connection and a LayerNorm
+/// (after the residual, or before the block with norm_first), as torch.nn.TransformerEncoderLayer.
+/// Children in PyTorch's order: self_attn, linear1, dropout, linear2, norm1, norm2, dropout1,
+/// dropout2. In eval mode no dropout is applied.
+class TransformerEncoderLayerImpl : public Module {
+ public:
+  /// A deep copy of this module (Module::clone).
+  std::shared_ptr<Module> clone() const override;
+  explicit TransformerEncoderLayerImpl(TransformerEncoderLayerOptions options);
+  /// PyTorch's positional form: TransformerEncoderLayer(d_model, nhead, dim_feedforward, dropout).
+  TransformerEncoderLayerImpl(std::int64_t d_model, std::int64_t nhead,
+                              std::int64_t dim_feedforward = 2048, double dropout = 0.1);
+
+  /// src [S, N, E] ([N, S, E] with batch_first, or unbatched [S, E]) -> the same shape.
+  Tensor forward(const Tensor& src, const Tensor& src_mask = Tensor(),
+                 const Tensor& src_key_padding_mask = Tensor()) const;
+
+  TransformerEncoderLayerOptions options;
+  MultiheadAttention self_attn{nullptr};
+  Linear linear1{nullptr};
+  Dropout dropout{nullptr};
+  Linear linear2{nullptr};
+  LayerNorm norm1{nullptr};
+  LayerNorm norm2{nullptr};
+  Dropout dropout1{nullptr};
+  Dropout dropout2{nullptr};
+
+ private:
+  Tensor self_attention_block(const Tensor& x, const Tensor& mask, const Tensor& kpm) const;
+  Tensor feed_forward_block(const Tensor& x) const;
+};
+MG_MODULE(TransformerEncoderLayer);
+
+/// Self-attention, attention over the encoder's output (memory), then a feed-forward block, each
+/// with a residual connection and a LayerNorm, as torch.nn.TransformerDecoderLayer. Children in
+/// PyTorch's order: self_attn, multihead_attn, linear1, dropout, linear2, norm1, norm2, norm3,
+/// dropout1, dropout2, dropout3.
+class TransformerDecoderLayerImpl : public Module {
+ public:
+  /// A deep copy of this module (Module::clone).
+  std::shared_ptr<Module> clone() const override;
+  explicit TransformerDecoderLayerImpl(TransformerDecoderLayerOptions options);
+  /// PyTorch's positional form: TransformerDecoderLayer(d_model, nhead, dim_feedforward, dropout).
+  TransformerDecoderLayerImpl(std::int64_t d_model, std::int64_t nhead,
+                              std::int64_t dim_feedforward = 2048, double dropout = 0.1);
+
+  /// tgt [T, N, E] and memory [S, N, E] ([N, T, E] / [N, S, E] with batch_first, or unbatched)
+  /// -> tgt's shape. tgt_mask is [T, T] (or [N * nhead, T, T]), memory_mask [T, S].
+  Tensor forward(const Tensor& tgt, const Tensor& memory, const Tensor& tgt_mask = Tensor(),
+                 const Tensor& memory_mask = Tensor(),
+                 const Tensor& tgt_key_padding_mask = Tensor(),
+                 const Tensor& memory_key_padding_mask = Tensor()) const;
+
+  TransformerDecoderLayerOptions options;
+  MultiheadAttention self_attn{nullptr};
+  MultiheadAttention multihead_attn{nullptr};
+  Linear linear1{nullptr};
+  Dropout dropout{nullptr};
+  Linear linear2{nullptr};
+  LayerNorm norm1{nullptr};
+  LayerNorm norm2{nullptr};
+  LayerNorm norm3{nullptr};
+  Dropout dropout1{nullptr};
+  Dropout dropout2{nullptr};
+  Dropout dropout3{nullptr};
+
+ private:
+  Tensor feed_forward_block(const Tensor& x) const;
+};
+MG_MODULE(TransformerDecoderLayer);
+
+/// TransformerEncoder's options: the layer to copy, how many copies, and an optional final norm.
+struct TransformerEncoderOptions {
+  TransformerEncoderOptions(TransformerEncoderLayer encoder_layer, std::int64_t num_layers)
+      : encoder_layer_(std::move(encoder_layer)), num_layers_(num_layers) {}
+  /// Makes the layer from its options (libtorch's second constructor).
+  TransformerEncoderOptions(const TransformerEncoderLayerOptions& layer_options,
+                            std::int64_t num_layers)
+      : encoder_layer_(TransformerEncoderLayer(layer_options)), num_layers_(num_layers) {}
+  MG_TRANSFORMER_ARG(TransformerEncoderLayer, encoder_layer);
+  MG_TRANSFORMER_ARG(std::int64_t, num_layers);
+  /// Applied to the last layer's output when set (libtorch takes an AnyModule here).
+  MG_TRANSFORMER_ARG(LayerNorm, norm){nullptr};
+};
+
+/// num_layers deep copies of a TransformerEncoderLayer (children "layers.0", "layers.1", ...)
+/// run in turn, then the optional final "norm", as torch.nn.TransformerEncoder. The copies start
+/// with the layer's parameter values (PyTorch's deepcopy); the layer itself is not a child.
+class TransformerEncoderImpl : public Module {
+ public:
+  /// A deep copy of this module (Module::clone).
+  std::shared_ptr<Module> clone() const override;
+  explicit TransformerEncoderImpl(TransformerEncoderOptions options);
+  /// PyTorch's form: TransformerEncoder(encoder_layer, num_layers, norm=None).
+  TransformerEncoderImpl(const TransformerEncoderLayer& encoder_layer, std::int64_t num_layers,
+                         const LayerNorm& norm = nullptr);
+
+  /// src through every layer with the same masks, then norm.
+  Tensor forward(const Tensor& src, const Tensor& mask = Tensor(),
+                 const Tensor& src_key_padding_mask = Tensor()) const;
+
+  std::int64_t num_layers;
+  ModuleList layers;
+  LayerNorm norm{nullptr};  // empty without a final norm
+};
+MG_MODULE(TransformerEncoder);
+
+/// TransformerDecoder's options: the layer to copy, how many copies, and an optional final norm.
+struct TransformerDecoderOptions {
+  TransformerDecoderOptions(TransformerDecoderLayer decoder_layer, std::int64_t num_layers)
+      : decoder_layer_(std::move(decoder_layer)), num_layers_(num_layers) {}
+  /// Makes the layer from its options (libtorch's second constructor).
+  TransformerDecoderOptions(const TransformerDecoderLayerOptions& layer_options,
+                            std::int64_t num_layers)
+      : decoder_layer_(TransformerDecoderLayer(layer_options)), num_layers_(num_layers) {}
+  MG_TRANSFORMER_ARG(TransformerDecoderLayer, decoder_layer);
+  MG_TRANSFORMER_ARG(std::int64_t, num_layers);
+  /// Applied to the last layer's output when set (libtorch takes an AnyModule here).
+  MG_TRANSFORMER_ARG(LayerNorm, norm){nullptr};
+};
+
+/// num_layers deep copies of a TransformerDecoderLayer, then the optional final norm, as
+/// torch.nn.TransformerDecoder.
+class TransformerDecoderImpl : public Module {
+ public:
+  /// A deep copy of this module (Module::clone).
+  std::shared_ptr<Module> clone() const override;
+  explicit TransformerDecoderImpl(TransformerDecoderOptions options);
+  /// PyTorch's form: TransformerDecoder(decoder_layer, num_layers, norm=None).
+  TransformerDecoderImpl(const TransformerDecoderLayer& decoder_layer, std::int64_t num_layers,
+                         const LayerNorm& norm = nullptr);
+
+  /// tgt through every layer (each attending over memory) with the same masks, then norm.
+  Tensor forward(const Tensor& tgt, const Tensor& memory, const Tensor& tgt_mask = Tensor(),
+                 const Tensor& memory_mask = Tensor(),
+                 const Tensor& tgt_key_padding_mask = Tensor(),
+                 const Tensor& memory_key_padding_mask = Tensor()) const;
+
+  std::int64_t num_layers;
+  ModuleList layers;
+  LayerNorm norm{nullptr};  // empty without a final norm
+};
+MG_MODULE(TransformerDecoder);
+
+/// Transformer's options, PyTorch's arguments and defaults (plus the parameters' dtype).
+struct TransformerOptions {
+  TransformerOptions() = default;
+  TransformerOptions(std::int64_t d_model, std::int64_t nhead) : d_model_(d_model), nhead_(nhead) {}
+  TransformerOptions(std::int64_t d_model, std::int64_t nhead, std::int64_t num_encoder_layers,
+                     std::int64_t num_decoder_layers)
+      : d_model_(d_model),
+        nhead_(nhead),
+        num_encoder_layers_(num_encoder_layers),
+        num_decoder_layers_(num_decoder_layers) {}
+  MG_TRANSFORMER_ARG(std::int64_t, d_model) = 512;
+  MG_TRANSFORMER_ARG(std::int64_t, nhead) = 8;
+  MG_TRANSFORMER_ARG(std::int64_t, num_encoder_layers) = 6;
+  MG_TRANSFORMER_ARG(std::int64_t, num_decoder_layers) = 6;
+  MG_TRANSFORMER_ARG(std::int64_t, dim_feedforward) = 2048;
+  MG_TRANSFORMER_ARG(double, dropout) = 0.1;
+  MG_TRANSFORMER_ARG(TransformerActivation, activation) = "relu";
+  MG_TRANSFORMER_ARG(double, layer_norm_eps) = 1e-5;
+  MG_TRANSFORMER_ARG(bool, batch_first) = false;
+  MG_TRANSFORMER_ARG(bool, norm_first) = false;
+  MG_TRANSFORMER_ARG(Dtype, dtype) = kFloat32;
+};
+
+/// An encoder (num_encoder_layers layers and a final LayerNorm) and a decoder (the same), as
+/// torch.nn.Transformer; every parameter with more than one dim starts xavier_uniform_, as in
+/// PyTorch. Children: encoder, decoder.
+class TransformerImpl : public Module {
+ public:
+  /// A deep copy of this module (Module::clone).
+  std::shared_ptr<Module> clone() const override;
+  explicit TransformerImpl(TransformerOptions options = {});
+
+  /// src [S, N, E] and tgt [T, N, E] ([N, S, E] / [N, T, E] with batch_first, or unbatched)
+  /// -> [T, N, E]. src_mask [S, S], tgt_mask [T, T], memory_mask [T, S]; the key padding masks
+  /// are [N, S], [N, T] and [N, S]. Throws unless src and tgt have d_model features and the same
+  /// batch size.
+  Tensor forward(const Tensor& src, const Tensor& tgt, const Tensor& src_mask = Tensor(),
+                 const Tensor& tgt_mask = Tensor(), const Tensor& memory_mask = Tensor(),
+                 const Tensor& src_key_padding_mask = Tensor(),
+                 const Tensor& tgt_key_padding_mask = Tensor(),
+                 const Tensor& memory_key_padding_mask = Tensor()) const;
+
+  /// The causal mask [sz, sz]: -inf above the diagonal, 0 elsewhere (a float mask: position i may
+  /// attend to positions <= i). Throws for a negative sz.
+  static Tensor generate_square_subsequent_mask(std::int64_t sz, Dtype dtype = kFloat32);
+
+  TransformerOptions options;
+  TransformerEncoder encoder{nullptr};
+  TransformerDecoder decoder{nullptr};
+};
+MG_MODULE(Transformer);
+
+}  // namespace minigrad::nn
+
+#undef MG_TRANSFORMER_ARG
