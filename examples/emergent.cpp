@@ -408,7 +408,7 @@ int run_emergent(const EmergentOptions& options) {
   print_report("before training:", evaluate(model, train, c.train, c),
                evaluate(model, held_out, c.held_out, c));
 
-  mg::optim::Adam opt(model.parameters(), {.lr = options.lr});
+  mg::optim::Adam opt(model.parameters(), mg::optim::AdamOptions(options.lr));
   for (int step = 0; step <= options.steps; ++step) {
     mg::Tensor loss =
         nn::functional::cross_entropy(model.logits(train, model.weights(train)), train.targets);
@@ -499,7 +499,7 @@ int run_emergent(const EmergentOptions& options) {
   nn::init::zeros_(uniform.W_k->weight);
   std::vector<mg::Tensor> trained = uniform.W_v->parameters();
   for (const mg::Tensor& p : uniform.readout->parameters()) trained.push_back(p);
-  mg::optim::Adam control_opt(trained, {.lr = options.lr});
+  mg::optim::Adam control_opt(trained, mg::optim::AdamOptions(options.lr));
   for (int step = 0; step < options.steps; ++step) {
     mg::Tensor loss =
         nn::functional::cross_entropy(uniform.logits(train, uniform.weights(train)), train.targets);

@@ -127,15 +127,15 @@ double learning_rate(const TrainOptions& o, int step) {
 
 namespace {
 /// AdamW groups as nanoGPT: matrices decay, biases, LayerNorm weights and embeddings do not.
-std::vector<mg::optim::AdamW::Group> param_groups(const GPT& model, const TrainOptions& o) {
-  mg::optim::AdamW::Group decay, no_decay;
-  decay.options = {.lr = o.lr, .betas = {0.9, 0.95}, .weight_decay = o.weight_decay};
-  no_decay.options = {.lr = o.lr, .betas = {0.9, 0.95}, .weight_decay = 0.0};
+std::vector<mg::optim::OptimizerParamGroup> param_groups(const GPT& model, const TrainOptions& o) {
+  std::vector<mg::Tensor> decay, no_decay;
   for (const auto& [name, p] : model.named_parameters()) {
     bool is_matrix = p.dim() == 2 && name.find("embedding") == std::string::npos;
-    (is_matrix ? decay : no_decay).params.push_back(p);
+    (is_matrix ? decay : no_decay).push_back(p);
   }
-  return {decay, no_decay};
+  const auto options = mg::optim::AdamWOptions(o.lr).betas({0.9, 0.95});
+  return {{decay, mg::optim::AdamWOptions(options).weight_decay(o.weight_decay)},
+          {no_decay, mg::optim::AdamWOptions(options).weight_decay(0.0)}};
 }
 }  // namespace
 
