@@ -120,7 +120,8 @@ void draw_base_seed(const std::optional<Generator>& generator);
 // Stack are; a get() that draws random numbers is not reproducible with workers). An exception a
 // worker throws is rethrown by the loop at that batch's place (the same minigrad::Error). A new
 // epoch (begin()) or the loader's destruction stops the threads: breaking out of the loop early
-// leaves them idle until then, with at most max_jobs batches loaded for nothing.
+// leaves them idle until then, with at most max_jobs batches loaded for nothing. The threads read
+// the loader's dataset: move a loader only between epochs (make_data_loader's is on the heap).
 
 /// Runs load(seq, indices) on worker threads and returns the results in submission order.
 template <typename Batch>
