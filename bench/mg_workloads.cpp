@@ -25,7 +25,7 @@ struct AttentionModel {
         W_v(s.d_model, s.d_k, false),
         x(mg::randn({s.batch, s.seq, s.d_model})),
         target(mg::randn({s.batch, s.seq, s.d_k})),
-        opt({W_q->weight, W_k->weight, W_v->weight}, {.lr = 0.01}),
+        opt({W_q->weight, W_k->weight, W_v->weight}, mg::optim::SGDOptions(0.01)),
         scale(1.0 / std::sqrt(static_cast<double>(s.d_k))) {}
   nn::Linear W_q, W_k, W_v;
   mg::Tensor x, target;

@@ -39,7 +39,7 @@ int main() {
   Attention model(d_model, d_k);
   mg::Tensor x = mg::randn({batch, seq, d_model});
   mg::Tensor target = mg::randn({batch, seq, d_k});
-  mg::optim::SGD opt(model.parameters(), {.lr = 0.5});
+  mg::optim::SGD opt(model.parameters(), mg::optim::SGDOptions(0.5));
 
   double first = 0, last = 0;
   for (int step = 0; step < 200; ++step) {

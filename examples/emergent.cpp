@@ -23,6 +23,8 @@
 #include <iostream>
 #include <limits>
 #include <map>
+#include <memory>
+#include <optional>
 #include <random>
 #include <sstream>
 #include <stdexcept>
@@ -30,6 +32,7 @@
 #include <utility>
 #include <vector>
 
+#include <minigrad/data.h>
 #include <minigrad/minigrad.h>
 
 namespace mg = minigrad;
@@ -228,6 +231,26 @@ Batch make_batch(const std::vector<Phrase>& phrases, std::int64_t vocab_size) {
   return batch;
 }
 
+/// The phrases as a dataset (torch.utils.data's map-style Dataset): the batch of some indices is
+/// those phrases as one Batch of tensors.
+struct PhraseDataset {
+  const std::vector<Phrase>* phrases;
+  std::int64_t vocab_size;
+  Batch get_batch(const std::vector<std::size_t>& indices) const {
+    std::vector<Phrase> chosen;
+    for (std::size_t i : indices) chosen.push_back((*phrases)[i]);
+    return make_batch(chosen, vocab_size);
+  }
+  std::optional<std::size_t> size() const { return phrases->size(); }
+};
+
+/// Every training phrase in one batch, in order, each epoch (full-batch training, as the lesson).
+std::unique_ptr<mg::data::DataLoader<PhraseDataset>> full_batches(
+    const std::vector<Phrase>& phrases, std::int64_t vocab_size) {
+  return mg::data::make_data_loader<mg::data::samplers::SequentialSampler>(
+      PhraseDataset{&phrases, vocab_size}, mg::data::DataLoaderOptions(phrases.size()));
+}
+
 // ---------------------------------------------------------------- the model
 
 /// One attention layer, as in the lesson but with values and the 1/sqrt(d_k) scale, and a readout
@@ -408,10 +431,13 @@ int run_emergent(const EmergentOptions& options) {
   print_report("before training:", evaluate(model, train, c.train, c),
                evaluate(model, held_out, c.held_out, c));
 
-  mg::optim::Adam opt(model.parameters(), {.lr = options.lr});
+  mg::optim::Adam opt(model.parameters(), mg::optim::AdamOptions(options.lr));
+  auto loader = full_batches(c.train, V);
   for (int step = 0; step <= options.steps; ++step) {
+    auto epoch = loader->begin();  // one batch per epoch: an epoch is a step
+    const Batch& batch = *epoch;
     mg::Tensor loss =
-        nn::functional::cross_entropy(model.logits(train, model.weights(train)), train.targets);
+        nn::functional::cross_entropy(model.logits(batch, model.weights(batch)), batch.targets);
     if (step % 10 == 0 || step == options.steps) {
       std::printf("\rstep %4d  loss %.4f", step, loss.item<double>());
       std::fflush(stdout);
@@ -499,10 +525,12 @@ int run_emergent(const EmergentOptions& options) {
   nn::init::zeros_(uniform.W_k->weight);
   std::vector<mg::Tensor> trained = uniform.W_v->parameters();
   for (const mg::Tensor& p : uniform.readout->parameters()) trained.push_back(p);
-  mg::optim::Adam control_opt(trained, {.lr = options.lr});
+  mg::optim::Adam control_opt(trained, mg::optim::AdamOptions(options.lr));
   for (int step = 0; step < options.steps; ++step) {
+    auto epoch = loader->begin();
+    const Batch& batch = *epoch;
     mg::Tensor loss =
-        nn::functional::cross_entropy(uniform.logits(train, uniform.weights(train)), train.targets);
+        nn::functional::cross_entropy(uniform.logits(batch, uniform.weights(batch)), batch.targets);
     control_opt.zero_grad();
     loss.backward();
     control_opt.step();

@@ -174,9 +174,9 @@ int main(int argc, char** argv) {
   // softmax - target does not fade as the weights saturate, unlike a squared error.
   std::unique_ptr<mg::optim::Optimizer> opt;
   if (optimizer == "adam")
-    opt = std::make_unique<mg::optim::Adam>(model.parameters(), mg::optim::AdamOptions{.lr = lr});
+    opt = std::make_unique<mg::optim::Adam>(model.parameters(), mg::optim::AdamOptions(lr));
   else
-    opt = std::make_unique<mg::optim::SGD>(model.parameters(), mg::optim::SGDOptions{.lr = lr});
+    opt = std::make_unique<mg::optim::SGD>(model.parameters(), mg::optim::SGDOptions(lr));
   const double target_entropy = -(0.5 * std::log(0.5) * 2 + 3 * 4 * 0.25 * std::log(0.25)) / 4;
 
   std::FILE* log = loss_log.empty() ? nullptr : std::fopen(loss_log.c_str(), "w");

@@ -81,21 +81,32 @@ std::int64_t GPT::num_parameters() const {
   return n;
 }
 
-Batch random_batch(const std::vector<std::int64_t>& stream, std::int64_t batch, std::int64_t block,
-                   std::mt19937_64& rng) {
-  std::uniform_int_distribution<std::size_t> start(
-      0, stream.size() - static_cast<std::size_t>(block) - 1);
+Batch Windows::get_batch(const std::vector<std::size_t>& starts) const {
   std::vector<double> x, y;
-  x.reserve(static_cast<std::size_t>(batch * block));
-  y.reserve(static_cast<std::size_t>(batch * block));
-  for (std::int64_t b = 0; b < batch; ++b) {
-    std::size_t s = start(rng);
+  x.reserve(starts.size() * static_cast<std::size_t>(block));
+  y.reserve(starts.size() * static_cast<std::size_t>(block));
+  for (std::size_t s : starts) {
     for (std::int64_t t = 0; t < block; ++t) {
-      x.push_back(static_cast<double>(stream[s + static_cast<std::size_t>(t)]));
-      y.push_back(static_cast<double>(stream[s + static_cast<std::size_t>(t) + 1]));
+      x.push_back(static_cast<double>((*stream)[s + static_cast<std::size_t>(t)]));
+      y.push_back(static_cast<double>((*stream)[s + static_cast<std::size_t>(t) + 1]));
     }
   }
-  return {mg::tensor(x, {batch, block}, mg::kInt64), mg::tensor(y, {batch, block}, mg::kInt64)};
+  const auto B = static_cast<std::int64_t>(starts.size());
+  return {mg::tensor(x, {B, block}, mg::kInt64), mg::tensor(y, {B, block}, mg::kInt64)};
+}
+
+std::optional<std::vector<std::size_t>> RandomWindowSampler::next(std::size_t batch_size) {
+  std::uniform_int_distribution<std::size_t> start(0, windows_ - 1);
+  std::vector<std::size_t> starts(batch_size);
+  for (std::size_t& s : starts) s = start(rng_);
+  return starts;
+}
+
+Batch random_batch(const std::vector<std::int64_t>& stream, std::int64_t batch, std::int64_t block,
+                   std::mt19937_64& rng) {
+  const Windows windows{&stream, block};
+  RandomWindowSampler sampler(rng, *windows.size());
+  return windows.get_batch(*sampler.next(static_cast<std::size_t>(batch)));
 }
 
 double evaluate(GPT& model, const std::vector<std::int64_t>& stream, std::int64_t windows) {
@@ -127,15 +138,15 @@ double learning_rate(const TrainOptions& o, int step) {
 
 namespace {
 /// AdamW groups as nanoGPT: matrices decay, biases, LayerNorm weights and embeddings do not.
-std::vector<mg::optim::AdamW::Group> param_groups(const GPT& model, const TrainOptions& o) {
-  mg::optim::AdamW::Group decay, no_decay;
-  decay.options = {.lr = o.lr, .betas = {0.9, 0.95}, .weight_decay = o.weight_decay};
-  no_decay.options = {.lr = o.lr, .betas = {0.9, 0.95}, .weight_decay = 0.0};
+std::vector<mg::optim::OptimizerParamGroup> param_groups(const GPT& model, const TrainOptions& o) {
+  std::vector<mg::Tensor> decay, no_decay;
   for (const auto& [name, p] : model.named_parameters()) {
     bool is_matrix = p.dim() == 2 && name.find("embedding") == std::string::npos;
-    (is_matrix ? decay : no_decay).params.push_back(p);
+    (is_matrix ? decay : no_decay).push_back(p);
   }
-  return {decay, no_decay};
+  const auto options = mg::optim::AdamWOptions(o.lr).betas({0.9, 0.95});
+  return {{decay, mg::optim::AdamWOptions(options).weight_decay(o.weight_decay)},
+          {no_decay, mg::optim::AdamWOptions(options).weight_decay(0.0)}};
 }
 }  // namespace
 
@@ -151,10 +162,17 @@ void Trainer::run(const std::vector<std::int64_t>& train,
   const int first = step;
   const std::int64_t tokens_per_step = options.batch * model.config.block_size;
   model.train();
+  // nanoGPT's get_batch through the data API: the windows as a dataset, random starts as its
+  // sampler; each step takes one batch (begin() of the endless epoch draws exactly one).
+  const Windows windows{&train, model.config.block_size};
+  mg::data::DataLoader<Windows> loader(
+      windows, mg::data::DataLoaderOptions(static_cast<std::size_t>(options.batch)),
+      std::make_shared<RandomWindowSampler>(rng, *windows.size()));
   while (step < last) {
     double lr = learning_rate(options, step);
     for (std::size_t g = 0; g < optimizer.num_param_groups(); ++g) optimizer.set_lr(g, lr);
-    Batch b = random_batch(train, options.batch, model.config.block_size, rng);
+    auto batch = loader.begin();
+    const Batch& b = *batch;
     mg::Tensor logits = model.forward(b.x);
     mg::Tensor loss = nn::functional::cross_entropy(logits.reshape({-1, model.config.vocab_size}),
                                                     b.y.reshape({-1}));

@@ -10,10 +10,12 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
 
+#include <minigrad/data.h>
 #include <minigrad/minigrad.h>
 
 namespace tiny_lm {
@@ -62,6 +64,36 @@ struct GPT : nn::Module {
 struct Batch {
   mg::Tensor x, y;
 };
+
+/// The windows of a token stream as a dataset (nanoGPT's get_batch, its `torch.stack` half):
+/// example s is x = stream[s, s + block), y = stream[s + 1, s + block + 1).
+struct Windows {
+  const std::vector<std::int64_t>* stream;
+  std::int64_t block;
+  /// The windows starting at starts, stacked: x, y [starts.size(), block].
+  Batch get_batch(const std::vector<std::size_t>& starts) const;
+  /// The number of windows: stream.size() - block.
+  std::optional<std::size_t> size() const {
+    return stream->size() - static_cast<std::size_t>(block);
+  }
+};
+
+/// nanoGPT's get_batch sampler (its `torch.randint` half): every batch is batch_size window
+/// starts drawn uniformly, with replacement, from rng; an epoch never ends.
+class RandomWindowSampler : public mg::data::samplers::Sampler {
+ public:
+  RandomWindowSampler(std::mt19937_64& rng, std::size_t windows) : rng_(rng), windows_(windows) {}
+  void reset(std::optional<std::size_t> new_size = std::nullopt) override {
+    if (new_size) windows_ = *new_size;
+  }
+  std::optional<std::vector<std::size_t>> next(std::size_t batch_size) override;
+
+ private:
+  std::mt19937_64& rng_;
+  std::size_t windows_;
+};
+
+/// One batch of random windows: Windows{&stream, block}'s batch at RandomWindowSampler's starts.
 Batch random_batch(const std::vector<std::int64_t>& stream, std::int64_t batch, std::int64_t block,
                    std::mt19937_64& rng);
 

@@ -6,24 +6,26 @@ namespace minigrad::optim {
 
 template class OptimizerWithOptions<AdagradOptions>;
 
-Adagrad::Adagrad(std::vector<Tensor> params, const AdagradOptions& options)
-    : OptimizerWithOptions("Adagrad") {
-  init(std::move(params), options);
+Adagrad::Adagrad(std::vector<Tensor> params, const AdagradOptions& defaults)
+    : OptimizerWithOptions("Adagrad", defaults) {
+  init(std::move(params));
 }
 
-Adagrad::Adagrad(std::vector<Group> groups) : OptimizerWithOptions("Adagrad") {
+Adagrad::Adagrad(std::vector<OptimizerParamGroup> groups, const AdagradOptions& defaults)
+    : OptimizerWithOptions("Adagrad", defaults) {
   init(std::move(groups));
 }
 
 void Adagrad::check_options(const AdagradOptions& o) const {
-  MG_CHECK(o.lr >= 0, "Adagrad", "invalid learning rate: ", o.lr, " (must be >= 0)");
-  MG_CHECK(o.lr_decay >= 0, "Adagrad", "invalid lr_decay value: ", o.lr_decay, " (must be >= 0)");
-  MG_CHECK(o.weight_decay >= 0, "Adagrad", "invalid weight_decay value: ", o.weight_decay,
+  MG_CHECK(o.lr() >= 0, "Adagrad", "invalid learning rate: ", o.lr(), " (must be >= 0)");
+  MG_CHECK(o.lr_decay() >= 0, "Adagrad", "invalid lr_decay value: ", o.lr_decay(),
            " (must be >= 0)");
-  MG_CHECK(o.initial_accumulator_value >= 0, "Adagrad",
-           "invalid initial_accumulator_value value: ", o.initial_accumulator_value,
+  MG_CHECK(o.weight_decay() >= 0, "Adagrad", "invalid weight_decay value: ", o.weight_decay(),
            " (must be >= 0)");
-  MG_CHECK(o.eps >= 0, "Adagrad", "invalid epsilon value: ", o.eps, " (must be >= 0)");
+  MG_CHECK(o.initial_accumulator_value() >= 0, "Adagrad",
+           "invalid initial_accumulator_value value: ", o.initial_accumulator_value(),
+           " (must be >= 0)");
+  MG_CHECK(o.eps() >= 0, "Adagrad", "invalid epsilon value: ", o.eps(), " (must be >= 0)");
 }
 
 // torch/optim/adagrad.py, _single_tensor_adagrad.
@@ -31,24 +33,24 @@ Tensor Adagrad::step(LossClosure closure) {
   Tensor loss = evaluate_closure(closure);
   check_gradients();
   NoGradGuard no_grad;
-  for (Group& group : param_groups()) {
-    const AdagradOptions& o = group.options;
-    for (Tensor& param : group.params) {
+  for (OptimizerParamGroup& group : param_groups()) {
+    const AdagradOptions& o = options_of(group);
+    for (Tensor& param : group.params()) {
       if (!param.grad().defined()) continue;
       ParamState& state = this->state(param);
       if (state.empty()) {
         state["step"] = scalar_tensor(0.0, kFloat32);  // torch.tensor(0.)
-        state["sum"] = full_like(param, o.initial_accumulator_value);
+        state["sum"] = full_like(param, o.initial_accumulator_value());
       }
       Tensor& step_t = state["step"];
       step_t.fill_(step_t.item<double>() + 1);
       const double step = step_t.item<double>();
-      Tensor grad = o.maximize ? -param.grad() : param.grad();
-      if (o.weight_decay != 0) grad = grad + param * o.weight_decay;
-      const double clr = o.lr / (1 + (step - 1) * o.lr_decay);
+      Tensor grad = o.maximize() ? -param.grad() : param.grad();
+      if (o.weight_decay() != 0) grad = grad + param * o.weight_decay();
+      const double clr = o.lr() / (1 + (step - 1) * o.lr_decay());
       Tensor& sum = state["sum"];
       sum.copy_(sum + grad * grad);
-      const Tensor std = sum.sqrt() + o.eps;
+      const Tensor std = sum.sqrt() + o.eps();
       param.copy_(param + grad / std * -clr);
     }
   }

@@ -1,6 +1,7 @@
 #include "minigrad/optim/adam.h"
 
 #include <cmath>
+#include <tuple>
 
 #include "minigrad/ops.h"
 
@@ -14,13 +15,14 @@ namespace {
 // The options Adam and AdamW check alike, with PyTorch's messages.
 template <typename Options>
 void check_adam_options(const char* name, const Options& o) {
-  MG_CHECK(o.lr >= 0, name, "invalid learning rate: ", o.lr, " (must be >= 0)");
-  MG_CHECK(o.eps >= 0, name, "invalid epsilon value: ", o.eps, " (must be >= 0)");
+  MG_CHECK(o.lr() >= 0, name, "invalid learning rate: ", o.lr(), " (must be >= 0)");
+  MG_CHECK(o.eps() >= 0, name, "invalid epsilon value: ", o.eps(), " (must be >= 0)");
+  const double betas[2] = {std::get<0>(o.betas()), std::get<1>(o.betas())};
   for (int i = 0; i < 2; ++i) {
-    MG_CHECK(o.betas[i] >= 0 && o.betas[i] < 1, name, "invalid beta parameter at index ", i, ": ",
-             o.betas[i], " (must be in [0, 1))");
+    MG_CHECK(betas[i] >= 0 && betas[i] < 1, name, "invalid beta parameter at index ", i, ": ",
+             betas[i], " (must be in [0, 1))");
   }
-  MG_CHECK(o.weight_decay >= 0, name, "invalid weight_decay value: ", o.weight_decay,
+  MG_CHECK(o.weight_decay() >= 0, name, "invalid weight_decay value: ", o.weight_decay(),
            " (must be >= 0)");
 }
 
@@ -42,7 +44,7 @@ double init_and_count_step(ParamState& state, const Tensor& param, bool amsgrad)
 template <typename Options>
 void adam_update(Tensor& param, const Tensor& grad, ParamState& state, double step,
                  const Options& o) {
-  const auto [beta1, beta2] = o.betas;
+  const auto [beta1, beta2] = o.betas();
   Tensor& exp_avg = state["exp_avg"];
   Tensor& exp_avg_sq = state["exp_avg_sq"];
   exp_avg.copy_(exp_avg * beta1 + grad * (1 - beta1));
@@ -50,27 +52,31 @@ void adam_update(Tensor& param, const Tensor& grad, ParamState& state, double st
 
   const double bias_correction1 = 1 - std::pow(beta1, step);
   const double bias_correction2 = 1 - std::pow(beta2, step);
-  const double step_size = o.lr / bias_correction1;
+  const double step_size = o.lr() / bias_correction1;
   const double bias_correction2_sqrt = std::sqrt(bias_correction2);
 
   Tensor denom;
-  if (o.amsgrad) {
+  if (o.amsgrad()) {
     Tensor& max_exp_avg_sq = state["max_exp_avg_sq"];
     max_exp_avg_sq.copy_(maximum(max_exp_avg_sq, exp_avg_sq));
-    denom = max_exp_avg_sq.sqrt() / bias_correction2_sqrt + o.eps;
+    denom = max_exp_avg_sq.sqrt() / bias_correction2_sqrt + o.eps();
   } else {
-    denom = exp_avg_sq.sqrt() / bias_correction2_sqrt + o.eps;
+    denom = exp_avg_sq.sqrt() / bias_correction2_sqrt + o.eps();
   }
   param.copy_(param + exp_avg / denom * -step_size);
 }
 
 }  // namespace
 
-Adam::Adam(std::vector<Tensor> params, const AdamOptions& options) : OptimizerWithOptions("Adam") {
-  init(std::move(params), options);
+Adam::Adam(std::vector<Tensor> params, const AdamOptions& defaults)
+    : OptimizerWithOptions("Adam", defaults) {
+  init(std::move(params));
 }
 
-Adam::Adam(std::vector<Group> groups) : OptimizerWithOptions("Adam") { init(std::move(groups)); }
+Adam::Adam(std::vector<OptimizerParamGroup> groups, const AdamOptions& defaults)
+    : OptimizerWithOptions("Adam", defaults) {
+  init(std::move(groups));
+}
 
 void Adam::check_options(const AdamOptions& o) const { check_adam_options("Adam", o); }
 
@@ -79,26 +85,29 @@ Tensor Adam::step(LossClosure closure) {
   Tensor loss = evaluate_closure(closure);
   check_gradients();
   NoGradGuard no_grad;
-  for (Group& group : param_groups()) {
-    const AdamOptions& o = group.options;
-    for (Tensor& param : group.params) {
+  for (OptimizerParamGroup& group : param_groups()) {
+    const AdamOptions& o = options_of(group);
+    for (Tensor& param : group.params()) {
       if (!param.grad().defined()) continue;
-      Tensor grad = o.maximize ? -param.grad() : param.grad();
+      Tensor grad = o.maximize() ? -param.grad() : param.grad();
       ParamState& state = this->state(param);
-      const double step = init_and_count_step(state, param, o.amsgrad);
-      if (o.weight_decay != 0) grad = grad + param * o.weight_decay;
+      const double step = init_and_count_step(state, param, o.amsgrad());
+      if (o.weight_decay() != 0) grad = grad + param * o.weight_decay();
       adam_update(param, grad, state, step, o);
     }
   }
   return loss;
 }
 
-AdamW::AdamW(std::vector<Tensor> params, const AdamWOptions& options)
-    : OptimizerWithOptions("AdamW") {
-  init(std::move(params), options);
+AdamW::AdamW(std::vector<Tensor> params, const AdamWOptions& defaults)
+    : OptimizerWithOptions("AdamW", defaults) {
+  init(std::move(params));
 }
 
-AdamW::AdamW(std::vector<Group> groups) : OptimizerWithOptions("AdamW") { init(std::move(groups)); }
+AdamW::AdamW(std::vector<OptimizerParamGroup> groups, const AdamWOptions& defaults)
+    : OptimizerWithOptions("AdamW", defaults) {
+  init(std::move(groups));
+}
 
 void AdamW::check_options(const AdamWOptions& o) const { check_adam_options("AdamW", o); }
 
@@ -107,14 +116,14 @@ Tensor AdamW::step(LossClosure closure) {
   Tensor loss = evaluate_closure(closure);
   check_gradients();
   NoGradGuard no_grad;
-  for (Group& group : param_groups()) {
-    const AdamWOptions& o = group.options;
-    for (Tensor& param : group.params) {
+  for (OptimizerParamGroup& group : param_groups()) {
+    const AdamWOptions& o = options_of(group);
+    for (Tensor& param : group.params()) {
       if (!param.grad().defined()) continue;
-      Tensor grad = o.maximize ? -param.grad() : param.grad();
+      Tensor grad = o.maximize() ? -param.grad() : param.grad();
       ParamState& state = this->state(param);
-      const double step = init_and_count_step(state, param, o.amsgrad);
-      param.copy_(param * (1 - o.lr * o.weight_decay));
+      const double step = init_and_count_step(state, param, o.amsgrad());
+      param.copy_(param * (1 - o.lr() * o.weight_decay()));
       adam_update(param, grad, state, step, o);
     }
   }

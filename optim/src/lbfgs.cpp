@@ -40,26 +40,32 @@ double cubic_interpolate(double x1, double f1, double g1, double x2, double f2, 
 
 }  // namespace
 
-LBFGS::LBFGS(std::vector<Tensor> params, const LBFGSOptions& options)
-    : OptimizerWithOptions("LBFGS") {
-  LBFGSOptions o = options;
-  if (o.max_eval == 0) o.max_eval = o.max_iter * 5 / 4;
-  init(std::move(params), o);
+namespace {
+// PyTorch's `max_eval = max_iter * 5 // 4` when max_eval is None (0 here).
+LBFGSOptions with_max_eval(LBFGSOptions o) {
+  if (o.max_eval() == 0) o.max_eval(o.max_iter() * 5 / 4);
+  return o;
+}
+}  // namespace
+
+LBFGS::LBFGS(std::vector<Tensor> params, const LBFGSOptions& defaults)
+    : OptimizerWithOptions("LBFGS", with_max_eval(defaults)) {
+  init(std::move(params));
 }
 
 void LBFGS::check_options(const LBFGSOptions& o) const {
-  MG_CHECK(o.lr >= 0, "LBFGS", "invalid learning rate: ", o.lr, " (must be >= 0)");
-  MG_CHECK(o.max_iter > 0, "LBFGS", "invalid max_iter value: ", o.max_iter, " (must be > 0)");
-  MG_CHECK(o.max_eval > 0, "LBFGS", "invalid max_eval value: ", o.max_eval, " (must be > 0)");
-  MG_CHECK(o.history_size > 0, "LBFGS", "invalid history_size value: ", o.history_size,
+  MG_CHECK(o.lr() >= 0, "LBFGS", "invalid learning rate: ", o.lr(), " (must be >= 0)");
+  MG_CHECK(o.max_iter() > 0, "LBFGS", "invalid max_iter value: ", o.max_iter(), " (must be > 0)");
+  MG_CHECK(o.max_eval() > 0, "LBFGS", "invalid max_eval value: ", o.max_eval(), " (must be > 0)");
+  MG_CHECK(o.history_size() > 0, "LBFGS", "invalid history_size value: ", o.history_size(),
            " (must be > 0)");
-  MG_CHECK(o.line_search_fn.empty() || o.line_search_fn == "strong_wolfe", "LBFGS",
-           "only 'strong_wolfe' is supported as line_search_fn, got \"", o.line_search_fn, "\"");
+  MG_CHECK(o.line_search_fn().empty() || o.line_search_fn() == "strong_wolfe", "LBFGS",
+           "only 'strong_wolfe' is supported as line_search_fn, got \"", o.line_search_fn(), "\"");
 }
 
 Tensor LBFGS::gather_flat_grad() const {
   std::vector<Tensor> views;
-  for (const Tensor& p : param_groups()[0].params) {
+  for (const Tensor& p : param_groups()[0].params()) {
     const Tensor g = p.grad();
     views.push_back(g.defined() ? g.reshape({-1}) : zeros({p.numel()}, p.dtype()));
   }
@@ -68,7 +74,7 @@ Tensor LBFGS::gather_flat_grad() const {
 
 void LBFGS::add_grad(double step_size, const Tensor& update) {
   std::int64_t offset = 0;
-  for (Tensor& p : param_groups()[0].params) {
+  for (Tensor& p : param_groups()[0].params()) {
     const std::int64_t numel = p.numel();
     p.copy_(p + update.narrow(0, offset, numel).reshape(p.shape()) * step_size);
     offset += numel;
@@ -81,7 +87,7 @@ std::pair<double, Tensor> LBFGS::directional_evaluate(const LossClosure& closure
   add_grad(t, d);
   const double loss = evaluate_closure(closure).item<double>();
   Tensor flat_grad = gather_flat_grad();
-  std::vector<Tensor>& params = param_groups()[0].params;
+  std::vector<Tensor>& params = param_groups()[0].params();
   for (std::size_t i = 0; i < params.size(); ++i) params[i].copy_(x[i]);
   return {loss, flat_grad};
 }
@@ -216,8 +222,8 @@ Tensor LBFGS::step(LossClosure closure) {
            "LBFGS doesn't support per-parameter options (parameter groups), got ",
            num_param_groups(), " groups");
   NoGradGuard no_grad;
-  const LBFGSOptions o = param_groups()[0].options;
-  const std::vector<Tensor>& params = param_groups()[0].params;
+  const LBFGSOptions o = options_of(param_groups()[0]);
+  const std::vector<Tensor>& params = param_groups()[0].params();
 
   // NOTE: as PyTorch, the counters are the first parameter's state.
   ParamState& state = this->state(params[0]);
@@ -236,14 +242,14 @@ Tensor LBFGS::step(LossClosure closure) {
   check_gradients();
 
   Tensor flat_grad = gather_flat_grad();
-  bool opt_cond = abs_max(flat_grad) <= o.tolerance_grad;
+  bool opt_cond = abs_max(flat_grad) <= o.tolerance_grad();
   if (opt_cond) return orig_loss;  // optimal condition
 
   Tensor d = d_;
   double t = t_;
-  std::vector<double> al(static_cast<std::size_t>(o.history_size));
+  std::vector<double> al(static_cast<std::size_t>(o.history_size()));
   std::int64_t n_iter = 0;
-  while (n_iter < o.max_iter) {
+  while (n_iter < o.max_iter()) {
     ++n_iter;
     add_to("n_iter", 1);
 
@@ -260,7 +266,7 @@ Tensor LBFGS::step(LossClosure closure) {
       const Tensor s = d * t;
       const double ys = dot(y, s);
       if (ys > 1e-10) {
-        if (static_cast<std::int64_t>(old_dirs_.size()) == o.history_size) {
+        if (static_cast<std::int64_t>(old_dirs_.size()) == o.history_size()) {
           // shift history by one (limited-memory)
           old_dirs_.erase(old_dirs_.begin());
           old_stps_.erase(old_stps_.begin());
@@ -291,34 +297,34 @@ Tensor LBFGS::step(LossClosure closure) {
 
     // compute step length: reset initial guess for step size
     if (counter("n_iter") == 1) {
-      t = std::min(1., 1. / flat_grad.abs().sum().item<double>()) * o.lr;
+      t = std::min(1., 1. / flat_grad.abs().sum().item<double>()) * o.lr();
     } else {
-      t = o.lr;
+      t = o.lr();
     }
     // directional derivative
     const double gtd = dot(flat_grad, d);
-    if (gtd > -o.tolerance_change) break;  // directional derivative is below tolerance
+    if (gtd > -o.tolerance_change()) break;  // directional derivative is below tolerance
 
     std::int64_t ls_func_evals = 0;
-    if (o.line_search_fn == "strong_wolfe") {
+    if (o.line_search_fn() == "strong_wolfe") {
       std::vector<Tensor> x_init;
       for (const Tensor& p : params) x_init.push_back(p.clone());
       LineSearchResult ls =
-          strong_wolfe(closure, x_init, t, d, loss, flat_grad, gtd, o.tolerance_change);
+          strong_wolfe(closure, x_init, t, d, loss, flat_grad, gtd, o.tolerance_change());
       loss = ls.loss;
       flat_grad = ls.flat_grad;
       t = ls.t;
       ls_func_evals = ls.func_evals;
       add_grad(t, d);
-      opt_cond = abs_max(flat_grad) <= o.tolerance_grad;
+      opt_cond = abs_max(flat_grad) <= o.tolerance_grad();
     } else {
       // no line search, simply move with fixed-step
       add_grad(t, d);
-      if (n_iter != o.max_iter) {
+      if (n_iter != o.max_iter()) {
         // re-evaluate function only if not in last iteration
         loss = evaluate_closure(closure).item<double>();
         flat_grad = gather_flat_grad();
-        opt_cond = abs_max(flat_grad) <= o.tolerance_grad;
+        opt_cond = abs_max(flat_grad) <= o.tolerance_grad();
         ls_func_evals = 1;
       }
     }
@@ -326,11 +332,11 @@ Tensor LBFGS::step(LossClosure closure) {
     add_to("func_evals", ls_func_evals);
 
     // check conditions
-    if (n_iter == o.max_iter) break;
-    if (current_evals >= o.max_eval) break;
-    if (opt_cond) break;                              // optimal condition
-    if (abs_max(d * t) <= o.tolerance_change) break;  // lack of progress
-    if (std::abs(loss - prev_loss_) < o.tolerance_change) break;
+    if (n_iter == o.max_iter()) break;
+    if (current_evals >= o.max_eval()) break;
+    if (opt_cond) break;                                // optimal condition
+    if (abs_max(d * t) <= o.tolerance_change()) break;  // lack of progress
+    if (std::abs(loss - prev_loss_) < o.tolerance_change()) break;
   }
   d_ = d;
   t_ = t;

@@ -170,52 +170,54 @@ OneCycleLR::OneCycleLR(Optimizer& optimizer, std::vector<double> max_lrs,
                        const OneCycleLROptions& o)
     : LRScheduler(optimizer), options_(o) {
   const char* op = "OneCycleLR";
-  if (o.total_steps != 0) {
-    MG_CHECK(o.total_steps > 0, op, "expected a positive total_steps, but got ", o.total_steps);
-    total_steps_ = o.total_steps;
+  if (o.total_steps() != 0) {
+    MG_CHECK(o.total_steps() > 0, op, "expected a positive total_steps, but got ", o.total_steps());
+    total_steps_ = o.total_steps();
   } else {
-    MG_CHECK(o.epochs != 0 || o.steps_per_epoch != 0, op,
+    MG_CHECK(o.epochs() != 0 || o.steps_per_epoch() != 0, op,
              "you must define either total_steps OR (epochs AND steps_per_epoch)");
-    MG_CHECK(o.epochs > 0, op, "expected a positive epochs, but got ", o.epochs);
-    MG_CHECK(o.steps_per_epoch > 0, op, "expected a positive steps_per_epoch, but got ",
-             o.steps_per_epoch);
-    total_steps_ = o.epochs * o.steps_per_epoch;
+    MG_CHECK(o.epochs() > 0, op, "expected a positive epochs, but got ", o.epochs());
+    MG_CHECK(o.steps_per_epoch() > 0, op, "expected a positive steps_per_epoch, but got ",
+             o.steps_per_epoch());
+    total_steps_ = o.epochs() * o.steps_per_epoch();
   }
-  MG_CHECK(o.pct_start >= 0 && o.pct_start <= 1, op, "expected pct_start between 0 and 1, but got ",
-           o.pct_start);
-  MG_CHECK(o.anneal_strategy == "cos" || o.anneal_strategy == "linear", op,
-           "anneal_strategy must be one of 'cos' or 'linear', instead got '", o.anneal_strategy,
+  MG_CHECK(o.pct_start() >= 0 && o.pct_start() <= 1, op,
+           "expected pct_start between 0 and 1, but got ", o.pct_start());
+  MG_CHECK(o.anneal_strategy() == "cos" || o.anneal_strategy() == "linear", op,
+           "anneal_strategy must be one of 'cos' or 'linear', instead got '", o.anneal_strategy(),
            "'");
   MG_CHECK(max_lrs.size() == optimizer.num_param_groups(), op, "expected ",
            optimizer.num_param_groups(), " values for max_lr, got ", max_lrs.size());
   const auto total = static_cast<double>(total_steps_);
   enum { kInitial = 0, kMax = 1, kMin = 2 };
-  if (o.three_phase) {
-    phases_ = {{o.pct_start * total - 1, kInitial, kMax, true, false},
-               {2 * o.pct_start * total - 2, kMax, kInitial, false, true},
+  if (o.three_phase()) {
+    phases_ = {{o.pct_start() * total - 1, kInitial, kMax, true, false},
+               {2 * o.pct_start() * total - 2, kMax, kInitial, false, true},
                {total - 1, kInitial, kMin, true, true}};
   } else {
-    phases_ = {{o.pct_start * total - 1, kInitial, kMax, true, false},
+    phases_ = {{o.pct_start() * total - 1, kInitial, kMax, true, false},
                {total - 1, kMax, kMin, false, true}};
   }
   for (std::size_t i = 0; i < max_lrs.size(); ++i) {
-    const double initial_lr = max_lrs[i] / o.div_factor;
-    lrs_.push_back({initial_lr, max_lrs[i], initial_lr / o.final_div_factor});
+    const double initial_lr = max_lrs[i] / o.div_factor();
+    lrs_.push_back({initial_lr, max_lrs[i], initial_lr / o.final_div_factor()});
     optimizer.set_initial_lr(i, initial_lr);
     base_lrs_[i] = initial_lr;
   }
-  if (o.cycle_momentum) {
+  if (o.cycle_momentum()) {
     use_beta1_ = optimizer.option(0, "betas").has_value();
-    MG_CHECK(use_beta1_ || optimizer.option(0, "momentum").has_value(), op,
-             "optimizer must support momentum with cycle_momentum enabled (", optimizer.name(),
-             " has neither \"momentum\" nor \"betas\"; pass .cycle_momentum = false)");
-    for (std::size_t i = 0; i < optimizer.num_param_groups(); ++i) set_momentum(i, o.max_momentum);
+    MG_CHECK(
+        use_beta1_ || optimizer.option(0, "momentum").has_value(), op,
+        "optimizer must support momentum with cycle_momentum enabled (", optimizer.name(),
+        " has neither \"momentum\" nor \"betas\"; pass OneCycleLROptions().cycle_momentum(false))");
+    for (std::size_t i = 0; i < optimizer.num_param_groups(); ++i)
+      set_momentum(i, o.max_momentum());
   }
   initial_step();
 }
 
 double OneCycleLR::anneal(double start, double end, double pct) const {
-  if (options_.anneal_strategy == "cos") {
+  if (options_.anneal_strategy() == "cos") {
     const double cos_out = std::cos(std::numbers::pi * pct) + 1;
     return end + (start - end) / 2.0 * cos_out;
   }
@@ -246,7 +248,7 @@ std::vector<double> OneCycleLR::get_lr() const {
             (static_cast<double>(step_num) - start_step) / (phase.end_step - start_step);
         computed_lr = anneal(lrs_[g][phase.start_lr], lrs_[g][phase.end_lr], pct);
         const auto momentum = [&](bool max) {
-          return max ? options_.max_momentum : options_.base_momentum;
+          return max ? options_.max_momentum() : options_.base_momentum();
         };
         computed_momentum =
             anneal(momentum(phase.start_max_momentum), momentum(phase.end_max_momentum), pct);
@@ -255,7 +257,7 @@ std::vector<double> OneCycleLR::get_lr() const {
       start_step = phase.end_step;
     }
     lrs.push_back(computed_lr);
-    if (options_.cycle_momentum) set_momentum(g, computed_momentum);
+    if (options_.cycle_momentum()) set_momentum(g, computed_momentum);
   }
   return lrs;
 }
@@ -305,29 +307,29 @@ void SequentialLR::step() {
 ReduceLROnPlateau::ReduceLROnPlateau(Optimizer& optimizer, const ReduceLROnPlateauOptions& o)
     : optimizer_(optimizer), options_(o) {
   const char* op = "ReduceLROnPlateau";
-  MG_CHECK(o.factor < 1.0, op, "factor should be < 1.0, got ", o.factor);
-  MG_CHECK(o.mode == "min" || o.mode == "max", op, "mode '", o.mode,
+  MG_CHECK(o.factor() < 1.0, op, "factor should be < 1.0, got ", o.factor());
+  MG_CHECK(o.mode() == "min" || o.mode() == "max", op, "mode '", o.mode(),
            "' is unknown (expected 'min' or 'max')");
-  MG_CHECK(o.threshold_mode == "rel" || o.threshold_mode == "abs", op, "threshold mode '",
-           o.threshold_mode, "' is unknown (expected 'rel' or 'abs')");
+  MG_CHECK(o.threshold_mode() == "rel" || o.threshold_mode() == "abs", op, "threshold mode '",
+           o.threshold_mode(), "' is unknown (expected 'rel' or 'abs')");
   const std::size_t n = optimizer.num_param_groups();
-  if (o.min_lrs.empty()) {
-    min_lrs_.assign(n, o.min_lr);
+  if (o.min_lrs().empty()) {
+    min_lrs_.assign(n, o.min_lr());
   } else {
-    MG_CHECK(o.min_lrs.size() == n, op, "expected ", n, " min_lrs, got ", o.min_lrs.size());
-    min_lrs_ = o.min_lrs;
+    MG_CHECK(o.min_lrs().size() == n, op, "expected ", n, " min_lrs, got ", o.min_lrs().size());
+    min_lrs_ = o.min_lrs();
   }
-  best_ = o.mode == "min" ? std::numeric_limits<double>::infinity()
-                          : -std::numeric_limits<double>::infinity();
+  best_ = o.mode() == "min" ? std::numeric_limits<double>::infinity()
+                            : -std::numeric_limits<double>::infinity();
   for (std::size_t i = 0; i < n; ++i) last_lr_.push_back(optimizer.lr(i));
 }
 
 bool ReduceLROnPlateau::is_better(double a, double best) const {
-  const bool rel = options_.threshold_mode == "rel";
-  if (options_.mode == "min") {
-    return rel ? a < best * (1. - options_.threshold) : a < best - options_.threshold;
+  const bool rel = options_.threshold_mode() == "rel";
+  if (options_.mode() == "min") {
+    return rel ? a < best * (1. - options_.threshold()) : a < best - options_.threshold();
   }
-  return rel ? a > best * (options_.threshold + 1.) : a > best + options_.threshold;
+  return rel ? a > best * (options_.threshold() + 1.) : a > best + options_.threshold();
 }
 
 void ReduceLROnPlateau::step(double metric) {
@@ -342,13 +344,13 @@ void ReduceLROnPlateau::step(double metric) {
     --cooldown_counter_;
     num_bad_epochs_ = 0;  // ignore any bad epochs in cooldown
   }
-  if (num_bad_epochs_ > options_.patience) {
+  if (num_bad_epochs_ > options_.patience()) {
     for (std::size_t i = 0; i < optimizer_.num_param_groups(); ++i) {
       const double old_lr = optimizer_.lr(i);
-      const double new_lr = std::max(old_lr * options_.factor, min_lrs_[i]);
-      if (old_lr - new_lr > options_.eps) optimizer_.set_lr(i, new_lr);
+      const double new_lr = std::max(old_lr * options_.factor(), min_lrs_[i]);
+      if (old_lr - new_lr > options_.eps()) optimizer_.set_lr(i, new_lr);
     }
-    cooldown_counter_ = options_.cooldown;
+    cooldown_counter_ = options_.cooldown();
     num_bad_epochs_ = 0;
   }
   last_lr_.clear();

@@ -5,6 +5,7 @@
 #include <iostream>
 #include <sstream>
 #include <unordered_set>
+#include <utility>
 
 #include "minigrad/parameter_names.h"
 
@@ -25,6 +26,38 @@ void set_warn_no_gradient(bool enabled) { g_warn_no_gradient.store(enabled); }
 bool warn_no_gradient() { return g_warn_no_gradient.load(); }
 void set_strict_gradients(bool strict) { g_strict_gradients.store(strict); }
 bool strict_gradients() { return g_strict_gradients.load(); }
+
+OptimizerOptions& OptimizerParamGroup::options() {
+  return const_cast<OptimizerOptions&>(std::as_const(*this).options());
+}
+
+const OptimizerOptions& OptimizerParamGroup::options() const {
+  MG_CHECK(options_ != nullptr, "OptimizerParamGroup",
+           "the group has no options: it gets a copy of the optimizer's defaults when it is added "
+           "with add_param_group() or given to the optimizer's constructor");
+  return *options_;
+}
+
+void Optimizer::add_param_group(const OptimizerParamGroup& group) {
+  OptimizerParamGroup added(group.params(),
+                            group.has_options() ? group.options().clone() : defaults_->clone());
+  check_group_options(added.options());
+  check_new_params(added.params());
+  remember_names(added.params());
+  param_groups_.push_back(std::move(added));
+}
+
+std::size_t Optimizer::size() const {
+  std::size_t n = 0;
+  for (const OptimizerParamGroup& g : param_groups_) n += g.params().size();
+  return n;
+}
+
+std::size_t Optimizer::group_index(std::size_t i) const {
+  MG_CHECK(i < param_groups_.size(), name_.c_str(), "parameter group ", i, " is out of range (",
+           param_groups_.size(), " groups)");
+  return i;
+}
 
 void Optimizer::remember_names(const std::vector<Tensor>& new_params) {
   for (const Tensor& p : new_params) {

@@ -516,35 +516,29 @@ const std::vector<BadInput>& bad_inputs() {
       {"autograd", "item<int64_t>() of NaN",
        [] { mg::tensor({std::nan("")}).item<std::int64_t>(); },
        "[item] value nan cannot be converted to type int64_t without overflow"},
-      {"optim", "SGD without lr",
-       [] {
-         auto p = mg::ones({2}).requires_grad_();
-         mg::optim::SGD opt({p}, {});
-       },
-       "[SGD] lr is required (it has no default): SGD(params, {.lr = 0.01, ...})"},
       {"optim", "SGD with a negative lr",
        [] {
          auto p = mg::ones({2}).requires_grad_();
-         mg::optim::SGD opt({p}, {.lr = -0.1});
+         mg::optim::SGD opt({p}, mg::optim::SGDOptions(-0.1));
        },
        "[SGD] invalid learning rate: -0.1 (must be >= 0)"},
       {"optim", "SGD nesterov without momentum",
        [] {
          auto p = mg::ones({2}).requires_grad_();
-         mg::optim::SGD opt({p}, {.lr = 0.1, .nesterov = true});
+         mg::optim::SGD opt({p}, mg::optim::SGDOptions(0.1).nesterov(true));
        },
        "[SGD] nesterov momentum requires a momentum and zero dampening, got momentum = 0 and "
        "dampening = 0"},
       {"optim", "Adam with beta1 = 1",
        [] {
          auto p = mg::ones({2}).requires_grad_();
-         mg::optim::Adam opt({p}, {.betas = {1.0, 0.999}});
+         mg::optim::Adam opt({p}, mg::optim::AdamOptions().betas({1.0, 0.999}));
        },
        "[Adam] invalid beta parameter at index 0: 1 (must be in [0, 1))"},
       {"optim", "Adam with a negative eps",
        [] {
          auto p = mg::ones({2}).requires_grad_();
-         mg::optim::Adam opt({p}, {.eps = -1e-8});
+         mg::optim::Adam opt({p}, mg::optim::AdamOptions().eps(-1e-8));
        },
        "[Adam] invalid epsilon value: -1e-08 (must be >= 0)"},
       {"optim", "an optimizer with no parameters",
@@ -559,31 +553,31 @@ const std::vector<BadInput>& bad_inputs() {
       {"optim", "RMSprop with a negative alpha",
        [] {
          auto p = mg::ones({2}).requires_grad_();
-         mg::optim::RMSprop opt({p}, {.alpha = -1});
+         mg::optim::RMSprop opt({p}, mg::optim::RMSpropOptions().alpha(-1));
        },
        "[RMSprop] invalid alpha value: -1 (must be >= 0)"},
       {"optim", "Adagrad with a negative lr_decay",
        [] {
          auto p = mg::ones({2}).requires_grad_();
-         mg::optim::Adagrad opt({p}, {.lr_decay = -0.1});
+         mg::optim::Adagrad opt({p}, mg::optim::AdagradOptions().lr_decay(-0.1));
        },
        "[Adagrad] invalid lr_decay value: -0.1 (must be >= 0)"},
       {"optim", "Adagrad with a negative initial_accumulator_value",
        [] {
          auto p = mg::ones({2}).requires_grad_();
-         mg::optim::Adagrad opt({p}, {.initial_accumulator_value = -1});
+         mg::optim::Adagrad opt({p}, mg::optim::AdagradOptions().initial_accumulator_value(-1));
        },
        "[Adagrad] invalid initial_accumulator_value value: -1 (must be >= 0)"},
       {"optim", "LBFGS with a negative lr",
        [] {
          auto p = mg::ones({2}).requires_grad_();
-         mg::optim::LBFGS opt({p}, {.lr = -1});
+         mg::optim::LBFGS opt({p}, mg::optim::LBFGSOptions(-1));
        },
        "[LBFGS] invalid learning rate: -1 (must be >= 0)"},
       {"optim", "LBFGS with an unknown line search",
        [] {
          auto p = mg::ones({2}).requires_grad_();
-         mg::optim::LBFGS opt({p}, {.line_search_fn = "backtracking"});
+         mg::optim::LBFGS opt({p}, mg::optim::LBFGSOptions().line_search_fn("backtracking"));
        },
        "[LBFGS] only 'strong_wolfe' is supported as line_search_fn, got \"backtracking\""},
       {"optim", "LBFGS step() without a closure",
@@ -599,14 +593,14 @@ const std::vector<BadInput>& bad_inputs() {
          auto p = mg::ones({2}).requires_grad_();
          auto q = mg::ones({2}).requires_grad_();
          mg::optim::LBFGS opt({p});
-         opt.add_param_group({{q}, opt.param_groups()[0].options});
+         opt.add_param_group({{q}, opt.param_groups()[0].options().clone()});
          opt.step([&] { return (p * q).sum(); });
        },
        "[LBFGS.step] LBFGS doesn't support per-parameter options (parameter groups), got 2 groups"},
       {"optim", "a step() closure that returns no loss",
        [] {
          auto p = mg::ones({2}).requires_grad_();
-         mg::optim::SGD opt({p}, {.lr = 0.1});
+         mg::optim::SGD opt({p}, mg::optim::SGDOptions(0.1));
          opt.step([] { return mg::Tensor(); });
        },
        "[SGD.step] the closure returned no loss (an undefined tensor): it must compute the loss, "
@@ -618,6 +612,21 @@ const std::vector<BadInput>& bad_inputs() {
          opt.set_option(0, "momentum", 0.9);
        },
        "[Adam] unknown option \"momentum\""},
+      {"optim", "a parameter group with another optimizer's options",
+       [] {
+         auto p = mg::ones({2}).requires_grad_();
+         mg::optim::SGD opt({p}, mg::optim::SGDOptions(0.1));
+         opt.add_param_group({{mg::ones({2}).requires_grad_()}, mg::optim::AdamOptions(0.1)});
+       },
+       "[SGD] the parameter group's options are another optimizer's: give it this optimizer's "
+       "options type (SGDOptions for SGD)"},
+      {"optim", "options() of a group made without options and not added to an optimizer",
+       [] {
+         const mg::optim::OptimizerParamGroup group({mg::ones({2}).requires_grad_()});
+         group.options();
+       },
+       "[OptimizerParamGroup] the group has no options: it gets a copy of the optimizer's defaults "
+       "when it is added with add_param_group() or given to the optimizer's constructor"},
       {"optim", "set_option with a value of the wrong type",
        [] {
          auto p = mg::ones({2}).requires_grad_();
@@ -629,7 +638,8 @@ const std::vector<BadInput>& bad_inputs() {
        [] {
          auto p = mg::ones({2}).requires_grad_();
          auto q = mg::ones({2}).requires_grad_();
-         mg::optim::SGD opt({{{p}, {.lr = 0.1}}, {{q}, {.lr = 0.2}}});
+         mg::optim::SGD opt({{{p}, mg::optim::SGDOptions(0.1)}, {{q}, mg::optim::SGDOptions(0.2)}},
+                            1.0);
          mg::optim::lr_scheduler::LambdaLR s(
              opt, std::vector<mg::optim::lr_scheduler::LrLambda>{[](std::int64_t) { return 1.0; }});
        },
@@ -637,22 +647,23 @@ const std::vector<BadInput>& bad_inputs() {
       {"optim", "LinearLR with start_factor 1.5",
        [] {
          auto p = mg::ones({2}).requires_grad_();
-         mg::optim::SGD opt({p}, {.lr = 0.1});
+         mg::optim::SGD opt({p}, mg::optim::SGDOptions(0.1));
          mg::optim::lr_scheduler::LinearLR s(opt, 1.5);
        },
        "[LinearLR] start_factor expected to be between 0 and 1, got 1.5"},
       {"optim", "OneCycleLR without total_steps",
        [] {
          auto p = mg::ones({2}).requires_grad_();
-         mg::optim::SGD opt({p}, {.lr = 0.1});
+         mg::optim::SGD opt({p}, mg::optim::SGDOptions(0.1));
          mg::optim::lr_scheduler::OneCycleLR s(opt, 0.1);
        },
        "[OneCycleLR] you must define either total_steps OR (epochs AND steps_per_epoch)"},
       {"optim", "OneCycleLR stepped past total_steps",
        [] {
          auto p = mg::ones({2}).requires_grad_();
-         mg::optim::SGD opt({p}, {.lr = 0.1});
-         mg::optim::lr_scheduler::OneCycleLR s(opt, 0.1, {.total_steps = 2});
+         mg::optim::SGD opt({p}, mg::optim::SGDOptions(0.1));
+         mg::optim::lr_scheduler::OneCycleLR s(
+             opt, 0.1, mg::optim::lr_scheduler::OneCycleLROptions().total_steps(2));
          for (int i = 0; i < 3; ++i) s.step();
        },
        "[OneCycleLR] tried to step 4 times. The specified number of total steps is 2"},
@@ -660,14 +671,15 @@ const std::vector<BadInput>& bad_inputs() {
        [] {
          auto p = mg::ones({2}).requires_grad_();
          mg::optim::Adagrad opt({p});
-         mg::optim::lr_scheduler::OneCycleLR s(opt, 0.1, {.total_steps = 10});
+         mg::optim::lr_scheduler::OneCycleLR s(
+             opt, 0.1, mg::optim::lr_scheduler::OneCycleLROptions().total_steps(10));
        },
        "[OneCycleLR] optimizer must support momentum with cycle_momentum enabled (Adagrad has "
-       "neither \"momentum\" nor \"betas\"; pass .cycle_momentum = false)"},
+       "neither \"momentum\" nor \"betas\"; pass OneCycleLROptions().cycle_momentum(false))"},
       {"optim", "SequentialLR with as many milestones as schedulers",
        [] {
          auto p = mg::ones({2}).requires_grad_();
-         mg::optim::SGD opt({p}, {.lr = 0.1});
+         mg::optim::SGD opt({p}, mg::optim::SGDOptions(0.1));
          auto warmup = std::make_shared<mg::optim::lr_scheduler::LinearLR>(opt);
          mg::optim::lr_scheduler::SequentialLR s(opt, {warmup}, {5});
        },
@@ -677,15 +689,17 @@ const std::vector<BadInput>& bad_inputs() {
       {"optim", "ReduceLROnPlateau with factor 1",
        [] {
          auto p = mg::ones({2}).requires_grad_();
-         mg::optim::SGD opt({p}, {.lr = 0.1});
-         mg::optim::lr_scheduler::ReduceLROnPlateau s(opt, {.factor = 1.0});
+         mg::optim::SGD opt({p}, mg::optim::SGDOptions(0.1));
+         mg::optim::lr_scheduler::ReduceLROnPlateau s(
+             opt, mg::optim::lr_scheduler::ReduceLROnPlateauOptions().factor(1.0));
        },
        "[ReduceLROnPlateau] factor should be < 1.0, got 1"},
       {"optim", "ReduceLROnPlateau with an unknown mode",
        [] {
          auto p = mg::ones({2}).requires_grad_();
-         mg::optim::SGD opt({p}, {.lr = 0.1});
-         mg::optim::lr_scheduler::ReduceLROnPlateau s(opt, {.mode = "lowest"});
+         mg::optim::SGD opt({p}, mg::optim::SGDOptions(0.1));
+         mg::optim::lr_scheduler::ReduceLROnPlateau s(
+             opt, mg::optim::lr_scheduler::ReduceLROnPlateauOptions().mode("lowest"));
        },
        "[ReduceLROnPlateau] mode 'lowest' is unknown (expected 'min' or 'max')"},
       {"optim", "clip_grad_norm_ of an inf gradient with error_if_nonfinite",
@@ -701,7 +715,7 @@ const std::vector<BadInput>& bad_inputs() {
        [] {
          StrictGradients strict;
          mg::nn::Linear l(3, 2);
-         mg::optim::SGD opt(l->parameters(), {.lr = 0.1});
+         mg::optim::SGD opt(l->parameters(), mg::optim::SGDOptions(0.1));
          mg::matmul(mg::ones({4, 3}), l->weight.t()).sum().backward();  // the bias is left out
          opt.step();
        },
@@ -1111,7 +1125,7 @@ const std::vector<BadInput>& bad_inputs() {
          InTempDir tmp;
          mg::nn::Linear l(2, 2);
          mg::nn::save(l, "model.safetensors");
-         mg::optim::SGD opt(l->parameters(), {.lr = 0.1});
+         mg::optim::SGD opt(l->parameters(), mg::optim::SGDOptions(0.1));
          mg::optim::load(opt, "model.safetensors");
        },
        "[load_optimizer_state] model.safetensors: metadata \"format\" is missing (not an optimizer "
@@ -1120,7 +1134,7 @@ const std::vector<BadInput>& bad_inputs() {
        [] {
          InTempDir tmp;
          auto w = mg::ones({3}).requires_grad_();
-         mg::optim::SGD sgd({w}, {.lr = 0.1});
+         mg::optim::SGD sgd({w}, mg::optim::SGDOptions(0.1));
          mg::optim::save(sgd, "optim.safetensors");
          mg::optim::Adam adam({w}, {});
          mg::optim::load(adam, "optim.safetensors");

@@ -135,7 +135,7 @@ TEST(Memory, BackwardFreesEveryNodeAndSavedTensor) {
   mg::manual_seed(0);
   TwoLayer model;
   mg::Tensor x = mg::randn({16, 4}), target = mg::randn({16, 2});
-  mg::optim::SGD opt(model.parameters(), {.lr = 0.1});
+  mg::optim::SGD opt(model.parameters(), mg::optim::SGDOptions(0.1));
   // A first step creates the grads that then stay (as in PyTorch, set_to_none frees them).
   auto step = [&] {
     opt.zero_grad();
@@ -189,7 +189,7 @@ TEST(Memory, TenThousandTrainingStepsKeepMemoryFlat) {
                                   {0.25, 0.25, 0.25, 0.25},
                                   {0.25, 0.25, 0.25, 0.25},
                                   {0.25, 0.25, 0.25, 0.25}});
-  mg::optim::Adam opt(model.parameters(), {.lr = 0.01});
+  mg::optim::Adam opt(model.parameters(), mg::optim::AdamOptions(0.01));
   long rss_1000 = 0, rss_10000 = 0;
   std::int64_t nodes_1000 = 0, storages_1000 = 0;
   for (int step = 1; step <= 10000; ++step) {
@@ -338,7 +338,7 @@ TEST(Threads, GradModeIsPerThread) {
 /// Trains a small model from its current weights for `steps` and returns the losses.
 std::vector<double> train(TwoLayer& model, const mg::Tensor& x, const mg::Tensor& target,
                           int steps) {
-  mg::optim::Adam opt(model.parameters(), {.lr = 0.01});
+  mg::optim::Adam opt(model.parameters(), mg::optim::AdamOptions(0.01));
   std::vector<double> losses;
   for (int i = 0; i < steps; ++i) {
     mg::Tensor loss = nn::functional::mse_loss(model(x), target);

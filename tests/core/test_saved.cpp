@@ -72,7 +72,7 @@ TEST(SavedTensors, OptimizerStepBetweenForwardAndBackwardIsCaught) {
   mg::nn::Linear l1(3, 4), l2(4, 2);
   std::vector<mg::Tensor> params = l1->parameters();
   for (const auto& p : l2->parameters()) params.push_back(p);
-  mg::optim::SGD opt(params, {.lr = 0.1});
+  mg::optim::SGD opt(params, mg::optim::SGDOptions(0.1));
   auto x = mg::ones({5, 3});
   auto loss = l2->forward(l1->forward(x).relu()).sum();
   for (auto& p : params) p.set_grad(mg::ones_like(p));
@@ -124,7 +124,7 @@ TEST(Versions, EveryInPlaceWriteBumpsTheSharedCounter) {
 TEST(Versions, OptimizerStepAndLoadStateDictBumpTheParameters) {
   mg::manual_seed(0);
   mg::nn::Linear lin(3, 2);
-  mg::optim::SGD opt(lin->parameters(), {.lr = 0.1});
+  mg::optim::SGD opt(lin->parameters(), mg::optim::SGDOptions(0.1));
   lin->forward(mg::ones({4, 3})).sum().backward();
   std::int64_t before = lin->weight._version();
   opt.step();

@@ -991,11 +991,13 @@ void expect_bit_identical_resume(const MakeOptimizer& make, const std::string& d
 TEST_F(Io, SgdResumesBitIdentically) {
   expect_bit_identical_resume(
       [](Net& n, double s) {
-        return std::make_unique<optim::SGD>(std::vector<optim::SGD::Group>{
-            {{n.fc1->weight, n.fc1->bias, n.alpha},
-             {.lr = 0.1 * s, .momentum = 0.9, .nesterov = true}},
-            {{n.fc2->weight, n.fc2->bias},
-             {.lr = 0.05 * s, .momentum = 0.5, .dampening = 0.1, .weight_decay = 0.01}}});
+        return std::make_unique<optim::SGD>(
+            std::vector<optim::OptimizerParamGroup>{
+                {{n.fc1->weight, n.fc1->bias, n.alpha},
+                 optim::SGDOptions(0.1 * s).momentum(0.9).nesterov(true)},
+                {{n.fc2->weight, n.fc2->bias},
+                 optim::SGDOptions(0.05 * s).momentum(0.5).dampening(0.1).weight_decay(0.01)}},
+            optim::SGDOptions(1));
       },
       dir_.string());
 }
@@ -1003,10 +1005,10 @@ TEST_F(Io, SgdResumesBitIdentically) {
 TEST_F(Io, AdamResumesBitIdentically) {
   expect_bit_identical_resume(
       [](Net& n, double s) {
-        return std::make_unique<optim::Adam>(std::vector<optim::Adam::Group>{
-            {{n.fc1->weight, n.fc1->bias, n.alpha}, {.lr = 0.01 * s, .amsgrad = true}},
+        return std::make_unique<optim::Adam>(std::vector<optim::OptimizerParamGroup>{
+            {{n.fc1->weight, n.fc1->bias, n.alpha}, optim::AdamOptions(0.01 * s).amsgrad(true)},
             {{n.fc2->weight, n.fc2->bias},
-             {.lr = 0.02 * s, .betas = {0.8, 0.99}, .weight_decay = 0.1}}});
+             optim::AdamOptions(0.02 * s).betas({0.8, 0.99}).weight_decay(0.1)}});
       },
       dir_.string());
 }
@@ -1014,9 +1016,9 @@ TEST_F(Io, AdamResumesBitIdentically) {
 TEST_F(Io, AdamWResumesBitIdentically) {
   expect_bit_identical_resume(
       [](Net& n, double s) {
-        return std::make_unique<optim::AdamW>(std::vector<optim::AdamW::Group>{
-            {{n.fc1->weight, n.fc1->bias, n.alpha}, {.lr = 0.01 * s}},
-            {{n.fc2->weight, n.fc2->bias}, {.lr = 0.03 * s, .eps = 1e-6, .amsgrad = true}}});
+        return std::make_unique<optim::AdamW>(std::vector<optim::OptimizerParamGroup>{
+            {{n.fc1->weight, n.fc1->bias, n.alpha}, optim::AdamWOptions(0.01 * s)},
+            {{n.fc2->weight, n.fc2->bias}, optim::AdamWOptions(0.03 * s).eps(1e-6).amsgrad(true)}});
       },
       dir_.string());
 }
@@ -1024,7 +1026,8 @@ TEST_F(Io, AdamWResumesBitIdentically) {
 TEST_F(Io, OptimizerStateDictLayout) {
   mg::manual_seed(0);
   Net net;
-  optim::Adam opt({net.fc1->weight, net.fc1->bias, net.fc2->weight}, {.lr = 0.5, .amsgrad = true});
+  optim::Adam opt({net.fc1->weight, net.fc1->bias, net.fc2->weight},
+                  optim::AdamOptions(0.5).amsgrad(true));
   mg::OptimizerStateDict sd = opt.state_dict();
   EXPECT_EQ(sd.optimizer, "Adam");
   EXPECT_TRUE(sd.state.empty());  // no step yet
@@ -1071,14 +1074,15 @@ TEST_F(Io, OptimizerStateDictLayout) {
 TEST_F(Io, OptimizerLoadStateDictChecksEverythingFirst) {
   mg::manual_seed(0);
   Net net;
-  optim::SGD opt({{{net.fc1->weight, net.fc1->bias}, {.lr = 0.1, .momentum = 0.9}},
-                  {{net.fc2->weight}, {.lr = 0.2}}});
+  optim::SGD opt({{{net.fc1->weight, net.fc1->bias}, optim::SGDOptions(0.1).momentum(0.9)},
+                  {{net.fc2->weight}, optim::SGDOptions(0.2)}},
+                 optim::SGDOptions(1));
   train(net, opt, 2);
   const mg::OptimizerStateDict good = opt.state_dict();
   auto unchanged = [&] {
     const mg::OptimizerStateDict now = opt.state_dict();
-    EXPECT_EQ(opt.param_groups()[0].options.lr, 0.1);
-    EXPECT_EQ(opt.param_groups()[1].options.lr, 0.2);
+    EXPECT_EQ(opt.param_groups()[0].options().get_lr(), 0.1);
+    EXPECT_EQ(opt.param_groups()[1].options().get_lr(), 0.2);
     ASSERT_EQ(now.state.size(), 2u);
     EXPECT_TRUE(
         same_bits(now.state.at(0).at("momentum_buffer"), good.state.at(0).at("momentum_buffer")));
@@ -1138,7 +1142,7 @@ TEST_F(Io, OptimizerLoadStateDictChecksEverythingFirst) {
   // The valid edits alone load, as copies.
   const mg::OptimizerStateDict ok = edited([](auto&) {});
   opt.load_state_dict(ok);
-  EXPECT_EQ(opt.param_groups()[0].options.lr, 0.5);
+  EXPECT_EQ(opt.param_groups()[0].options().get_lr(), 0.5);
   EXPECT_EQ(opt.state_dict().state.at(0).at("momentum_buffer").sum().item<float>(), 0.0f);
   EXPECT_FALSE(opt.state_dict()
                    .state.at(0)
@@ -1157,7 +1161,7 @@ TEST_F(Io, OptimizerFilesAreValidated) {
                    "[load_optimizer_state] " + path("model.safetensors") +
                        ": metadata \"format\" is missing (not an optimizer checkpoint?)");
   // Another optimizer's checkpoint: an error naming the file.
-  optim::SGD sgd(net.parameters(), {.lr = 0.1, .momentum = 0.9});
+  optim::SGD sgd(net.parameters(), optim::SGDOptions(0.1).momentum(0.9));
   train(net, sgd, 1);
   optim::save(sgd, path("sgd.safetensors"));
   EXPECT_ERROR_HAS(optim::load(opt, path("sgd.safetensors")),
@@ -1185,7 +1189,7 @@ TEST_F(Io, OptimizerFilesAreValidated) {
             std::string::npos);
   // Options JSON cannot hold inf.
   optim::SGD inf_sgd(net.parameters(),
-                     {.lr = 0.1, .weight_decay = std::numeric_limits<double>::infinity()});
+                     optim::SGDOptions(0.1).weight_decay(std::numeric_limits<double>::infinity()));
   EXPECT_ERROR_HAS(optim::save(inf_sgd, path("inf.safetensors")),
                    "option \"weight_decay\" is inf, which JSON cannot store");
 }

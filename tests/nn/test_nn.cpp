@@ -195,7 +195,7 @@ TEST(NnMemory, ModuleTreeWithHooksHasNoReferenceCycles) {
         return g * half * 2.0;  // an equal gradient, through ops recorded in no graph
       });
     }
-    optim::AdamW opt(params, {.lr = 1e-2});
+    optim::AdamW opt(params, optim::AdamWOptions(1e-2));
     for (int step = 0; step < 2; ++step) {
       {
         mg::manual_seed(step);

@@ -38,7 +38,7 @@ using optim_test::Rows;
 
 TEST(OptimSGD, Plain) {
   LeastSquares p;
-  optim::SGD opt(p.params(), {.lr = 0.05});  // SGD(p, lr=0.05)
+  optim::SGD opt(p.params(), optim::SGDOptions(0.05));  // SGD(p, lr=0.05)
   expect_trajectory(
       opt, p,
       {{0.889125, -0.828375, 1.5787499999999999, 0.06875},
@@ -49,7 +49,8 @@ TEST(OptimSGD, Plain) {
 
 TEST(OptimSGD, Momentum) {
   LeastSquares p;
-  optim::SGD opt(p.params(), {.lr = 0.05, .momentum = 0.9});  // SGD(p, lr=0.05, momentum=0.9)
+  optim::SGD opt(p.params(),
+                 optim::SGDOptions(0.05).momentum(0.9));  // SGD(p, lr=0.05, momentum=0.9)
   expect_trajectory(
       opt, p,
       {{0.889125, -0.828375, 1.5787499999999999, 0.06875},
@@ -63,7 +64,7 @@ TEST(OptimSGD, Momentum) {
 TEST(OptimSGD, Dampening) {
   LeastSquares p;
   // SGD(p, lr=0.05, momentum=0.9, dampening=0.3)
-  optim::SGD opt(p.params(), {.lr = 0.05, .momentum = 0.9, .dampening = 0.3});
+  optim::SGD opt(p.params(), optim::SGDOptions(0.05).momentum(0.9).dampening(0.3));
   expect_trajectory(
       opt, p,
       {{0.889125, -0.828375, 1.5787499999999999, 0.06875},
@@ -75,7 +76,7 @@ TEST(OptimSGD, Dampening) {
 TEST(OptimSGD, Nesterov) {
   LeastSquares p;
   // SGD(p, lr=0.05, momentum=0.9, nesterov=True)
-  optim::SGD opt(p.params(), {.lr = 0.05, .momentum = 0.9, .nesterov = true});
+  optim::SGD opt(p.params(), optim::SGDOptions(0.05).momentum(0.9).nesterov(true));
   expect_trajectory(
       opt, p,
       {{1.2393375000000002, -0.6739125, 1.199625, 0.040625},
@@ -87,7 +88,7 @@ TEST(OptimSGD, Nesterov) {
 TEST(OptimSGD, WeightDecay) {
   LeastSquares p;
   // SGD(p, lr=0.05, momentum=0.5, weight_decay=0.1)
-  optim::SGD opt(p.params(), {.lr = 0.05, .momentum = 0.5, .weight_decay = 0.1});
+  optim::SGD opt(p.params(), optim::SGDOptions(0.05).momentum(0.5).weight_decay(0.1));
   expect_trajectory(
       opt, p,
       {{0.8866250000000001, -0.823375, 1.5687499999999999, 0.06825},
@@ -99,7 +100,7 @@ TEST(OptimSGD, WeightDecay) {
 TEST(OptimSGD, Maximize) {
   LeastSquares p;
   // SGD(p, lr=0.01, momentum=0.9, maximize=True)
-  optim::SGD opt(p.params(), {.lr = 0.01, .momentum = 0.9, .maximize = true});
+  optim::SGD opt(p.params(), optim::SGDOptions(0.01).momentum(0.9).maximize(true));
   expect_trajectory(
       opt, p,
       {{0.42217499999999997, -1.034325, 2.08425, 0.10625000000000001},
@@ -111,7 +112,7 @@ TEST(OptimSGD, Maximize) {
 TEST(OptimSGD, MomentumFloat32) {
   LeastSquares p(mg::kFloat32);
   // dt = torch.float32; SGD(p, lr=0.05, momentum=0.9); printed with "%.9g"
-  optim::SGD opt(p.params(), {.lr = 0.05, .momentum = 0.9});
+  optim::SGD opt(p.params(), optim::SGDOptions(0.05).momentum(0.9));
   expect_trajectory(opt, p,
                     {{0.88912499, -0.828374982, 1.57875001, 0.0687500164},
                      {1.52319896, -0.553574324, 0.875991285, 0.0044397153},
@@ -126,7 +127,7 @@ TEST(OptimSGD, ZeroGradientStillDecays) {
   // c = torch.tensor([1.0], dtype=torch.float64, requires_grad=True)
   // opt = SGD([c], lr=0.1, weight_decay=0.5); c.grad = torch.zeros_like(c); opt.step()  # [0.95]
   mg::Tensor c = mg::tensor({1.0}, mg::kFloat64).requires_grad_();
-  optim::SGD opt({c}, {.lr = 0.1, .weight_decay = 0.5});
+  optim::SGD opt({c}, optim::SGDOptions(0.1).weight_decay(0.5));
   c.set_grad(mg::zeros_like(c));
   opt.step();
   EXPECT_DOUBLE_EQ(c.item<double>(), 0.95);
@@ -136,7 +137,7 @@ TEST(OptimSGD, ZeroGradientStillDecays) {
 
 TEST(OptimAdam, Default) {
   LeastSquares p;
-  optim::Adam opt(p.params(), {.lr = 0.1});  // Adam(p, lr=0.1)
+  optim::Adam opt(p.params(), optim::AdamOptions(0.1));  // Adam(p, lr=0.1)
   expect_trajectory(
       opt, p,
       {{0.5999999998715065, -0.9000000002913329, 1.9000000001186943, 1.5999999936067155e-09},
@@ -153,7 +154,7 @@ TEST(OptimAdam, Default) {
 TEST(OptimAdam, WeightDecay) {
   LeastSquares p;
   optim::Adam opt(p.params(),
-                  {.lr = 0.1, .weight_decay = 0.2});  // Adam(p, lr=0.1, weight_decay=0.2)
+                  optim::AdamOptions(0.1).weight_decay(0.2));  // Adam(p, lr=0.1, weight_decay=0.2)
   expect_trajectory(
       opt, p,
       {{0.599999999869834, -0.9000000002752925, 1.9000000001133144, 1.5503875822053814e-09},
@@ -167,7 +168,7 @@ TEST(OptimAdam, Amsgrad) {
   // maximum of the second moment matters from step 2 on.
   LeastSquares p;
   // Adam(p, lr=0.5, betas=(0.9, 0.5), amsgrad=True), 5 steps
-  optim::Adam opt(p.params(), {.lr = 0.5, .betas = {0.9, 0.5}, .amsgrad = true});
+  optim::Adam opt(p.params(), optim::AdamOptions(0.5).betas({0.9, 0.5}).amsgrad(true));
   expect_trajectory(
       opt, p,
       {{0.9999999993575329, -0.5000000014566642, 1.500000000593472, -0.39999999200000014},
@@ -181,7 +182,7 @@ TEST(OptimAdam, Amsgrad) {
 TEST(OptimAdam, Float32) {
   LeastSquares p(mg::kFloat32);
   // dt = torch.float32; Adam(p, lr=0.1, weight_decay=0.2); printed with "%.9g"
-  optim::Adam opt(p.params(), {.lr = 0.1, .weight_decay = 0.2});
+  optim::Adam opt(p.params(), optim::AdamOptions(0.1).weight_decay(0.2));
   expect_trajectory(opt, p,
                     {{0.599999964, -0.899999976, 1.89999998, 7.4505806e-09},
                      {0.699747622, -0.800340772, 1.80024648, -0.0993299931},
@@ -192,8 +193,9 @@ TEST(OptimAdam, Float32) {
 
 TEST(OptimAdamW, Default) {
   LeastSquares p;
-  optim::AdamW opt(p.params(), {.lr = 0.1});  // AdamW(p, lr=0.1)  (weight_decay=1e-2)
-  EXPECT_EQ(opt.param_groups()[0].options.weight_decay, 1e-2);
+  optim::AdamW opt(p.params(), optim::AdamWOptions(0.1));  // AdamW(p, lr=0.1)  (weight_decay=1e-2)
+  EXPECT_EQ(static_cast<optim::AdamWOptions&>(opt.param_groups()[0].options()).weight_decay(),
+            1e-2);
   expect_trajectory(
       opt, p,
       {{0.5994999998715066, -0.8990000002913329, 1.8980000001186943, -9.999840000000926e-05},
@@ -206,7 +208,7 @@ TEST(OptimAdamW, AmsgradWeightDecay) {
   LeastSquares p;
   // AdamW(p, lr=0.5, betas=(0.9, 0.5), weight_decay=0.5, amsgrad=True), 5 steps
   optim::AdamW opt(p.params(),
-                   {.lr = 0.5, .betas = {0.9, 0.5}, .weight_decay = 0.5, .amsgrad = true});
+                   optim::AdamWOptions(0.5).betas({0.9, 0.5}).weight_decay(0.5).amsgrad(true));
   expect_trajectory(
       opt, p,
       {{0.8749999993575329, -0.25000000145666423, 1.000000000593472, -0.4249999920000001},
@@ -218,7 +220,7 @@ TEST(OptimAdamW, AmsgradWeightDecay) {
 TEST(OptimAdamW, AmsgradFloat32) {
   LeastSquares p(mg::kFloat32);
   // dt = torch.float32; AdamW(p, lr=0.1, amsgrad=True); printed with "%.9g"
-  optim::AdamW opt(p.params(), {.lr = 0.1, .amsgrad = true});
+  optim::AdamW opt(p.params(), optim::AdamWOptions(0.1).amsgrad(true));
   expect_trajectory(opt, p,
                     {{0.5995, -0.898999989, 1.898, -9.99867916e-05},
                      {0.6986624, -0.798440278, 1.79635572, -0.0995968431},
@@ -232,7 +234,8 @@ TEST(OptimAdamW, AmsgradFloat32) {
 TEST(OptimParamGroups, DifferentLearningRates) {
   LeastSquares p;
   // SGD([{'params': [w], 'lr': 0.1}, {'params': [b], 'lr': 0.01, 'momentum': 0.9}], lr=0.1)
-  optim::SGD opt({{{p.w}, {.lr = 0.1}}, {{p.b}, {.lr = 0.01, .momentum = 0.9}}});
+  optim::SGD opt({{{p.w}, optim::SGDOptions(0.1)}, {{p.b}, optim::SGDOptions(0.01).momentum(0.9)}},
+                 optim::SGDOptions(1));
   ASSERT_EQ(opt.param_groups().size(), 2u);
   EXPECT_EQ(opt.lr(1), 0.01);
   expect_trajectory(
@@ -248,10 +251,10 @@ TEST(OptimParamGroups, DifferentLearningRates) {
 TEST(OptimParamGroups, AddParamGroupAndChangeOptions) {
   mg::Tensor a = mg::tensor({1.0}, mg::kFloat64).requires_grad_();
   mg::Tensor c = mg::tensor({2.0}, mg::kFloat64).requires_grad_();
-  optim::SGD opt({a}, {.lr = 0.5});
-  opt.add_param_group({{c}, {.lr = 0.25}});
+  optim::SGD opt({a}, optim::SGDOptions(0.5));
+  opt.add_param_group({{c}, optim::SGDOptions(0.25)});
   ASSERT_EQ(opt.num_param_groups(), 2u);
-  opt.param_groups()[0].options.lr = 0.125;
+  static_cast<optim::SGDOptions&>(opt.param_groups()[0].options()).lr(0.125);
   a.set_grad(mg::ones_like(a));
   c.set_grad(mg::ones_like(c));
   opt.step();
@@ -271,7 +274,7 @@ TEST(OptimZeroGrad, SetToNoneByDefault) {
 
 TEST(OptimZeroGrad, ZerosInPlace) {
   LeastSquares p;
-  optim::SGD opt(p.params(), {.lr = 0.1});
+  optim::SGD opt(p.params(), optim::SGDOptions(0.1));
   p.backward();
   mg::Tensor g = p.w.grad();
   const double* data = g.data_ptr<double>();
@@ -285,8 +288,8 @@ TEST(OptimZeroGrad, ZerosInPlace) {
 TEST(OptimZeroGrad, ParameterWithoutGradIsSkipped) {
   LeastSquares p;
   mg::Tensor unused = mg::tensor({3.0, 4.0}, mg::kFloat64).requires_grad_();
-  optim::Adam adam({p.w, unused, p.b}, {.lr = 0.1});
-  optim::SGD sgd({unused}, {.lr = 0.1, .momentum = 0.9, .weight_decay = 0.5});
+  optim::Adam adam({p.w, unused, p.b}, optim::AdamOptions(0.1));
+  optim::SGD sgd({unused}, optim::SGDOptions(0.1).momentum(0.9).weight_decay(0.5));
   p.backward();
   adam.step();
   sgd.step();
@@ -343,15 +346,15 @@ const std::vector<NamedMaker>& every_optimizer() {
   static const std::vector<NamedMaker> makers = {
       {"SGD",
        [](std::vector<mg::Tensor> ps) {
-         return std::make_unique<optim::SGD>(std::move(ps), optim::SGDOptions{.lr = 0.1});
+         return std::make_unique<optim::SGD>(std::move(ps), optim::SGDOptions(0.1));
        }},
       {"Adam",
        [](std::vector<mg::Tensor> ps) {
-         return std::make_unique<optim::Adam>(std::move(ps), optim::AdamOptions{.lr = 0.1});
+         return std::make_unique<optim::Adam>(std::move(ps), optim::AdamOptions(0.1));
        }},
       {"AdamW",
        [](std::vector<mg::Tensor> ps) {
-         return std::make_unique<optim::AdamW>(std::move(ps), optim::AdamWOptions{.lr = 0.1});
+         return std::make_unique<optim::AdamW>(std::move(ps), optim::AdamWOptions(0.1));
        }},
   };
   return makers;
@@ -459,7 +462,7 @@ TEST(OptimNoGradient, StepBeforeBackwardIsReportedOnce) {
     Projections m;
     m.detach_k = false;
     const mg::Tensor x = mg::randn({4, 3});
-    optim::Adam opt(m.parameters(), {.lr = 0.1});
+    optim::Adam opt(m.parameters(), optim::AdamOptions(0.1));
     testing::internal::CaptureStderr();
     for (int i = 0; i < 3; ++i) {
       opt.zero_grad();
@@ -472,7 +475,7 @@ TEST(OptimNoGradient, StepBeforeBackwardIsReportedOnce) {
   {
     GradientChecks checks(/*strict=*/false);
     mg::Tensor w = mg::ones({2}).requires_grad_();
-    optim::SGD opt({w}, {.lr = 0.1});
+    optim::SGD opt({w}, optim::SGDOptions(0.1));
     testing::internal::CaptureStderr();
     opt.step();
     opt.step();
@@ -485,7 +488,7 @@ TEST(OptimNoGradient, StepBeforeBackwardIsReportedOnce) {
   {
     GradientChecks checks(/*strict=*/true);
     Projections m;
-    optim::Adam opt(m.parameters(), {.lr = 0.1});
+    optim::Adam opt(m.parameters(), optim::AdamOptions(0.1));
     for (int i = 0; i < 2; ++i) {
       try {
         opt.step();
@@ -503,7 +506,7 @@ TEST(OptimNoGradient, UnnamedParameterIsReportedByItsPositionAndShape) {
   mg::Tensor b = mg::ones({2}).requires_grad_();
   mg::Tensor c = mg::ones({2, 4}).requires_grad_();
   // Positions count through the groups, as in state_dict(): c is position 2.
-  optim::SGD opt({{{a}, {.lr = 0.1}}, {{b, c}, {.lr = 0.01}}});
+  optim::SGD opt({{{a}, optim::SGDOptions(0.1)}, {{b, c}, optim::SGDOptions(0.01)}}, 1.0);
   testing::internal::CaptureStderr();
   for (int i = 0; i < 2; ++i) {
     opt.zero_grad();
@@ -525,7 +528,7 @@ TEST(OptimNoGradient, WarningsCanBeSilenced) {
   Projections m;
   const mg::Tensor x = mg::randn({4, 3});
   const mg::Tensor wq0 = m.W_q->weight.detach().clone();
-  optim::AdamW opt(m.parameters(), {.lr = 0.1});
+  optim::AdamW opt(m.parameters(), optim::AdamWOptions(0.1));
   testing::internal::CaptureStderr();
   opt.step();  // before any backward
   EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
@@ -541,7 +544,7 @@ TEST(OptimNoGradient, ParameterThatTrainedBeforeIsNotReported) {
   Projections m;
   m.detach_k = false;
   const mg::Tensor x = mg::randn({4, 3});
-  optim::SGD opt(m.parameters(), {.lr = 0.1, .momentum = 0.9});
+  optim::SGD opt(m.parameters(), optim::SGDOptions(0.1).momentum(0.9));
   EXPECT_EQ(train_capturing_stderr(opt, m, x, /*steps=*/1), "");
   // A batch that does not use W_v (a branch not taken): W_v trained before, so it is not a
   // parameter that never trains, even in strict mode.
@@ -551,7 +554,7 @@ TEST(OptimNoGradient, ParameterThatTrainedBeforeIsNotReported) {
   // zero_grad(set_to_none = false) keeps zero gradients: they count as gradients.
   m.use_v = true;
   m.detach_k = true;
-  optim::SGD zeros(m.parameters(), {.lr = 0.1});
+  optim::SGD zeros(m.parameters(), optim::SGDOptions(0.1));
   opt.zero_grad(/*set_to_none=*/false);
   m.loss(x).backward();
   EXPECT_NO_THROW(zeros.step());
@@ -559,15 +562,15 @@ TEST(OptimNoGradient, ParameterThatTrainedBeforeIsNotReported) {
 
 TEST(OptimNoGradient, OptimizerKeepsTheNamesItWasGiven) {
   Projections m;
-  optim::SGD opt(m.parameters(), {.lr = 0.1});
+  optim::SGD opt(m.parameters(), optim::SGDOptions(0.1));
   EXPECT_EQ(opt.param_name(m.W_q->weight), "W_q.weight");
   EXPECT_EQ(opt.param_name(m.W_k->weight), "W_k.weight");
   // Listing a submodule's parameters does not rename them to "weight"...
-  optim::SGD sub(m.W_k->parameters(), {.lr = 0.1});
+  optim::SGD sub(m.W_k->parameters(), optim::SGDOptions(0.1));
   EXPECT_EQ(sub.param_name(m.W_k->weight), "W_k.weight");
   // ...and a parameter listed only by its own module is named from there.
   mg::nn::Linear alone(2, 2);
-  optim::SGD lone(alone->parameters(), {.lr = 0.1});
+  optim::SGD lone(alone->parameters(), optim::SGDOptions(0.1));
   EXPECT_EQ(lone.param_name(alone->weight), "weight");
   EXPECT_EQ(lone.param_name(alone->bias), "bias");
 }
@@ -576,59 +579,74 @@ TEST(OptimNoGradient, OptimizerKeepsTheNamesItWasGiven) {
 
 TEST(OptimErrors, SGDOptions) {
   mg::Tensor w = mg::zeros({2}).requires_grad_();
-  expect_error([&] { optim::SGD({w}, {.lr = -0.1}); }, "SGD",
+  expect_error([&] { optim::SGD({w}, optim::SGDOptions(-0.1)); }, "SGD",
                "invalid learning rate: -0.1 (must be >= 0)");
-  expect_error([&] { optim::SGD({w}, {.momentum = 0.9}); }, "SGD", "lr is required");
-  expect_error([&] { optim::SGD({w}, {.lr = 0.1, .momentum = -0.5}); }, "SGD",
+  expect_error([&] { optim::SGD({w}, optim::SGDOptions(0.1).momentum(-0.5)); }, "SGD",
                "invalid momentum value: -0.5");
-  expect_error([&] { optim::SGD({w}, {.lr = 0.1, .weight_decay = -1}); }, "SGD",
+  expect_error([&] { optim::SGD({w}, optim::SGDOptions(0.1).weight_decay(-1)); }, "SGD",
                "invalid weight_decay value: -1");
-  expect_error([&] { optim::SGD({w}, {.lr = 0.1, .nesterov = true}); }, "SGD",
+  expect_error([&] { optim::SGD({w}, optim::SGDOptions(0.1).nesterov(true)); }, "SGD",
                "nesterov momentum requires a momentum and zero dampening");
   expect_error(
-      [&] { optim::SGD({w}, {.lr = 0.1, .momentum = 0.9, .dampening = 0.1, .nesterov = true}); },
+      [&] { optim::SGD({w}, optim::SGDOptions(0.1).momentum(0.9).dampening(0.1).nesterov(true)); },
       "SGD", "dampening = 0.1");
 }
 
 TEST(OptimErrors, AdamOptions) {
   mg::Tensor w = mg::zeros({2}).requires_grad_();
-  expect_error([&] { optim::Adam({w}, {.lr = -1}); }, "Adam", "invalid learning rate: -1");
-  expect_error([&] { optim::Adam({w}, {.eps = -1e-8}); }, "Adam", "invalid epsilon value: -1e-08");
+  expect_error([&] { optim::Adam({w}, optim::AdamOptions(-1)); }, "Adam",
+               "invalid learning rate: -1");
+  expect_error([&] { optim::Adam({w}, optim::AdamOptions().eps(-1e-8)); }, "Adam",
+               "invalid epsilon value: -1e-08");
   expect_error(
       [&] {
-        optim::Adam({w}, {.betas = {1.5, 0.999}});
+        optim::Adam({w}, optim::AdamOptions().betas({1.5, 0.999}));
       },
       "Adam", "invalid beta parameter at index 0: 1.5");
   expect_error(
       [&] {
-        optim::Adam({w}, {.betas = {0.9, 1.0}});
+        optim::Adam({w}, optim::AdamOptions().betas({0.9, 1.0}));
       },
       "Adam", "invalid beta parameter at index 1: 1");
-  expect_error([&] { optim::Adam({w}, {.weight_decay = -0.1}); }, "Adam",
+  expect_error([&] { optim::Adam({w}, optim::AdamOptions().weight_decay(-0.1)); }, "Adam",
                "invalid weight_decay value: -0.1");
-  expect_error([&] { optim::AdamW({w}, {.lr = -1}); }, "AdamW", "invalid learning rate: -1");
+  expect_error([&] { optim::AdamW({w}, optim::AdamWOptions(-1)); }, "AdamW",
+               "invalid learning rate: -1");
   expect_error(
       [&] {
-        optim::AdamW({w}, {.betas = {0.9, -0.1}});
+        optim::AdamW({w}, optim::AdamWOptions().betas({0.9, -0.1}));
       },
       "AdamW", "invalid beta parameter at index 1: -0.1");
-  expect_error([&] { optim::AdamW({w}, {.weight_decay = -1}); }, "AdamW",
+  expect_error([&] { optim::AdamW({w}, optim::AdamWOptions().weight_decay(-1)); }, "AdamW",
                "invalid weight_decay value: -1");
 }
 
 TEST(OptimErrors, Parameters) {
   mg::Tensor w = mg::zeros({2}).requires_grad_();
-  expect_error([&] { optim::SGD({}, {.lr = 0.1}); }, "SGD", "empty parameter list");
-  expect_error([&] { optim::Adam(std::vector<optim::Adam::Group>{}); }, "Adam",
+  expect_error([&] { optim::SGD(std::vector<mg::Tensor>{}, optim::SGDOptions(0.1)); }, "SGD",
+               "empty parameter list");
+  expect_error([&] { optim::Adam(std::vector<optim::OptimizerParamGroup>{}); }, "Adam",
                "empty parameter list");
   expect_error([&] { optim::AdamW({w * 2}); }, "AdamW", "can't optimize a non-leaf Tensor");
-  expect_error([&] { optim::SGD({w, w}, {.lr = 0.1}); }, "SGD", "more than once");
+  expect_error([&] { optim::SGD({w, w}, optim::SGDOptions(0.1)); }, "SGD", "more than once");
   expect_error([&] { optim::Adam({mg::Tensor()}); }, "Adam", "undefined tensor");
-  optim::SGD opt({w}, {.lr = 0.1});
-  expect_error([&] { opt.add_param_group({{w}, {.lr = 0.1}}); }, "SGD", "more than once");
+  optim::SGD opt({w}, optim::SGDOptions(0.1));
+  expect_error(
+      [&] {
+        opt.add_param_group({{w}, optim::SGDOptions(0.1)});
+      },
+      "SGD", "more than once");
   mg::Tensor v = mg::zeros({2}).requires_grad_();
-  expect_error([&] { opt.add_param_group({{v}, {.lr = -2}}); }, "SGD", "invalid learning rate: -2");
-  expect_error([&] { opt.add_param_group({{v}}); }, "SGD", "lr is required");
+  expect_error(
+      [&] {
+        opt.add_param_group({{v}, optim::SGDOptions(-2)});
+      },
+      "SGD", "invalid learning rate: -2");
+  expect_error(
+      [&] {
+        opt.add_param_group({{v}, optim::AdamOptions(0.1)});
+      },
+      "SGD", "the parameter group's options are another optimizer's");
   EXPECT_EQ(opt.num_param_groups(), 1u);
   expect_error([&] { opt.set_lr(1, 0.1); }, "SGD", "parameter group 1 is out of range (1 groups)");
 }
@@ -656,7 +674,7 @@ void expect_lrs(sched::LRScheduler& s, optim::Optimizer& opt, const Rows& expect
 TEST(LrSchedulerStepLR, HalvesEveryTwoEpochs) {
   mg::Tensor p = mg::zeros({1}).requires_grad_();
   mg::Tensor q = mg::zeros({1}).requires_grad_();
-  optim::SGD opt({{{p}, {.lr = 0.1}}, {{q}, {.lr = 0.02}}});
+  optim::SGD opt({{{p}, optim::SGDOptions(0.1)}, {{q}, optim::SGDOptions(0.02)}}, 1.0);
   sched::StepLR s(opt, /*step_size=*/2, /*gamma=*/0.5);  // StepLR(opt, step_size=2, gamma=0.5)
   expect_lrs(s, opt,
              {{0.1, 0.02},
@@ -673,7 +691,7 @@ TEST(LrSchedulerStepLR, HalvesEveryTwoEpochs) {
 TEST(LrSchedulerCosineAnnealingLR, RecursiveFormPastTMax) {
   mg::Tensor p = mg::zeros({1}).requires_grad_();
   mg::Tensor q = mg::zeros({1}).requires_grad_();
-  optim::Adam opt({{{p}, {.lr = 0.1}}, {{q}, {.lr = 0.02}}});
+  optim::Adam opt({{{p}, optim::AdamOptions(0.1)}, {{q}, optim::AdamOptions(0.02)}});
   sched::CosineAnnealingLR s(opt, /*T_max=*/4, /*eta_min=*/0.001);  // (opt, T_max=4, eta_min=0.001)
   expect_lrs(s, opt,
              {{0.1, 0.02},
@@ -693,7 +711,7 @@ TEST(LrSchedulerCosineAnnealingLR, RecursiveFormPastTMax) {
 
 TEST(LrSchedulerErrors, BadArguments) {
   mg::Tensor p = mg::zeros({1}).requires_grad_();
-  optim::SGD opt({p}, {.lr = 0.1});
+  optim::SGD opt({p}, optim::SGDOptions(0.1));
   expect_error([&] { sched::StepLR(opt, 0); }, "StepLR", "step_size must be positive, got 0");
   expect_error([&] { sched::CosineAnnealingLR(opt, -1); }, "CosineAnnealingLR",
                "T_max must be positive, got -1");

@@ -58,8 +58,8 @@ TEST(OptimClosure, ReturnsTheLossAndEnablesGrad) {
   //      then [w, b] = [1.67624571138813, -0.33057784377865723, 0.7091489323151546,
   //      -0.302952473917923]
   LeastSquares p;
-  optim::SGD sgd(p.params(), {.lr = 0.05});
-  optim::Adam adam(p.params(), {.lr = 0.1});
+  optim::SGD sgd(p.params(), optim::SGDOptions(0.05));
+  optim::Adam adam(p.params(), optim::AdamOptions(0.1));
   int calls = 0;
   auto closure_for = [&](optim::Optimizer& opt) {
     return [&] {
@@ -96,7 +96,7 @@ TEST(OptimClosure, WithoutClosureReturnsUndefined) {
 
 TEST(OptimClosure, ClosureThatReturnsNoLoss) {
   LeastSquares p;
-  optim::SGD opt(p.params(), {.lr = 0.1});
+  optim::SGD opt(p.params(), optim::SGDOptions(0.1));
   const mg::Tensor w0 = p.w.detach().clone();
   expect_error(
       [&] {
@@ -116,13 +116,14 @@ TEST(OptimClosure, ClosureThatReturnsNoLoss) {
 
 TEST(OptimParamGroups, OptionsByNameAndState) {
   LeastSquares p;
-  optim::Adam opt(p.params(), {.lr = 0.1});
+  optim::Adam opt(p.params(), optim::AdamOptions(0.1));
   ASSERT_TRUE(opt.option(0, "betas").has_value());
   EXPECT_EQ(std::get<std::vector<double>>(*opt.option(0, "betas")),
             (std::vector<double>{0.9, 0.999}));
   EXPECT_FALSE(opt.option(0, "momentum").has_value());
   opt.set_option(0, "betas", std::vector<double>{0.5, 0.9});
-  EXPECT_EQ(opt.param_groups()[0].options.betas[0], 0.5);
+  EXPECT_EQ(std::get<0>(static_cast<optim::AdamOptions&>(opt.param_groups()[0].options()).betas()),
+            0.5);
   opt.set_option(0, "lr", 0.25);
   EXPECT_EQ(opt.lr(0), 0.25);
   expect_error([&] { opt.set_option(0, "momentum", 0.9); }, "Adam", "unknown option \"momentum\"");
@@ -139,32 +140,145 @@ TEST(OptimParamGroups, OptionsByNameAndState) {
   EXPECT_EQ(state.at(p.w.impl()).at("step").item<double>(), 1.0);
 }
 
-// A user-defined optimizer on the public base: p -= lr * sign(g), counting steps in its state.
-struct SignSGDOptions {
-  double lr = 1e-2;
+// ---------------------------------------------------------------- libtorch's options API
+
+TEST(OptimOptions, ChainedSettersAndGetters) {
+  // libtorch: SGDOptions(0.1).momentum(0.9).nesterov(true); AdamOptions(1e-3).betas({0.9, 0.999})
+  const optim::SGDOptions sgd = optim::SGDOptions(0.1).momentum(0.9).nesterov(true);
+  EXPECT_EQ(sgd.lr(), 0.1);
+  EXPECT_EQ(sgd.momentum(), 0.9);
+  EXPECT_TRUE(sgd.nesterov());
+  EXPECT_EQ(sgd.dampening(), 0.0);  // torch.optim.SGD's defaults
+  EXPECT_EQ(sgd.weight_decay(), 0.0);
+  const optim::AdamOptions adam = optim::AdamOptions(1e-3).betas({0.9, 0.98}).weight_decay(0.01);
+  EXPECT_EQ(std::get<0>(adam.betas()), 0.9);
+  EXPECT_EQ(std::get<1>(adam.betas()), 0.98);
+  EXPECT_EQ(adam.weight_decay(), 0.01);
+  EXPECT_EQ(adam.eps(), 1e-8);
+  EXPECT_EQ(optim::AdamWOptions().weight_decay(), 1e-2);
+  EXPECT_EQ(optim::AdamWOptions().lr(), 1e-3);
+  EXPECT_EQ(optim::RMSpropOptions().alpha(), 0.99);
+  EXPECT_EQ(optim::AdagradOptions().lr(), 1e-2);
+  EXPECT_EQ(optim::LBFGSOptions().line_search_fn("strong_wolfe").line_search_fn(), "strong_wolfe");
+  EXPECT_EQ(sched::OneCycleLROptions().total_steps(100).pct_start(0.25).pct_start(), 0.25);
+  EXPECT_EQ(sched::ReduceLROnPlateauOptions().mode("max").mode(), "max");
+  // The base class gives the lr without a cast, and a copy of the whole options.
+  optim::SGDOptions changed = sgd;
+  optim::OptimizerOptions& base = changed;
+  base.set_lr(0.5);
+  EXPECT_EQ(changed.lr(), 0.5);
+  EXPECT_EQ(static_cast<optim::SGDOptions&>(*base.clone()).momentum(), 0.9);
+}
+
+TEST(OptimOptions, ChangesThroughParamGroupsTakeEffectAtTheNextStep) {
+  // opt = SGD(p, lr=0.05, momentum=0.9); a step; then
+  // opt.param_groups[0]['lr'] = 0.01; opt.param_groups[0]['momentum'] = 0.5; two more steps
+  LeastSquares p;
+  optim::SGD opt(p.params(), optim::SGDOptions(0.05).momentum(0.9));
+  expect_trajectory(opt, p, {{0.889125, -0.828375, 1.5787499999999999, 0.06875}});
+  for (optim::OptimizerParamGroup& group : opt.param_groups()) {  // libtorch's way
+    static_cast<optim::SGDOptions&>(group.options()).lr(0.01).momentum(0.5);
+  }
+  EXPECT_EQ(opt.lr(0), 0.01);
+  expect_trajectory(
+      opt, p,
+      {{0.9848097875, -0.78714486875, 1.47189825, 0.05838793750000001},
+       {1.0842421670303126, -0.74491414489625, 1.3586833793718749, 0.045835134981250004}});
+}
+
+TEST(OptimOptions, AdamBetasThroughParamGroups) {
+  // opt = Adam(p, lr=0.1, betas=(0.8, 0.9), weight_decay=0.01); two steps; then
+  // opt.param_groups[0]['betas'] = (0.5, 0.99); one more step
+  LeastSquares p;
+  optim::Adam opt(p.params(), optim::AdamOptions(0.1).betas({0.8, 0.9}).weight_decay(0.01));
+  expect_trajectory(
+      opt, p,
+      {{0.5999999998714239, -0.9000000002904865, 1.9000000001184132, 1.597444079792787e-09},
+       {0.6997408869548893, -0.8003664843063307, 1.8002735442055036, -0.09946708288748093}});
+  static_cast<optim::AdamOptions&>(opt.param_groups()[0].options()).betas({0.5, 0.99});
+  expect_trajectory(
+      opt, p,
+      {{0.7277029096059237, -0.7730984480893923, 1.7724077595862802, -0.12578943291459677}});
+}
+
+TEST(OptimOptions, GroupsWithoutOptionsTakeTheDefaults) {
+  // libtorch: SGD({OptimizerParamGroup({w}, SGDOptions(0.1)), OptimizerParamGroup({b})},
+  //               SGDOptions(0.5).momentum(0.9)): w's group has momentum 0 (its options are
+  // complete), b's is a copy of the defaults. PyTorch 1.13, the same groups spelled out:
+  // SGD([{'params': [w], 'lr': 0.1, 'momentum': 0.0}, {'params': [b]}], lr=0.5, momentum=0.9)
+  LeastSquares p;
+  optim::SGD opt({optim::OptimizerParamGroup({p.w}, optim::SGDOptions(0.1)),
+                  optim::OptimizerParamGroup({p.b})},
+                 optim::SGDOptions(0.5).momentum(0.9));
+  ASSERT_EQ(opt.param_groups().size(), 2u);
+  EXPECT_EQ(static_cast<optim::SGDOptions&>(opt.param_groups()[0].options()).momentum(), 0.0);
+  EXPECT_EQ(static_cast<optim::SGDOptions&>(opt.param_groups()[1].options()).momentum(), 0.9);
+  EXPECT_EQ(opt.param_groups()[1].options().get_lr(), 0.5);
+  EXPECT_EQ(opt.defaults().get_lr(), 0.5);
+  expect_trajectory(opt, p,
+                    {{1.27825, -0.65675, 1.1575, -0.2125},
+                     {1.66419575, -0.48364737499999993, 0.736715, -0.6549562500000001}});
+  // The groups own copies: changing the defaults later changes no group.
+  static_cast<optim::SGDOptions&>(opt.defaults()).lr(7);
+  EXPECT_EQ(opt.lr(1), 0.5);
+  // add_param_group without options: a copy of the defaults, as libtorch.
+  mg::Tensor v = mg::zeros({2}).requires_grad_();
+  opt.add_param_group({{v}});
+  EXPECT_EQ(opt.lr(2), 7.0);
+  EXPECT_EQ(opt.size(), 3u);
+  EXPECT_EQ(opt.parameters().size(), 1u);  // the first group's, as libtorch's parameters()
+}
+
+TEST(OptimOptions, OptionsOfTheWrongTypeOrMissing) {
+  LeastSquares p;
+  optim::Adam opt(p.params());
+  const mg::Tensor w0 = p.w.detach().clone();
+  opt.param_groups()[0].set_options(optim::SGDOptions(0.1).clone());  // bypasses the checks
+  p.backward();
+  expect_error([&] { opt.step(); }, "Adam",
+               "the parameter group's options are another optimizer's");
+  EXPECT_TRUE(mg::equal(p.w, w0));
+  const optim::OptimizerParamGroup bare({p.w});
+  EXPECT_FALSE(bare.has_options());
+  expect_error([&] { bare.options(); }, "OptimizerParamGroup", "the group has no options");
+  // Copies of a group copy its options.
+  optim::OptimizerParamGroup group({p.w}, optim::SGDOptions(0.1));
+  optim::OptimizerParamGroup copy = group;
+  group.options().set_lr(0.2);
+  EXPECT_EQ(copy.options().get_lr(), 0.1);
+}
+
+// A user-defined optimizer on the public base, written as libtorch's: p -= lr * sign(g), counting
+// steps in its state.
+struct SignSGDOptions : optim::OptimizerCloneableOptions<SignSGDOptions> {
+  SignSGDOptions(double lr = 1e-2) : lr_(lr) {}  // NOLINT: implicit, as libtorch's
+  MG_ARG(double, lr);
+
+ public:
   template <typename Self, typename F>
   static void fields(Self& o, F&& f) {
-    f("lr", o.lr);
+    f("lr", o.lr());
   }
 };
 
 class SignSGD : public optim::OptimizerWithOptions<SignSGDOptions> {
  public:
-  SignSGD(std::vector<mg::Tensor> params, const SignSGDOptions& options)
-      : OptimizerWithOptions("SignSGD") {
-    init(std::move(params), options);
+  SignSGD(std::vector<mg::Tensor> params, const SignSGDOptions& defaults)
+      : OptimizerWithOptions("SignSGD", defaults) {
+    init(std::move(params));
   }
   mg::Tensor step(optim::LossClosure closure = nullptr) override {
     mg::Tensor loss = evaluate_closure(closure);
     check_gradients();
     mg::NoGradGuard no_grad;
-    for (Group& group : param_groups()) {
-      for (mg::Tensor& p : group.params) {
+    for (optim::OptimizerParamGroup& group : param_groups()) {
+      const double lr = static_cast<SignSGDOptions&>(group.options()).lr();
+      for (mg::Tensor& p : group.params()) {
         if (!p.grad().defined()) continue;
         optim::ParamState& s = state(p);
         if (s.empty()) s["step"] = mg::scalar_tensor(0.0, mg::kFloat32);
         s["step"].fill_(s["step"].item<double>() + 1);
-        p.copy_(p - mg::sign(p.grad()) * group.options.lr);
+        p.copy_(p - mg::sign(p.grad()) * lr);
       }
     }
     return loss;
@@ -172,7 +286,7 @@ class SignSGD : public optim::OptimizerWithOptions<SignSGDOptions> {
 
  protected:
   void check_options(const SignSGDOptions& o) const override {
-    MG_CHECK(o.lr >= 0, "SignSGD", "invalid learning rate: ", o.lr);
+    MG_CHECK(o.lr() >= 0, "SignSGD", "invalid learning rate: ", o.lr());
   }
   StateKeys state_keys() const override { return {{"step"}, {}}; }
 };
@@ -181,7 +295,7 @@ TEST(OptimCustom, UserDefinedOptimizer) {
   // class SignSGD(torch.optim.Optimizer): step(): p.add_(p.grad.sign(), alpha=-group['lr'])
   // opt = SignSGD(p, lr=0.1)
   LeastSquares p;
-  SignSGD opt(p.params(), {.lr = 0.1});
+  SignSGD opt(p.params(), SignSGDOptions(0.1));
   optim::Optimizer& base = opt;
   expect_trajectory(base, p,
                     {{0.6, -0.9, 1.9, 0.0},
@@ -195,16 +309,16 @@ TEST(OptimCustom, UserDefinedOptimizer) {
   sched::StepLR s(opt, /*step_size=*/1, /*gamma=*/0.5);
   s.step();
   EXPECT_EQ(opt.lr(0), 0.05);
-  expect_error([&] { SignSGD({p.w}, {.lr = -1}); }, "SignSGD", "invalid learning rate: -1");
+  expect_error([&] { SignSGD({p.w}, SignSGDOptions(-1)); }, "SignSGD", "invalid learning rate: -1");
 }
 
 // ---------------------------------------------------------------- RMSprop, Adagrad
 
 TEST(OptimRMSprop, Default) {
   LeastSquares p;
-  optim::RMSprop opt(p.params(), {.lr = 0.01});  // RMSprop(p, lr=0.01)
-  EXPECT_EQ(opt.param_groups()[0].options.alpha, 0.99);
-  EXPECT_EQ(opt.param_groups()[0].options.eps, 1e-8);
+  optim::RMSprop opt(p.params(), optim::RMSpropOptions(0.01));  // RMSprop(p, lr=0.01)
+  EXPECT_EQ(static_cast<optim::RMSpropOptions&>(opt.param_groups()[0].options()).alpha(), 0.99);
+  EXPECT_EQ(static_cast<optim::RMSpropOptions&>(opt.param_groups()[0].options()).eps(), 1e-8);
   expect_trajectory(
       opt, p,
       {{0.5999999987150658, -0.9000000029133284, 1.9000000011869436, 1.5999997479698713e-08},
@@ -220,7 +334,7 @@ TEST(OptimRMSprop, CenteredMomentumWeightDecay) {
   // RMSprop(p, lr=0.01, alpha=0.9, momentum=0.8, centered=True, weight_decay=0.1)
   optim::RMSprop opt(
       p.params(),
-      {.lr = 0.01, .alpha = 0.9, .weight_decay = 0.1, .momentum = 0.8, .centered = true});
+      optim::RMSpropOptions(0.01).alpha(0.9).weight_decay(0.1).momentum(0.8).centered(true));
   expect_trajectory(
       opt, p,
       {{0.5333333331896397, -0.9666666669812063, 1.966666666795491, 0.06666666841644785},
@@ -234,7 +348,7 @@ TEST(OptimRMSprop, CenteredMomentumWeightDecay) {
 TEST(OptimRMSprop, CenteredMaximize) {
   LeastSquares p;
   // RMSprop(p, lr=0.05, centered=True, maximize=True)
-  optim::RMSprop opt(p.params(), {.lr = 0.05, .centered = true, .maximize = true});
+  optim::RMSprop opt(p.params(), optim::RMSpropOptions(0.05).centered(true).maximize(true));
   expect_trajectory(
       opt, p,
       {{-0.002518901140039498, -1.502518892915826, 2.502518901634941, 0.602518826821538},
@@ -245,8 +359,8 @@ TEST(OptimRMSprop, CenteredMaximize) {
 
 TEST(OptimAdagrad, Default) {
   LeastSquares p;
-  optim::Adagrad opt(p.params(), {.lr = 0.1});  // Adagrad(p, lr=0.1)
-  EXPECT_EQ(opt.param_groups()[0].options.eps, 1e-10);
+  optim::Adagrad opt(p.params(), optim::AdagradOptions(0.1));  // Adagrad(p, lr=0.1)
+  EXPECT_EQ(static_cast<optim::AdagradOptions&>(opt.param_groups()[0].options()).eps(), 1e-10);
   expect_trajectory(
       opt, p,
       {{0.5999999999987151, -0.9000000000029134, 1.900000000001187, 1.600000687496106e-11},
@@ -259,11 +373,10 @@ TEST(OptimAdagrad, Default) {
 TEST(OptimAdagrad, AllOptions) {
   LeastSquares p;
   // Adagrad(p, lr=0.5, lr_decay=0.1, weight_decay=0.2, initial_accumulator_value=0.3, eps=1e-6)
-  optim::Adagrad opt(p.params(), {.lr = 0.5,
-                                  .lr_decay = 0.1,
-                                  .weight_decay = 0.2,
-                                  .initial_accumulator_value = 0.3,
-                                  .eps = 1e-6});
+  optim::Adagrad opt(
+      p.params(),
+      optim::AdagradOptions(0.5).lr_decay(0.1).weight_decay(0.2).initial_accumulator_value(0.3).eps(
+          1e-6));
   expect_trajectory(
       opt, p,
       {{0.9987340208280859, -0.5055889603253052, 1.5009602954651142, -0.2811229599824664},
@@ -276,7 +389,7 @@ TEST(OptimRMSpropAdagrad, Float32) {
   {
     LeastSquares p(mg::kFloat32);
     // dt = torch.float32; RMSprop(p, lr=0.01, momentum=0.5, centered=True); printed with "%.9g"
-    optim::RMSprop opt(p.params(), {.lr = 0.01, .momentum = 0.5, .centered = true});
+    optim::RMSprop opt(p.params(), optim::RMSpropOptions(0.01).momentum(0.5).centered(true));
     expect_trajectory(opt, p,
                       {{0.600503802, -0.899496198, 1.8994962, -0.000503765186},
                        {0.719872177, -0.78094548, 1.78025067, -0.117987685},
@@ -287,7 +400,7 @@ TEST(OptimRMSpropAdagrad, Float32) {
   }
   LeastSquares p(mg::kFloat32);
   // dt = torch.float32; Adagrad(p, lr=0.1, lr_decay=0.01); printed with "%.9g"
-  optim::Adagrad opt(p.params(), {.lr = 0.1, .lr_decay = 0.01});
+  optim::Adagrad opt(p.params(), optim::AdagradOptions(0.1).lr_decay(0.01));
   expect_trajectory(opt, p,
                     {{0.600000024, -0.899999976, 1.89999998, 0},
                      {0.667580307, -0.83321768, 1.83253956, -0.0657418445},
@@ -341,7 +454,7 @@ TEST(OptimLBFGS, Default) {
 TEST(OptimLBFGS, FixedStepsAndShortHistory) {
   // LBFGS(p, lr=0.5, max_iter=5)
   expect_lbfgs(
-      {.lr = 0.5, .max_iter = 5},
+      optim::LBFGSOptions(0.5).max_iter(5),
       {{{1.4832344733353309, -0.31146398874527004, 0.2561990906182793, -0.19784568028590932},
         16.201875,
         5,
@@ -352,7 +465,7 @@ TEST(OptimLBFGS, FixedStepsAndShortHistory) {
         10}});
   // LBFGS(p, max_iter=4, history_size=2)
   expect_lbfgs(
-      {.max_iter = 4, .history_size = 2},
+      optim::LBFGSOptions().max_iter(4).history_size(2),
       {{{1.3301208930296102, -0.10730736986300532, -0.18760037113553757, -0.13579443071513847},
         16.201875,
         4,
@@ -366,7 +479,7 @@ TEST(OptimLBFGS, FixedStepsAndShortHistory) {
 TEST(OptimLBFGS, StrongWolfe) {
   // LBFGS(p, lr=0.8, max_iter=6, line_search_fn='strong_wolfe')
   expect_lbfgs(
-      {.lr = 0.8, .max_iter = 6, .line_search_fn = "strong_wolfe"},
+      optim::LBFGSOptions(0.8).max_iter(6).line_search_fn("strong_wolfe"),
       {{{1.1071830962831846, -0.01973944124027246, -0.4200110178358641, 0.06856833765422561},
         16.201875,
         7,
@@ -377,7 +490,7 @@ TEST(OptimLBFGS, StrongWolfe) {
         12}});
   // LBFGS(p, lr=5, max_iter=6, line_search_fn='strong_wolfe')  (the zoom phase)
   expect_lbfgs(
-      {.lr = 5, .max_iter = 6, .line_search_fn = "strong_wolfe"},
+      optim::LBFGSOptions(5).max_iter(6).line_search_fn("strong_wolfe"),
       {{{0.9425903514341619, 0.10948357263035996, -0.504193581772174, 0.2779369727229988},
         16.201875,
         7,
@@ -388,7 +501,7 @@ TEST(OptimLBFGS, StrongWolfe) {
         7}});
   // LBFGS(p, lr=0.1, max_iter=3, tolerance_change=1e-3, line_search_fn='strong_wolfe')
   expect_lbfgs(
-      {.lr = 0.1, .max_iter = 3, .tolerance_change = 1e-3, .line_search_fn = "strong_wolfe"},
+      optim::LBFGSOptions(0.1).max_iter(3).tolerance_change(1e-3).line_search_fn("strong_wolfe"),
       {{{0.678742021834978, -0.9114091433970187, 1.7312801805584717, 0.08555269787948773},
         16.201875,
         3,
@@ -405,12 +518,12 @@ TEST(OptimLBFGS, Float32) {
   // equal to about 1e-5 after 10 iterations (float32 rounding, amplified by the history).
   // LBFGS(p, lr=0.8, max_iter=6, line_search_fn='strong_wolfe')
   expect_lbfgs(
-      {.lr = 0.8, .max_iter = 6, .line_search_fn = "strong_wolfe"},
+      optim::LBFGSOptions(0.8).max_iter(6).line_search_fn("strong_wolfe"),
       {{{1.1071831, -0.0197394397, -0.420011073, 0.0685682222}, 16.201873779296875, 7, 6},
        {{0.835006773, -0.159581557, -0.761206448, 0.732253075}, 0.24681544303894043, 14, 12}},
       1e-4, mg::kFloat32);
   // LBFGS(p, lr=0.5, max_iter=5)
-  expect_lbfgs({.lr = 0.5, .max_iter = 5},
+  expect_lbfgs(optim::LBFGSOptions(0.5).max_iter(5),
                {{{1.48323452, -0.311463982, 0.256199062, -0.197845727}, 16.201873779296875, 5, 5},
                 {{0.9196347, -0.113545865, -0.667798877, 0.44098115}, 0.7823004126548767, 10, 10}},
                1e-4, mg::kFloat32);
@@ -419,24 +532,26 @@ TEST(OptimLBFGS, Float32) {
 TEST(OptimLBFGS, DefaultsAndErrors) {
   LeastSquares p;
   optim::LBFGS opt(p.params());
-  const optim::LBFGSOptions& o = opt.param_groups()[0].options;
-  EXPECT_EQ(o.lr, 1);
-  EXPECT_EQ(o.max_iter, 20);
-  EXPECT_EQ(o.max_eval, 25);  // max_iter * 5 // 4
-  EXPECT_EQ(o.tolerance_grad, 1e-7);
-  EXPECT_EQ(o.tolerance_change, 1e-9);
-  EXPECT_EQ(o.history_size, 100);
-  EXPECT_EQ(o.line_search_fn, "");
+  const auto& o = static_cast<const optim::LBFGSOptions&>(opt.param_groups()[0].options());
+  EXPECT_EQ(o.lr(), 1);
+  EXPECT_EQ(o.max_iter(), 20);
+  EXPECT_EQ(o.max_eval(), 25);  // max_iter * 5 // 4
+  EXPECT_EQ(o.tolerance_grad(), 1e-7);
+  EXPECT_EQ(o.tolerance_change(), 1e-9);
+  EXPECT_EQ(o.history_size(), 100);
+  EXPECT_EQ(o.line_search_fn(), "");
   p.backward();
   expect_error([&] { opt.step(); }, "LBFGS.step", "LBFGS needs a closure");
   mg::Tensor c = mg::zeros({1}).requires_grad_();
   opt.add_param_group({{c}, o});
   expect_error([&] { opt.step([&] { return p.X.sum(); }); }, "LBFGS.step",
                "LBFGS doesn't support per-parameter options (parameter groups), got 2 groups");
-  expect_error([&] { optim::LBFGS({c}, {.lr = -1}); }, "LBFGS", "invalid learning rate: -1");
-  expect_error([&] { optim::LBFGS({c}, {.max_iter = 0}); }, "LBFGS", "invalid max_iter value: 0");
-  expect_error([&] { optim::LBFGS({c}, {.line_search_fn = "backtracking"}); }, "LBFGS",
-               "only 'strong_wolfe' is supported as line_search_fn, got \"backtracking\"");
+  expect_error([&] { optim::LBFGS({c}, optim::LBFGSOptions(-1)); }, "LBFGS",
+               "invalid learning rate: -1");
+  expect_error([&] { optim::LBFGS({c}, optim::LBFGSOptions().max_iter(0)); }, "LBFGS",
+               "invalid max_iter value: 0");
+  expect_error([&] { optim::LBFGS({c}, optim::LBFGSOptions().line_search_fn("backtracking")); },
+               "LBFGS", "only 'strong_wolfe' is supported as line_search_fn, got \"backtracking\"");
   // Its state_dict holds the options, max_iter as a number.
   const mg::OptimizerStateDict dict = opt.state_dict();
   EXPECT_EQ(dict.optimizer, "LBFGS");
@@ -445,7 +560,7 @@ TEST(OptimLBFGS, DefaultsAndErrors) {
 
 TEST(OptimLBFGS, StateDictRoundTrip) {
   LeastSquares p;
-  optim::LBFGS opt(p.params(), {.max_iter = 3});
+  optim::LBFGS opt(p.params(), optim::LBFGSOptions().max_iter(3));
   auto closure = [&] {
     opt.zero_grad();
     mg::Tensor loss = (p.X.matmul(p.w) + p.b - p.y).pow(2).mean();
@@ -462,7 +577,7 @@ TEST(OptimLBFGS, StateDictRoundTrip) {
   ASSERT_EQ(dict.state.size(), 1u);  // the counters, in the first parameter's state
   EXPECT_EQ(dict.state.at(0).at("func_evals").item<std::int64_t>(), 3);
   EXPECT_EQ(dict.state.at(0).at("n_iter").item<std::int64_t>(), 2);
-  optim::LBFGS resumed(p.params(), {.max_iter = 3});
+  optim::LBFGS resumed(p.params(), optim::LBFGSOptions().max_iter(3));
   resumed.load_state_dict(dict);
   EXPECT_EQ(resumed.state(p.w).at("func_evals").item<std::int64_t>(), 3);
   const double before = closure().item<double>();
@@ -506,29 +621,33 @@ void expect_resume_bit_for_bit(const Options& options) {
 
 TEST(OptimCheckpoint, RMSpropAndAdagradResumeBitForBit) {
   expect_resume_bit_for_bit<optim::RMSprop>(
-      optim::RMSpropOptions{.lr = 0.01, .momentum = 0.5, .centered = true});
+      optim::RMSpropOptions(0.01).momentum(0.5).centered(true));
   expect_resume_bit_for_bit<optim::Adagrad>(
-      optim::AdagradOptions{.lr = 0.1, .lr_decay = 0.01, .initial_accumulator_value = 0.1});
+      optim::AdagradOptions(0.1).lr_decay(0.01).initial_accumulator_value(0.1));
 }
 
 // ---------------------------------------------------------------- option errors
 
 TEST(OptimErrors, RMSpropAdagradOptions) {
   mg::Tensor w = mg::zeros({2}).requires_grad_();
-  expect_error([&] { optim::RMSprop({w}, {.lr = -0.1}); }, "RMSprop",
+  expect_error([&] { optim::RMSprop({w}, optim::RMSpropOptions(-0.1)); }, "RMSprop",
                "invalid learning rate: -0.1 (must be >= 0)");
-  expect_error([&] { optim::RMSprop({w}, {.alpha = -1}); }, "RMSprop", "invalid alpha value: -1");
-  expect_error([&] { optim::RMSprop({w}, {.eps = -1}); }, "RMSprop", "invalid epsilon value: -1");
-  expect_error([&] { optim::RMSprop({w}, {.weight_decay = -1}); }, "RMSprop",
+  expect_error([&] { optim::RMSprop({w}, optim::RMSpropOptions().alpha(-1)); }, "RMSprop",
+               "invalid alpha value: -1");
+  expect_error([&] { optim::RMSprop({w}, optim::RMSpropOptions().eps(-1)); }, "RMSprop",
+               "invalid epsilon value: -1");
+  expect_error([&] { optim::RMSprop({w}, optim::RMSpropOptions().weight_decay(-1)); }, "RMSprop",
                "invalid weight_decay value: -1");
-  expect_error([&] { optim::RMSprop({w}, {.momentum = -0.9}); }, "RMSprop",
+  expect_error([&] { optim::RMSprop({w}, optim::RMSpropOptions().momentum(-0.9)); }, "RMSprop",
                "invalid momentum value: -0.9");
-  expect_error([&] { optim::Adagrad({w}, {.lr = -1}); }, "Adagrad", "invalid learning rate: -1");
-  expect_error([&] { optim::Adagrad({w}, {.lr_decay = -1}); }, "Adagrad",
+  expect_error([&] { optim::Adagrad({w}, optim::AdagradOptions(-1)); }, "Adagrad",
+               "invalid learning rate: -1");
+  expect_error([&] { optim::Adagrad({w}, optim::AdagradOptions().lr_decay(-1)); }, "Adagrad",
                "invalid lr_decay value: -1");
-  expect_error([&] { optim::Adagrad({w}, {.initial_accumulator_value = -1}); }, "Adagrad",
-               "invalid initial_accumulator_value value: -1");
-  expect_error([&] { optim::Adagrad({w}, {.eps = -1}); }, "Adagrad", "invalid epsilon value: -1");
+  expect_error([&] { optim::Adagrad({w}, optim::AdagradOptions().initial_accumulator_value(-1)); },
+               "Adagrad", "invalid initial_accumulator_value value: -1");
+  expect_error([&] { optim::Adagrad({w}, optim::AdagradOptions().eps(-1)); }, "Adagrad",
+               "invalid epsilon value: -1");
 }
 
 // ---------------------------------------------------------------- lr schedulers
@@ -539,7 +658,7 @@ TEST(OptimErrors, RMSpropAdagradOptions) {
 struct TwoGroups {
   mg::Tensor p = mg::zeros({1}).requires_grad_();
   mg::Tensor q = mg::zeros({1}).requires_grad_();
-  optim::SGD sgd{{{{p}, {.lr = 0.1}}, {{q}, {.lr = 0.02}}}};
+  optim::SGD sgd{{{{p}, optim::SGDOptions(0.1)}, {{q}, optim::SGDOptions(0.02)}}, 1.0};
 };
 
 void expect_lrs(sched::LRScheduler& s, optim::Optimizer& opt, const Rows& expected) {
@@ -628,7 +747,7 @@ void expect_momenta(const optim::Optimizer& opt, const char* name, double expect
 TEST(LrSchedulerOneCycleLR, CosineDefaults) {
   TwoGroups t;
   // OneCycleLR(opt, max_lr=1.0, total_steps=10); moms = [g['momentum'] for g in param_groups]
-  sched::OneCycleLR s(t.sgd, 1.0, {.total_steps = 10});
+  sched::OneCycleLR s(t.sgd, 1.0, sched::OneCycleLROptions().total_steps(10));
   const Rows lrs = {{0.040000000000000036, 0.040000000000000036},
                     {0.52, 0.52},
                     {1.0, 1.0},
@@ -663,20 +782,21 @@ TEST(LrSchedulerOneCycleLR, CosineDefaults) {
 TEST(LrSchedulerOneCycleLR, ThreePhaseLinearAdam) {
   mg::Tensor p = mg::zeros({1}).requires_grad_();
   mg::Tensor q = mg::zeros({1}).requires_grad_();
-  optim::Adam adam({{{p}, {.lr = 0.1}}, {{q}, {.lr = 0.02}}});
+  optim::Adam adam({{{p}, optim::AdamOptions(0.1)}, {{q}, optim::AdamOptions(0.02)}});
   // OneCycleLR(opt, max_lr=[0.5, 0.05], epochs=2, steps_per_epoch=4, pct_start=0.25,
   //            anneal_strategy='linear', three_phase=True, div_factor=10, final_div_factor=100,
   //            base_momentum=0.8, max_momentum=0.9); moms = [g['betas'][0] ...]
   sched::OneCycleLR s(adam, {0.5, 0.05},
-                      {.epochs = 2,
-                       .steps_per_epoch = 4,
-                       .pct_start = 0.25,
-                       .anneal_strategy = "linear",
-                       .base_momentum = 0.8,
-                       .max_momentum = 0.9,
-                       .div_factor = 10,
-                       .final_div_factor = 100,
-                       .three_phase = true});
+                      sched::OneCycleLROptions()
+                          .epochs(2)
+                          .steps_per_epoch(4)
+                          .pct_start(0.25)
+                          .anneal_strategy("linear")
+                          .base_momentum(0.8)
+                          .max_momentum(0.9)
+                          .div_factor(10)
+                          .final_div_factor(100)
+                          .three_phase(true));
   EXPECT_EQ(s.total_steps(), 8);
   const Rows lrs = {{0.05, 0.005},
                     {0.5, 0.05},
@@ -692,7 +812,8 @@ TEST(LrSchedulerOneCycleLR, ThreePhaseLinearAdam) {
     for (std::size_t g = 0; g < 2; ++g) EXPECT_NEAR(adam.lr(g), lrs[e][g], 1e-15) << e;
     expect_momenta(adam, "betas", momenta[e], e);
   }
-  EXPECT_EQ(adam.param_groups()[0].options.betas[1], 0.999);
+  EXPECT_EQ(std::get<1>(static_cast<optim::AdamOptions&>(adam.param_groups()[0].options()).betas()),
+            0.999);
 }
 
 TEST(LrSchedulerSequentialLR, WarmupThenCosine) {
@@ -751,7 +872,8 @@ void expect_plateau(sched::ReduceLROnPlateau& s, const std::vector<double>& metr
 
 TEST(LrSchedulerReduceLROnPlateau, MinRel) {
   TwoGroups t;
-  sched::ReduceLROnPlateau s(t.sgd, {.patience = 2});  // ReduceLROnPlateau(opt, patience=2)
+  sched::ReduceLROnPlateau s(
+      t.sgd, sched::ReduceLROnPlateauOptions().patience(2));  // ReduceLROnPlateau(opt, patience=2)
   EXPECT_EQ(s.get_last_lr(), (std::vector<double>{0.1, 0.02}));
   expect_plateau(s, {1.0, 0.9, 0.95, 0.9, 0.91, 0.8, 0.85, 0.86, 0.87, 0.88},
                  {{0.1, 0.02},
@@ -774,13 +896,14 @@ TEST(LrSchedulerReduceLROnPlateau, MaxAbsCooldownMinLr) {
   TwoGroups t;
   // ReduceLROnPlateau(opt, mode='max', factor=0.5, patience=1, threshold=0.1,
   //                   threshold_mode='abs', cooldown=2, min_lr=[0.02, 0.004])
-  sched::ReduceLROnPlateau s(t.sgd, {.mode = "max",
-                                     .factor = 0.5,
-                                     .patience = 1,
-                                     .threshold = 0.1,
-                                     .threshold_mode = "abs",
-                                     .cooldown = 2,
-                                     .min_lrs = {0.02, 0.004}});
+  sched::ReduceLROnPlateau s(t.sgd, sched::ReduceLROnPlateauOptions()
+                                        .mode("max")
+                                        .factor(0.5)
+                                        .patience(1)
+                                        .threshold(0.1)
+                                        .threshold_mode("abs")
+                                        .cooldown(2)
+                                        .min_lrs({0.02, 0.004}));
   expect_plateau(s, {0.5, 0.55, 0.58, 0.7, 0.7, 0.7, 0.7, 0.7, 0.7, 0.7, 0.7, 0.7},
                  {{0.1, 0.02},
                   {0.1, 0.02},
@@ -803,7 +926,8 @@ TEST(LrSchedulerReduceLROnPlateau, MaxAbsCooldownMinLr) {
 TEST(LrSchedulerReduceLROnPlateau, NoPatience) {
   TwoGroups t;
   // ReduceLROnPlateau(opt, factor=0.5, patience=0, threshold=0.1)
-  sched::ReduceLROnPlateau s(t.sgd, {.factor = 0.5, .patience = 0, .threshold = 0.1});
+  sched::ReduceLROnPlateau s(
+      t.sgd, sched::ReduceLROnPlateauOptions().factor(0.5).patience(0).threshold(0.1));
   expect_plateau(s, {1.0, 0.95, 0.8, 0.75, 0.7},
                  {{0.1, 0.02}, {0.05, 0.01}, {0.05, 0.01}, {0.025, 0.005}, {0.025, 0.005}});
   EXPECT_EQ(s.best(), 0.7);
@@ -824,33 +948,52 @@ TEST(LrSchedulerErrors, NewSchedulers) {
                "total_iters must be positive, got 0");
   expect_error([&] { sched::OneCycleLR(t.sgd, 0.1); }, "OneCycleLR",
                "you must define either total_steps OR (epochs AND steps_per_epoch)");
-  expect_error([&] { sched::OneCycleLR(t.sgd, 0.1, {.total_steps = -5}); }, "OneCycleLR",
-               "expected a positive total_steps, but got -5");
-  expect_error([&] { sched::OneCycleLR(t.sgd, 0.1, {.epochs = 3}); }, "OneCycleLR",
-               "expected a positive steps_per_epoch, but got 0");
-  expect_error([&] { sched::OneCycleLR(t.sgd, 0.1, {.total_steps = 5, .pct_start = 1.5}); },
-               "OneCycleLR", "expected pct_start between 0 and 1, but got 1.5");
-  expect_error([&] { sched::OneCycleLR(t.sgd, 0.1, {.total_steps = 5, .anneal_strategy = "exp"}); },
-               "OneCycleLR", "anneal_strategy must be one of 'cos' or 'linear', instead got 'exp'");
-  expect_error([&] { sched::OneCycleLR(t.sgd, std::vector<double>{0.1}, {.total_steps = 5}); },
-               "OneCycleLR", "expected 2 values for max_lr, got 1");
+  expect_error([&] { sched::OneCycleLR(t.sgd, 0.1, sched::OneCycleLROptions().total_steps(-5)); },
+               "OneCycleLR", "expected a positive total_steps, but got -5");
+  expect_error([&] { sched::OneCycleLR(t.sgd, 0.1, sched::OneCycleLROptions().epochs(3)); },
+               "OneCycleLR", "expected a positive steps_per_epoch, but got 0");
+  expect_error(
+      [&] {
+        sched::OneCycleLR(t.sgd, 0.1, sched::OneCycleLROptions().total_steps(5).pct_start(1.5));
+      },
+      "OneCycleLR", "expected pct_start between 0 and 1, but got 1.5");
+  expect_error(
+      [&] {
+        sched::OneCycleLR(t.sgd, 0.1,
+                          sched::OneCycleLROptions().total_steps(5).anneal_strategy("exp"));
+      },
+      "OneCycleLR", "anneal_strategy must be one of 'cos' or 'linear', instead got 'exp'");
+  expect_error(
+      [&] {
+        sched::OneCycleLR(t.sgd, std::vector<double>{0.1},
+                          sched::OneCycleLROptions().total_steps(5));
+      },
+      "OneCycleLR", "expected 2 values for max_lr, got 1");
   optim::Adagrad adagrad({t.p});
-  expect_error([&] { sched::OneCycleLR(adagrad, 0.1, {.total_steps = 5}); }, "OneCycleLR",
+  expect_error([&] { sched::OneCycleLR(adagrad, 0.1, sched::OneCycleLROptions().total_steps(5)); },
+               "OneCycleLR",
                "optimizer must support momentum with cycle_momentum enabled (Adagrad");
-  EXPECT_NO_THROW(sched::OneCycleLR(adagrad, 0.1, {.total_steps = 5, .cycle_momentum = false}));
+  EXPECT_NO_THROW(sched::OneCycleLR(
+      adagrad, 0.1, sched::OneCycleLROptions().total_steps(5).cycle_momentum(false)));
   auto warmup = std::make_shared<sched::LinearLR>(t.sgd);
   expect_error([&] { sched::SequentialLR(t.sgd, {warmup}, {3}); }, "SequentialLR",
                "but got number of schedulers 1 and the number of milestones to be equal to 1");
   expect_error([&] { sched::SequentialLR(adagrad, {warmup}, {}); }, "SequentialLR",
                "got scheduler at index 0 to be different than the optimizer passed in");
-  expect_error([&] { sched::ReduceLROnPlateau(t.sgd, {.factor = 1.0}); }, "ReduceLROnPlateau",
-               "factor should be < 1.0, got 1");
-  expect_error([&] { sched::ReduceLROnPlateau(t.sgd, {.mode = "lowest"}); }, "ReduceLROnPlateau",
-               "mode 'lowest' is unknown (expected 'min' or 'max')");
-  expect_error([&] { sched::ReduceLROnPlateau(t.sgd, {.threshold_mode = "pct"}); },
-               "ReduceLROnPlateau", "threshold mode 'pct' is unknown (expected 'rel' or 'abs')");
-  expect_error([&] { sched::ReduceLROnPlateau(t.sgd, {.min_lrs = {0.1}}); }, "ReduceLROnPlateau",
-               "expected 2 min_lrs, got 1");
+  expect_error(
+      [&] { sched::ReduceLROnPlateau(t.sgd, sched::ReduceLROnPlateauOptions().factor(1.0)); },
+      "ReduceLROnPlateau", "factor should be < 1.0, got 1");
+  expect_error(
+      [&] { sched::ReduceLROnPlateau(t.sgd, sched::ReduceLROnPlateauOptions().mode("lowest")); },
+      "ReduceLROnPlateau", "mode 'lowest' is unknown (expected 'min' or 'max')");
+  expect_error(
+      [&] {
+        sched::ReduceLROnPlateau(t.sgd, sched::ReduceLROnPlateauOptions().threshold_mode("pct"));
+      },
+      "ReduceLROnPlateau", "threshold mode 'pct' is unknown (expected 'rel' or 'abs')");
+  expect_error(
+      [&] { sched::ReduceLROnPlateau(t.sgd, sched::ReduceLROnPlateauOptions().min_lrs({0.1})); },
+      "ReduceLROnPlateau", "expected 2 min_lrs, got 1");
 }
 
 // ---------------------------------------------------------------- gradient clipping

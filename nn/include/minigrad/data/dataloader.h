@@ -15,10 +15,17 @@
 //   for (auto& batch : *loader) { batch.data ...; batch.target ...; }
 //
 // Every begin() starts an epoch: the sampler is reset (a new permutation when shuffling) and
-// batches come one by one from dataset.get_batch(indices), on the calling thread.
+// batches come one by one from dataset.get_batch(indices), on the calling thread, or, with
+// DataLoaderOptions().workers(n), on n background threads (Note [DataLoader workers]).
+#include <condition_variable>
 #include <cstddef>
+#include <exception>
+#include <functional>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -56,7 +63,25 @@ class DataLoaderOptions {
     has_generator_ = true;
     return *this;
   }
+  /// Loads batches on n background threads (libtorch's workers, Python's num_workers); 0 (the
+  /// default) loads them on the calling thread. The batches and their order do not change (Note
+  /// [DataLoader workers]).
+  DataLoaderOptions& workers(std::size_t n) {
+    workers_ = n;
+    return *this;
+  }
+  /// Python's name for workers(n).
+  DataLoaderOptions& num_workers(std::size_t n) { return workers(n); }
+  /// How many batches may be requested ahead of the one the loop uses (libtorch's max_jobs); 0
+  /// (the default) means 2 * workers.
+  DataLoaderOptions& max_jobs(std::size_t n) {
+    max_jobs_ = n;
+    return *this;
+  }
   std::size_t batch_size() const { return batch_size_; }
+  std::size_t workers() const { return workers_; }
+  std::size_t num_workers() const { return workers_; }
+  std::size_t max_jobs() const { return max_jobs_ != 0 ? max_jobs_ : 2 * workers_; }
   bool drop_last() const { return drop_last_; }
   bool shuffle() const { return shuffle_; }
   /// The generator given, or nullopt (the default generator).
@@ -67,6 +92,8 @@ class DataLoaderOptions {
 
  private:
   std::size_t batch_size_ = 1;
+  std::size_t workers_ = 0;
+  std::size_t max_jobs_ = 0;
   bool drop_last_ = false;
   bool shuffle_ = false;
   // A plain member and a flag, not a std::optional<Generator>: GCC 12 warns falsely
@@ -82,6 +109,94 @@ void check_options(const DataLoaderOptions& options);
 /// torch.utils.data's per-epoch `_base_seed` draw (one int64 from the loader's generator), made
 /// so that the random numbers after an epoch are PyTorch's.
 void draw_base_seed(const std::optional<Generator>& generator);
+
+// Note [DataLoader workers]
+// With workers(n), n threads call dataset.get_batch(indices) while the loop trains, and the
+// calling thread still does everything that decides what a batch holds: it resets the sampler,
+// draws the random numbers, and asks the sampler for the indices of each batch, a few batches
+// ahead (max_jobs). The batches are handed back in the sampler's order, so a loader with workers
+// gives the same batches, in the same order, as one without, for the same seed; only get_batch
+// runs elsewhere, so it must be safe to call from several threads at once (TensorDataset and
+// Stack are; a get() that draws random numbers is not reproducible with workers). An exception a
+// worker throws is rethrown by the loop at that batch's place (the same minigrad::Error). A new
+// epoch (begin()) or the loader's destruction stops the threads: breaking out of the loop early
+// leaves them idle until then, with at most max_jobs batches loaded for nothing. The threads read
+// the loader's dataset: move a loader only between epochs (make_data_loader's is on the heap).
+
+/// Runs load(seq, indices) on worker threads and returns the results in submission order.
+template <typename Batch>
+class OrderedLoader {
+ public:
+  using Load = std::function<Batch(const std::vector<std::size_t>&)>;
+  OrderedLoader(std::size_t workers, Load load) : load_(std::move(load)) {
+    for (std::size_t i = 0; i < workers; ++i) threads_.emplace_back([this] { run(); });
+  }
+  OrderedLoader(const OrderedLoader&) = delete;
+  OrderedLoader& operator=(const OrderedLoader&) = delete;
+  ~OrderedLoader() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stop_ = true;
+    }
+    work_ready_.notify_all();
+    for (std::thread& t : threads_) t.join();
+  }
+  /// Queues the indices of the next batch.
+  void submit(std::vector<std::size_t> indices) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      jobs_.emplace(submitted_++, std::move(indices));
+    }
+    work_ready_.notify_one();
+  }
+  /// Batches submitted and not yet taken.
+  std::size_t pending() const { return submitted_ - taken_; }
+  /// Waits for the oldest batch not yet taken; rethrows what its load threw.
+  Batch take() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    auto it = done_.end();
+    result_ready_.wait(lock, [&] { return (it = done_.find(taken_)) != done_.end(); });
+    Result result = std::move(it->second);
+    done_.erase(it);
+    ++taken_;
+    lock.unlock();
+    if (result.error) std::rethrow_exception(result.error);
+    return std::move(*result.batch);
+  }
+
+ private:
+  struct Result {
+    std::optional<Batch> batch;
+    std::exception_ptr error;
+  };
+  void run() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    while (true) {
+      work_ready_.wait(lock, [&] { return stop_ || !jobs_.empty(); });
+      if (stop_) return;
+      auto job = jobs_.extract(jobs_.begin());
+      lock.unlock();
+      Result result;
+      try {
+        result.batch.emplace(load_(job.mapped()));
+      } catch (...) {
+        result.error = std::current_exception();
+      }
+      lock.lock();
+      done_.emplace(job.key(), std::move(result));
+      result_ready_.notify_all();
+    }
+  }
+
+  Load load_;
+  std::mutex mutex_;
+  std::condition_variable work_ready_, result_ready_;
+  std::map<std::size_t, std::vector<std::size_t>> jobs_;  // by sequence number, oldest first
+  std::map<std::size_t, Result> done_;
+  std::size_t submitted_ = 0, taken_ = 0;  // touched by the calling thread only (and under lock)
+  bool stop_ = false;
+  std::vector<std::thread> threads_;
+};
 }  // namespace detail
 
 /// Batches of a Dataset (anything with get_batch(indices) and size()), chosen by a sampler.
@@ -138,8 +253,15 @@ class DataLoader {
 
   /// Starts an epoch (resets the sampler) and returns its first batch.
   Iterator begin() {
+    workers_.reset();  // stops the previous epoch's threads, if any
+    sampler_done_ = false;
     if (python_) detail::draw_base_seed(options_.generator());
     sampler_->reset(detail::sized(dataset_.size()));
+    if (options_.workers() > 0) {
+      workers_ = std::make_unique<detail::OrderedLoader<BatchType>>(
+          options_.workers(),
+          [this](const std::vector<std::size_t>& indices) { return dataset_.get_batch(indices); });
+    }
     return Iterator(this);
   }
   Iterator end() { return Iterator(); }
@@ -155,18 +277,43 @@ class DataLoader {
   DatasetT& dataset() { return dataset_; }
 
  private:
-  std::optional<BatchType> next_batch() {
+  // The next batch's indices, or nullopt at the end of the epoch.
+  std::optional<std::vector<std::size_t>> next_indices() {
     auto indices = sampler_->next(options_.batch_size());
     if (!indices || indices->empty() ||
         (options_.drop_last() && indices->size() < options_.batch_size()))
       return std::nullopt;
-    return dataset_.get_batch(*indices);
+    return indices;
+  }
+  std::optional<BatchType> next_batch() {
+    if (!workers_) {
+      auto indices = next_indices();
+      if (!indices) return std::nullopt;
+      return dataset_.get_batch(*indices);
+    }
+    // Note [DataLoader workers]: keep max_jobs batches requested, take the oldest.
+    while (!sampler_done_ && workers_->pending() < options_.max_jobs()) {
+      auto indices = next_indices();
+      if (!indices) {
+        sampler_done_ = true;
+        break;
+      }
+      workers_->submit(std::move(*indices));
+    }
+    if (workers_->pending() == 0) {
+      workers_.reset();
+      return std::nullopt;
+    }
+    return workers_->take();
   }
 
   DatasetT dataset_;
   DataLoaderOptions options_;
   std::shared_ptr<samplers::Sampler> sampler_;
   bool python_ = false;
+  // Declared last, so it is destroyed (its threads joined) before the dataset they read.
+  std::unique_ptr<detail::OrderedLoader<BatchType>> workers_;
+  bool sampler_done_ = false;
 };
 
 /// torch::data::make_data_loader<Sampler = RandomSampler>(dataset, options): a loader of

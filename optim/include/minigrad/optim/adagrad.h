@@ -6,29 +6,31 @@
 
 namespace minigrad::optim {
 
-/// Adagrad's options, named and defaulted as torch.optim.Adagrad's keyword arguments:
-/// `Adagrad opt(params, {.lr = 0.1, .lr_decay = 1e-3});`.
-struct AdagradOptions {
-  double lr = 1e-2;
+/// Adagrad's options, named and defaulted as torch.optim.Adagrad's keyword arguments, set as
+/// libtorch's: `Adagrad opt(params, AdagradOptions(0.1).lr_decay(1e-3));`.
+struct AdagradOptions : public OptimizerCloneableOptions<AdagradOptions> {
+  AdagradOptions(double lr = 1e-2) : lr_(lr) {}  // NOLINT: implicit, as libtorch's
+  MG_ARG(double, lr);
   /// The step size at step t is lr / (1 + (t - 1) * lr_decay).
-  double lr_decay = 0;
+  MG_ARG(double, lr_decay) = 0;
   /// L2 penalty added to the gradient.
-  double weight_decay = 0;
+  MG_ARG(double, weight_decay) = 0;
   /// The starting value of the sum of squared gradients.
-  double initial_accumulator_value = 0;
-  double eps = 1e-10;
-  bool maximize = false;
+  MG_ARG(double, initial_accumulator_value) = 0;
+  MG_ARG(double, eps) = 1e-10;
+  MG_ARG(bool, maximize) = false;
 
+ public:
   /// Calls f(name, field) for each option by PyTorch's name (Note [Optimizer options in a
   /// state_dict], optimizer.h).
   template <typename Self, typename F>
   static void fields(Self& o, F&& f) {
-    f("lr", o.lr);
-    f("lr_decay", o.lr_decay);
-    f("eps", o.eps);
-    f("weight_decay", o.weight_decay);
-    f("initial_accumulator_value", o.initial_accumulator_value);
-    f("maximize", o.maximize);
+    f("lr", o.lr());
+    f("lr_decay", o.lr_decay());
+    f("eps", o.eps());
+    f("weight_decay", o.weight_decay());
+    f("initial_accumulator_value", o.initial_accumulator_value());
+    f("maximize", o.maximize());
   }
 };
 
@@ -41,9 +43,9 @@ extern template class OptimizerWithOptions<AdagradOptions>;
 class Adagrad : public OptimizerWithOptions<AdagradOptions> {
  public:
   /// One group holding params.
-  Adagrad(std::vector<Tensor> params, const AdagradOptions& options = {});
-  /// Several groups, each with its own options.
-  explicit Adagrad(std::vector<Group> groups);
+  Adagrad(std::vector<Tensor> params, const AdagradOptions& defaults = {});
+  /// Several groups; those without options take defaults.
+  Adagrad(std::vector<OptimizerParamGroup> groups, const AdagradOptions& defaults = {});
 
   Tensor step(LossClosure closure = nullptr) override;
 

@@ -1,57 +1,67 @@
 #pragma once
 // Adam and AdamW, as torch.optim.Adam and torch.optim.AdamW (PyTorch 1.13, foreach=False).
-#include <array>
+#include <tuple>
 #include <vector>
 
 #include "minigrad/optim/optimizer.h"
 
 namespace minigrad::optim {
 
-/// Adam's options, named and defaulted as torch.optim.Adam's keyword arguments:
-/// `Adam opt(params, {.lr = 1e-2, .betas = {0.9, 0.99}});`.
-struct AdamOptions {
-  double lr = 1e-3;
-  std::array<double, 2> betas = {0.9, 0.999};
-  double eps = 1e-8;
+/// Adam's options, named and defaulted as torch.optim.Adam's keyword arguments, set as libtorch's:
+/// `Adam opt(params, AdamOptions(1e-2).betas({0.9, 0.99}));`.
+struct AdamOptions : public OptimizerCloneableOptions<AdamOptions> {
+  AdamOptions(double lr = 1e-3) : lr_(lr) {}  // NOLINT: implicit, as libtorch's
+  /// (beta1, beta2), as libtorch's betas_t: `.betas({0.9, 0.99})`.
+  using betas_t = std::tuple<double, double>;
+  MG_ARG(double, lr);
+  MG_ARG(betas_t, betas) = {0.9, 0.999};
+  MG_ARG(double, eps) = 1e-8;
   /// L2 penalty added to the gradient.
-  double weight_decay = 0;
+  MG_ARG(double, weight_decay) = 0;
   /// Normalise by the running maximum of the second moment (AMSGrad).
-  bool amsgrad = false;
-  bool maximize = false;
+  MG_ARG(bool, amsgrad) = false;
+  MG_ARG(bool, maximize) = false;
 
+ public:
   /// Calls f(name, field) for each option by PyTorch's name (Note [Optimizer options in a
   /// state_dict], optimizer.h).
   template <typename Self, typename F>
   static void fields(Self& o, F&& f) {
-    f("lr", o.lr);
-    f("betas", o.betas);
-    f("eps", o.eps);
-    f("weight_decay", o.weight_decay);
-    f("amsgrad", o.amsgrad);
-    f("maximize", o.maximize);
+    f("lr", o.lr());
+    f("betas", o.betas());
+    f("eps", o.eps());
+    f("weight_decay", o.weight_decay());
+    f("amsgrad", o.amsgrad());
+    f("maximize", o.maximize());
   }
 };
 
-/// AdamW's options: Adam's, with decoupled weight decay defaulting to 1e-2 as torch.optim.AdamW.
-struct AdamWOptions {
-  double lr = 1e-3;
-  std::array<double, 2> betas = {0.9, 0.999};
-  double eps = 1e-8;
+/// AdamW's options: Adam's, with decoupled weight decay defaulting to 1e-2 as torch.optim.AdamW:
+/// `AdamW opt(params, AdamWOptions(1e-3).weight_decay(0.1));`.
+struct AdamWOptions : public OptimizerCloneableOptions<AdamWOptions> {
+  AdamWOptions(double lr = 1e-3) : lr_(lr) {}  // NOLINT: implicit, as libtorch's
+  /// (beta1, beta2), as libtorch's betas_t: `.betas({0.9, 0.99})`.
+  using betas_t = std::tuple<double, double>;
+  MG_ARG(double, lr);
+  MG_ARG(betas_t, betas) = {0.9, 0.999};
+  MG_ARG(double, eps) = 1e-8;
   /// Decoupled decay: p *= 1 - lr * weight_decay before the Adam update.
-  double weight_decay = 1e-2;
-  bool amsgrad = false;
-  bool maximize = false;
+  MG_ARG(double, weight_decay) = 1e-2;
+  /// Normalise by the running maximum of the second moment (AMSGrad).
+  MG_ARG(bool, amsgrad) = false;
+  MG_ARG(bool, maximize) = false;
 
+ public:
   /// Calls f(name, field) for each option by PyTorch's name (Note [Optimizer options in a
   /// state_dict], optimizer.h).
   template <typename Self, typename F>
   static void fields(Self& o, F&& f) {
-    f("lr", o.lr);
-    f("betas", o.betas);
-    f("eps", o.eps);
-    f("weight_decay", o.weight_decay);
-    f("amsgrad", o.amsgrad);
-    f("maximize", o.maximize);
+    f("lr", o.lr());
+    f("betas", o.betas());
+    f("eps", o.eps());
+    f("weight_decay", o.weight_decay());
+    f("amsgrad", o.amsgrad());
+    f("maximize", o.maximize());
   }
 };
 
@@ -64,9 +74,9 @@ extern template class OptimizerWithOptions<AdamWOptions>;
 class Adam : public OptimizerWithOptions<AdamOptions> {
  public:
   /// One group holding params.
-  Adam(std::vector<Tensor> params, const AdamOptions& options = {});
-  /// Several groups, each with its own options.
-  explicit Adam(std::vector<Group> groups);
+  Adam(std::vector<Tensor> params, const AdamOptions& defaults = {});
+  /// Several groups; those without options take defaults.
+  Adam(std::vector<OptimizerParamGroup> groups, const AdamOptions& defaults = {});
 
   Tensor step(LossClosure closure = nullptr) override;
 
@@ -82,9 +92,9 @@ class Adam : public OptimizerWithOptions<AdamOptions> {
 class AdamW : public OptimizerWithOptions<AdamWOptions> {
  public:
   /// One group holding params.
-  AdamW(std::vector<Tensor> params, const AdamWOptions& options = {});
-  /// Several groups, each with its own options.
-  explicit AdamW(std::vector<Group> groups);
+  AdamW(std::vector<Tensor> params, const AdamWOptions& defaults = {});
+  /// Several groups; those without options take defaults.
+  AdamW(std::vector<OptimizerParamGroup> groups, const AdamWOptions& defaults = {});
 
   Tensor step(LossClosure closure = nullptr) override;
 

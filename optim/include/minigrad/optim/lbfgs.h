@@ -9,34 +9,36 @@
 
 namespace minigrad::optim {
 
-/// LBFGS's options, named and defaulted as torch.optim.LBFGS's keyword arguments:
-/// `LBFGS opt(params, {.lr = 1, .max_iter = 20, .line_search_fn = "strong_wolfe"});`.
-struct LBFGSOptions {
-  double lr = 1;
+/// LBFGS's options, named and defaulted as torch.optim.LBFGS's keyword arguments, set as
+/// libtorch's: `LBFGS opt(params, LBFGSOptions(1).max_iter(20).line_search_fn("strong_wolfe"));`.
+struct LBFGSOptions : public OptimizerCloneableOptions<LBFGSOptions> {
+  LBFGSOptions(double lr = 1) : lr_(lr) {}  // NOLINT: implicit, as libtorch's
+  MG_ARG(double, lr);
   /// Iterations per step().
-  std::int64_t max_iter = 20;
+  MG_ARG(std::int64_t, max_iter) = 20;
   /// Loss evaluations per step(); 0 (the default, PyTorch's None) means max_iter * 5 / 4, which
   /// the constructor writes into the group, as PyTorch.
-  std::int64_t max_eval = 0;
+  MG_ARG(std::int64_t, max_eval) = 0;
   /// Stop when every gradient element is at most this in magnitude.
-  double tolerance_grad = 1e-7;
+  MG_ARG(double, tolerance_grad) = 1e-7;
   /// Stop when the loss or the parameters change by less than this.
-  double tolerance_change = 1e-9;
+  MG_ARG(double, tolerance_change) = 1e-9;
   /// Number of (s, y) pairs kept.
-  std::int64_t history_size = 100;
+  MG_ARG(std::int64_t, history_size) = 100;
   /// "" (fixed steps of lr) or "strong_wolfe". Not in state_dict() (its values are numbers).
-  std::string line_search_fn = "";
+  MG_ARG(std::string, line_search_fn) = "";
 
+ public:
   /// Calls f(name, field) for each option by PyTorch's name (Note [Optimizer options in a
   /// state_dict], optimizer.h); line_search_fn is left out.
   template <typename Self, typename F>
   static void fields(Self& o, F&& f) {
-    f("lr", o.lr);
-    f("max_iter", o.max_iter);
-    f("max_eval", o.max_eval);
-    f("tolerance_grad", o.tolerance_grad);
-    f("tolerance_change", o.tolerance_change);
-    f("history_size", o.history_size);
+    f("lr", o.lr());
+    f("max_iter", o.max_iter());
+    f("max_eval", o.max_eval());
+    f("tolerance_grad", o.tolerance_grad());
+    f("tolerance_change", o.tolerance_change());
+    f("history_size", o.history_size());
   }
 };
 
@@ -51,7 +53,7 @@ extern template class OptimizerWithOptions<LBFGSOptions>;
 class LBFGS : public OptimizerWithOptions<LBFGSOptions> {
  public:
   /// One group holding params.
-  LBFGS(std::vector<Tensor> params, const LBFGSOptions& options = {});
+  LBFGS(std::vector<Tensor> params, const LBFGSOptions& defaults = {});
 
   /// Runs up to max_iter L-BFGS iterations; throws without a closure.
   Tensor step(LossClosure closure = nullptr) override;

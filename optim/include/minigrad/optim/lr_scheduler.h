@@ -124,26 +124,27 @@ class LinearLR : public LRScheduler {
 };
 
 /// OneCycleLR's options, named and defaulted as torch.optim.lr_scheduler.OneCycleLR's keyword
-/// arguments: `OneCycleLR sched(opt, 0.1, {.total_steps = 1000});`.
+/// arguments, with chained setters: `OneCycleLR sched(opt, 0.1,
+/// OneCycleLROptions().total_steps(1000));`.
 struct OneCycleLROptions {
   /// The number of steps in the cycle; 0 (PyTorch's None) means epochs * steps_per_epoch.
-  std::int64_t total_steps = 0;
-  std::int64_t epochs = 0;
-  std::int64_t steps_per_epoch = 0;
+  MG_ARG(std::int64_t, total_steps) = 0;
+  MG_ARG(std::int64_t, epochs) = 0;
+  MG_ARG(std::int64_t, steps_per_epoch) = 0;
   /// The fraction of the cycle spent increasing the lr.
-  double pct_start = 0.3;
+  MG_ARG(double, pct_start) = 0.3;
   /// "cos" or "linear".
-  std::string anneal_strategy = "cos";
+  MG_ARG(std::string, anneal_strategy) = "cos";
   /// Cycles "momentum" (SGD, RMSprop) or beta1 of "betas" (Adam, AdamW) inversely to the lr.
-  bool cycle_momentum = true;
-  double base_momentum = 0.85;
-  double max_momentum = 0.95;
+  MG_ARG(bool, cycle_momentum) = true;
+  MG_ARG(double, base_momentum) = 0.85;
+  MG_ARG(double, max_momentum) = 0.95;
   /// initial_lr = max_lr / div_factor.
-  double div_factor = 25.;
+  MG_ARG(double, div_factor) = 25.;
   /// min_lr = initial_lr / final_div_factor.
-  double final_div_factor = 1e4;
+  MG_ARG(double, final_div_factor) = 1e4;
   /// Three phases (up, back down to initial_lr, then down to min_lr) instead of two.
-  bool three_phase = false;
+  MG_ARG(bool, three_phase) = false;
 };
 
 /// The 1cycle policy: the lr rises from max_lr / div_factor to max_lr over pct_start of the
@@ -199,26 +200,26 @@ class SequentialLR : public LRScheduler {
   std::vector<std::int64_t> milestones_;
 };
 
-/// ReduceLROnPlateau's options, named and defaulted as its PyTorch keyword arguments:
-/// `ReduceLROnPlateau sched(opt, {.mode = "max", .factor = 0.5, .patience = 2});`.
+/// ReduceLROnPlateau's options, named and defaulted as its PyTorch keyword arguments, with chained
+/// setters: `ReduceLROnPlateau sched(opt, ReduceLROnPlateauOptions().mode("max").factor(0.5));`.
 struct ReduceLROnPlateauOptions {
   /// "min" (the metric should fall, e.g. a loss) or "max" (e.g. an accuracy).
-  std::string mode = "min";
+  MG_ARG(std::string, mode) = "min";
   /// new lr = lr * factor; must be < 1.
-  double factor = 0.1;
+  MG_ARG(double, factor) = 0.1;
   /// Epochs without improvement tolerated before the lr is reduced.
-  std::int64_t patience = 10;
+  MG_ARG(std::int64_t, patience) = 10;
   /// What counts as an improvement: by a fraction (threshold_mode "rel") or an amount ("abs").
-  double threshold = 1e-4;
-  std::string threshold_mode = "rel";
+  MG_ARG(double, threshold) = 1e-4;
+  MG_ARG(std::string, threshold_mode) = "rel";
   /// Epochs to wait after a reduction before counting bad epochs again.
-  std::int64_t cooldown = 0;
+  MG_ARG(std::int64_t, cooldown) = 0;
   /// The lower bound of every group's lr...
-  double min_lr = 0;
+  MG_ARG(double, min_lr) = 0;
   /// ...or one per group (PyTorch's list min_lr), when not empty.
-  std::vector<double> min_lrs = {};
+  MG_ARG(std::vector<double>, min_lrs) = {};
   /// Reductions smaller than eps are skipped.
-  double eps = 1e-8;
+  MG_ARG(double, eps) = 1e-8;
 };
 
 /// Reduces the groups' lrs by factor when a metric stops improving for patience epochs, as

@@ -1,16 +1,19 @@
 #pragma once
-// The optimizer base classes: parameter groups, per-parameter state, zero_grad, state_dict.
-// A C++ reading of torch/optim/optimizer.py (PyTorch 1.13).
+// The optimizer base classes: options, parameter groups, per-parameter state, zero_grad,
+// state_dict. A C++ reading of torch/optim/optimizer.py (PyTorch 1.13) with libtorch's C++ API
+// (torch/optim/optimizer.h: OptimizerOptions, OptimizerParamGroup, param_groups()).
 #include <algorithm>
-#include <array>
 #include <cmath>
+#include <concepts>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
+#include <tuple>
 #include <unordered_map>
 #include <unordered_set>
 #include <utility>
@@ -20,18 +23,38 @@
 #include "minigrad/io.h"
 #include "minigrad/tensor.h"
 
+/// An option of an options struct, as libtorch's TORCH_ARG: a private member `name_`, a chained
+/// setter `name(value)` returning *this, and getters `name()`, so that
+/// `SGDOptions(0.1).momentum(0.9).nesterov(true)` and `options.lr()` read as in libtorch. Like
+/// TORCH_ARG it leaves the struct in `private:`; give the default after it:
+/// `MG_ARG(double, momentum) = 0;`. A type with a comma needs an alias (`betas_t`).
+#define MG_ARG(T, name)                                          \
+ public:                                                         \
+  auto name(const T& new_##name)->decltype(*this) { /* NOLINT */ \
+    this->name##_ = new_##name;                                  \
+    return *this;                                                \
+  }                                                              \
+  auto name(T&& new_##name)->decltype(*this) { /* NOLINT */      \
+    this->name##_ = std::move(new_##name);                       \
+    return *this;                                                \
+  }                                                              \
+  const T& name() const noexcept { return this->name##_; }       \
+  T& name() noexcept { return this->name##_; }                   \
+                                                                 \
+ private:                                                        \
+  T name##_ /* NOLINT */
+
 namespace minigrad::detail {
 // Note [Optimizer options in a state_dict]
 // Each Options struct lists its fields once, by PyTorch's names, in a static
 // `fields(options, f)` that calls f(name, field) per field (sgd.h, adam.h). The field types are
-// double, std::int64_t (saved as a number), bool and std::array<double, N>; these helpers turn
-// them into checkpoint values and back.
+// double, std::int64_t (saved as a number), bool and std::tuple<double, double> (betas); these
+// helpers turn them into checkpoint values and back.
 inline OptionValue to_option_value(double v) { return v; }
 inline OptionValue to_option_value(std::int64_t v) { return static_cast<double>(v); }
 inline OptionValue to_option_value(bool v) { return v; }
-template <std::size_t N>
-OptionValue to_option_value(const std::array<double, N>& v) {
-  return std::vector<double>(v.begin(), v.end());
+inline OptionValue to_option_value(const std::tuple<double, double>& v) {
+  return std::vector<double>{std::get<0>(v), std::get<1>(v)};
 }
 // Assigns value to field; returns false when the value has the wrong type or length.
 inline bool from_option_value(const OptionValue& value, double& field) {
@@ -50,32 +73,98 @@ inline bool from_option_value(const OptionValue& value, bool& field) {
   if (v) field = *v;
   return v != nullptr;
 }
-template <std::size_t N>
-bool from_option_value(const OptionValue& value, std::array<double, N>& field) {
+inline bool from_option_value(const OptionValue& value, std::tuple<double, double>& field) {
   const auto* v = std::get_if<std::vector<double>>(&value);
-  if (!v || v->size() != N) return false;
-  for (std::size_t i = 0; i < N; ++i) field[i] = (*v)[i];
+  if (!v || v->size() != 2) return false;
+  field = {(*v)[0], (*v)[1]};
   return true;
 }
 inline const char* option_type_name(double) { return "a number"; }
 inline const char* option_type_name(std::int64_t) { return "an integer"; }
 inline const char* option_type_name(bool) { return "true or false"; }
-template <std::size_t N>
-std::string option_type_name(const std::array<double, N>&) {
-  return "a list of " + std::to_string(N) + " numbers";
+inline const char* option_type_name(const std::tuple<double, double>&) {
+  return "a list of 2 numbers";
 }
 }  // namespace minigrad::detail
 
 namespace minigrad::optim {
 
-/// One parameter group: tensors that share one set of options (a dict in `param_groups`).
-/// A group's options are complete: fields left out take the optimizer's PyTorch defaults, not the
-/// options of another group (as libtorch; PyTorch's Python fills them from the constructor's
-/// keyword arguments instead).
-template <typename Options>
-struct ParamGroup {
-  std::vector<Tensor> params;
-  Options options{};
+/// The base of every optimizer's options, as libtorch's torch::optim::OptimizerOptions: what an
+/// optimizer needs of a group's options whatever their type (its lr), and a copy.
+class OptimizerOptions {
+ public:
+  virtual ~OptimizerOptions() = default;
+  /// A copy of the whole options (of the derived type).
+  virtual std::unique_ptr<OptimizerOptions> clone() const = 0;
+  virtual double get_lr() const = 0;
+  virtual void set_lr(double lr) = 0;
+
+ protected:
+  OptimizerOptions() = default;
+  OptimizerOptions(const OptimizerOptions&) = default;
+  OptimizerOptions& operator=(const OptimizerOptions&) = default;
+};
+
+/// Derive an Options struct from OptimizerCloneableOptions<Options> (libtorch's
+/// OptimizerCloneableOptions): it gives clone(), get_lr() and set_lr() from the struct's
+/// MG_ARG(double, lr).
+template <typename Derived>
+class OptimizerCloneableOptions : public OptimizerOptions {
+ public:
+  std::unique_ptr<OptimizerOptions> clone() const override {
+    return std::make_unique<Derived>(static_cast<const Derived&>(*this));
+  }
+  double get_lr() const override { return static_cast<const Derived&>(*this).lr(); }
+  void set_lr(double lr) override { static_cast<Derived&>(*this).lr(lr); }
+};
+
+/// One parameter group, as libtorch's OptimizerParamGroup: tensors that share one set of options.
+/// A group made without options takes a copy of the optimizer's defaults when it is added; a
+/// group's options are complete (fields left out take the option type's defaults, not another
+/// group's, as libtorch; PyTorch's Python fills them from the constructor's keyword arguments).
+/// Copying a group copies its options.
+///
+///   optim::SGD opt({optim::OptimizerParamGroup({w}, optim::SGDOptions(0.1)),
+///                   optim::OptimizerParamGroup({b})},  // takes the defaults: lr 1
+///                  optim::SGDOptions(1));
+///   static_cast<optim::SGDOptions&>(opt.param_groups()[0].options()).lr(0.01);
+class OptimizerParamGroup {
+ public:
+  OptimizerParamGroup(std::vector<Tensor> params)  // NOLINT: implicit, as libtorch's
+      : params_(std::move(params)) {}
+  OptimizerParamGroup(std::vector<Tensor> params, std::unique_ptr<OptimizerOptions> options)
+      : params_(std::move(params)), options_(std::move(options)) {}
+  /// A group with a copy of options: `OptimizerParamGroup({w}, SGDOptions(0.1))`.
+  template <typename Options>
+  requires std::derived_from<Options, OptimizerOptions> OptimizerParamGroup(
+      std::vector<Tensor> params, const Options& options)
+      : params_(std::move(params)), options_(options.clone()) {}
+  OptimizerParamGroup(const OptimizerParamGroup& other)
+      : params_(other.params_), options_(other.options_ ? other.options_->clone() : nullptr) {}
+  OptimizerParamGroup& operator=(const OptimizerParamGroup& other) {
+    std::unique_ptr<OptimizerOptions> options = other.options_ ? other.options_->clone() : nullptr;
+    params_ = other.params_;
+    options_ = std::move(options);
+    return *this;
+  }
+  OptimizerParamGroup(OptimizerParamGroup&&) noexcept = default;
+  OptimizerParamGroup& operator=(OptimizerParamGroup&&) noexcept = default;
+  ~OptimizerParamGroup() = default;
+
+  bool has_options() const { return options_ != nullptr; }
+  /// The group's options, of its optimizer's options type: cast them to it to read or set a
+  /// field, `static_cast<SGDOptions&>(group.options()).momentum(0.9)`; get_lr()/set_lr() need no
+  /// cast. Throws if the group has no options (it was made without and not added to an
+  /// optimizer).
+  OptimizerOptions& options();
+  const OptimizerOptions& options() const;
+  void set_options(std::unique_ptr<OptimizerOptions> options) { options_ = std::move(options); }
+  std::vector<Tensor>& params() { return params_; }
+  const std::vector<Tensor>& params() const { return params_; }
+
+ private:
+  std::vector<Tensor> params_;
+  std::unique_ptr<OptimizerOptions> options_;
 };
 
 /// The state of one parameter, as PyTorch's `optimizer.state[p]`: "step", "momentum_buffer",
@@ -112,9 +201,9 @@ bool warn_no_gradient();
 /// no gradient (or none has one), for the whole process (off by default). Thread-safe.
 void set_strict_gradients(bool strict);
 bool strict_gradients();
-
 /// What every optimizer offers, whatever its options: the interface schedulers and training loops
-/// use. Not copyable (a copy would alias the state tensors); schedulers keep a reference to it.
+/// use (libtorch's torch::optim::Optimizer). Not copyable (a copy would alias the state tensors);
+/// schedulers keep a reference to it.
 class Optimizer {
  public:
   virtual ~Optimizer();
@@ -134,14 +223,40 @@ class Optimizer {
 
   /// The optimizer's name as it appears in error messages: "SGD", "Adam", "AdamW".
   const std::string& name() const { return name_; }
+
+  /// The parameter groups, as libtorch's param_groups(): each has params() and options() (this
+  /// optimizer's options type, e.g. SGDOptions, behind an OptimizerOptions&). Options changed
+  /// here take effect at the next step():
+  /// `static_cast<SGDOptions&>(opt.param_groups()[0].options()).lr(0.01)`. Add groups with
+  /// add_param_group(), which checks them.
+  std::vector<OptimizerParamGroup>& param_groups() noexcept { return param_groups_; }
+  const std::vector<OptimizerParamGroup>& param_groups() const noexcept { return param_groups_; }
+  /// Adds a group (e.g. layers unfrozen while fine-tuning); a group without options gets a copy of
+  /// defaults(). Throws if its options are another optimizer's or invalid, or a parameter already
+  /// belongs to a group.
+  void add_param_group(const OptimizerParamGroup& group);
+  /// The options groups without their own get (the constructor's options), as libtorch.
+  OptimizerOptions& defaults() noexcept { return *defaults_; }
+  const OptimizerOptions& defaults() const noexcept { return *defaults_; }
+  /// The parameters of the first group (libtorch's parameters()).
+  const std::vector<Tensor>& parameters() const { return params(0); }
+  /// The number of parameters in all groups (libtorch's size()).
+  std::size_t size() const;
+
   /// Number of parameter groups.
-  virtual std::size_t num_param_groups() const = 0;
+  std::size_t num_param_groups() const { return param_groups_.size(); }
   /// The parameters of group i.
-  virtual const std::vector<Tensor>& params(std::size_t group) const = 0;
+  const std::vector<Tensor>& params(std::size_t group) const {
+    return param_groups_[group_index(group)].params();
+  }
   /// The learning rate of group i (what lr schedulers read and write).
-  virtual double lr(std::size_t group) const = 0;
+  double lr(std::size_t group) const {
+    return param_groups_[group_index(group)].options().get_lr();
+  }
   /// Sets the learning rate of group i.
-  virtual void set_lr(std::size_t group, double lr) = 0;
+  void set_lr(std::size_t group, double lr) {
+    param_groups_[group_index(group)].options().set_lr(lr);
+  }
 
   /// The name a warning gives parameter p: its dotted name from Module::parameters()
   /// ("W_k.weight"), recorded when the optimizer was given p, or "" if it has none.
@@ -195,7 +310,12 @@ class Optimizer {
   virtual void load_state_dict(const OptimizerStateDict& dict) = 0;
 
  protected:
-  explicit Optimizer(std::string name) : name_(std::move(name)) {}
+  Optimizer(std::string name, std::unique_ptr<OptimizerOptions> defaults)
+      : name_(std::move(name)), defaults_(std::move(defaults)) {}
+  /// Throws unless options are of this optimizer's options type and valid.
+  virtual void check_group_options(const OptimizerOptions& options) const = 0;
+  /// i, or an error if there is no group i.
+  std::size_t group_index(std::size_t i) const;
   /// Throws unless every tensor is a defined leaf that appears in no group yet.
   void check_new_params(const std::vector<Tensor>& params) const;
   /// Records the parameters' names (minigrad::parameter_name, minigrad/parameter_names.h) for the
@@ -229,6 +349,8 @@ class Optimizer {
 
  private:
   std::string name_;
+  std::unique_ptr<OptimizerOptions> defaults_;
+  std::vector<OptimizerParamGroup> param_groups_;
   std::unordered_map<const TensorImpl*, ParamState> state_;
   // Note [Parameters without a gradient]: names, parameters that had a gradient at some step(),
   // parameters already reported, and whether "no parameter has a gradient" was reported.
@@ -241,47 +363,23 @@ class Optimizer {
 
 /// An optimizer whose groups carry options of type Options (SGDOptions, AdamOptions, ...).
 /// Derived classes implement step(), check_options() and state_keys(). It is also the base of a
-/// user-defined optimizer: an Options struct with an `lr` and a static `fields()` (Note
-/// [Optimizer options in a state_dict]), a constructor that calls init(), and the three
-/// overrides; state_dict, set_option and the schedulers then work on it (OptimCustom in
-/// tests/optim/test_optim_more.cpp).
+/// user-defined optimizer: an Options struct derived from OptimizerCloneableOptions<Options> with
+/// an MG_ARG(double, lr) and a static `fields()` (Note [Optimizer options in a state_dict]), a
+/// constructor that calls init(), and the three overrides; state_dict, set_option and the
+/// schedulers then work on it (OptimCustom in tests/optim/test_optim_more.cpp).
 template <typename Options>
 class OptimizerWithOptions : public Optimizer {
  public:
-  using Group = ParamGroup<Options>;
-
-  /// The parameter groups; options may be changed between steps:
-  /// `opt.param_groups()[0].options.lr = 0.01`.
-  std::vector<Group>& param_groups() { return groups_; }
-  const std::vector<Group>& param_groups() const { return groups_; }
-
-  /// Adds a group (e.g. layers unfrozen while fine-tuning). Throws if its options are invalid or a
-  /// parameter already belongs to a group.
-  void add_param_group(Group group) {
-    check_options(group.options);
-    check_new_params(group.params);
-    remember_names(group.params);
-    groups_.push_back(std::move(group));
-  }
-
-  std::size_t num_param_groups() const override { return groups_.size(); }
-  const std::vector<Tensor>& params(std::size_t group) const override {
-    return group_at(group).params;
-  }
-  double lr(std::size_t group) const override { return group_at(group).options.lr; }
-  void set_lr(std::size_t group, double lr) override {
-    groups_[group_index(group)].options.lr = lr;
-  }
-
   std::optional<OptionValue> option(std::size_t group, const std::string& name) const override {
     std::optional<OptionValue> out;
-    Options::fields(group_at(group).options, [&](const char* field_name, const auto& field) {
-      if (name == field_name) out = detail::to_option_value(field);
-    });
+    Options::fields(options_of(param_groups()[group_index(group)]),
+                    [&](const char* field_name, const auto& field) {
+                      if (name == field_name) out = detail::to_option_value(field);
+                    });
     return out;
   }
   void set_option(std::size_t group, const std::string& name, const OptionValue& value) override {
-    Options o = group_at(group).options;
+    Options o = options_of(param_groups()[group_index(group)]);
     bool known = false;
     Options::fields(o, [&](const char* field_name, auto& field) {
       if (name != field_name) return;
@@ -291,42 +389,55 @@ class OptimizerWithOptions : public Optimizer {
     });
     MG_CHECK(known, this->name().c_str(), "unknown option \"", name, "\"");
     check_options(o);
-    groups_[group].options = o;
+    options_of(param_groups()[group]) = o;
   }
 
   OptimizerStateDict state_dict() const override;
   void load_state_dict(const OptimizerStateDict& dict) override;
 
  protected:
-  explicit OptimizerWithOptions(std::string name) : Optimizer(std::move(name)) {}
-  /// Adds the groups; to be called from the derived constructor (it calls check_options).
-  void init(std::vector<Group> groups);
-  /// Adds one group holding params.
-  void init(std::vector<Tensor> params, const Options& options);
+  OptimizerWithOptions(std::string name, const Options& defaults)
+      : Optimizer(std::move(name), defaults.clone()) {}
+  /// Checks the defaults and adds the groups; to be called from the derived constructor (it
+  /// calls check_options).
+  void init(std::vector<OptimizerParamGroup> groups);
+  /// Checks the defaults and adds one group holding params.
+  void init(std::vector<Tensor> params);
   /// Throws minigrad::Error("[name] ...") for invalid options.
   virtual void check_options(const Options& options) const = 0;
+  void check_group_options(const OptimizerOptions& options) const final {
+    check_options(options_of(options));
+  }
+  /// A group's options as this optimizer's type (throws if someone set another type).
+  Options& options_of(OptimizerParamGroup& group) const {
+    return const_cast<Options&>(options_of(std::as_const(group).options()));
+  }
+  const Options& options_of(const OptimizerParamGroup& group) const {
+    return options_of(group.options());
+  }
 
  private:
-  std::size_t group_index(std::size_t i) const {
-    MG_CHECK(i < groups_.size(), name().c_str(), "parameter group ", i, " is out of range (",
-             groups_.size(), " groups)");
-    return i;
+  const Options& options_of(const OptimizerOptions& options) const {
+    const auto* o = dynamic_cast<const Options*>(&options);
+    MG_CHECK(o != nullptr, name().c_str(),
+             "the parameter group's options are another optimizer's: give it this optimizer's "
+             "options type (",
+             name(), "Options for ", name(), ")");
+    return *o;
   }
-  const Group& group_at(std::size_t i) const { return groups_[group_index(i)]; }
-
-  std::vector<Group> groups_;
 };
 
 template <typename Options>
-void OptimizerWithOptions<Options>::init(std::vector<Group> groups) {
+void OptimizerWithOptions<Options>::init(std::vector<OptimizerParamGroup> groups) {
+  check_group_options(defaults());
   MG_CHECK(!groups.empty(), name().c_str(), "optimizer got an empty parameter list");
-  for (Group& g : groups) add_param_group(std::move(g));
+  for (const OptimizerParamGroup& g : groups) add_param_group(g);
 }
 
 template <typename Options>
-void OptimizerWithOptions<Options>::init(std::vector<Tensor> params, const Options& options) {
+void OptimizerWithOptions<Options>::init(std::vector<Tensor> params) {
   MG_CHECK(!params.empty(), name().c_str(), "optimizer got an empty parameter list");
-  add_param_group({std::move(params), options});
+  init(std::vector<OptimizerParamGroup>{OptimizerParamGroup(std::move(params))});
 }
 
 template <typename Options>
@@ -334,12 +445,12 @@ OptimizerStateDict OptimizerWithOptions<Options>::state_dict() const {
   OptimizerStateDict out;
   out.optimizer = name();
   std::int64_t position = 0;
-  for (const Group& g : groups_) {
+  for (const OptimizerParamGroup& g : param_groups()) {
     ParamGroupState group;
-    Options::fields(g.options, [&](const char* field_name, const auto& field) {
+    Options::fields(options_of(g), [&](const char* field_name, const auto& field) {
       group.options.emplace_back(field_name, detail::to_option_value(field));
     });
-    for (const Tensor& p : g.params) {
+    for (const Tensor& p : g.params()) {
       if (const ParamState* s = find_state(p)) out.state[position] = *s;
       group.params.push_back(position++);
     }
@@ -354,21 +465,22 @@ void OptimizerWithOptions<Options>::load_state_dict(const OptimizerStateDict& di
   const std::string& me = name();
   MG_CHECK(dict.optimizer.empty() || dict.optimizer == me, op, me, ": the state_dict is ",
            dict.optimizer, "'s, not ", me, "'s");
-  MG_CHECK(dict.param_groups.size() == groups_.size(), op, me, ": the state_dict has ",
-           dict.param_groups.size(), " parameter groups, the optimizer has ", groups_.size());
+  std::vector<OptimizerParamGroup>& groups = param_groups();
+  MG_CHECK(dict.param_groups.size() == groups.size(), op, me, ": the state_dict has ",
+           dict.param_groups.size(), " parameter groups, the optimizer has ", groups.size());
   // Options: start from the current ones, apply the dict's, check the result.
   std::vector<Options> options;
   std::map<std::int64_t, const Tensor*> by_position;  // the dict's positions -> our parameters
-  for (std::size_t i = 0; i < groups_.size(); ++i) {
+  for (std::size_t i = 0; i < groups.size(); ++i) {
     const ParamGroupState& loaded = dict.param_groups[i];
-    MG_CHECK(loaded.params.size() == groups_[i].params.size(), op, me, ": parameter group ", i,
+    MG_CHECK(loaded.params.size() == groups[i].params().size(), op, me, ": parameter group ", i,
              " of the state_dict has ", loaded.params.size(), " parameters, the optimizer's has ",
-             groups_[i].params.size());
+             groups[i].params().size());
     for (std::size_t j = 0; j < loaded.params.size(); ++j) {
-      MG_CHECK(by_position.emplace(loaded.params[j], &groups_[i].params[j]).second, op, me,
+      MG_CHECK(by_position.emplace(loaded.params[j], &groups[i].params()[j]).second, op, me,
                ": parameter position ", loaded.params[j], " appears twice in param_groups");
     }
-    Options o = groups_[i].options;
+    Options o = options_of(groups[i]);
     for (const auto& option : loaded.options) {
       // Not a structured binding: clang before 16 cannot capture one in the lambda below.
       const auto& key = option.first;
@@ -419,7 +531,7 @@ void OptimizerWithOptions<Options>::load_state_dict(const OptimizerStateDict& di
     state[p.impl()] = std::move(converted);
   }
   // Everything checked: apply.
-  for (std::size_t i = 0; i < groups_.size(); ++i) groups_[i].options = options[i];
+  for (std::size_t i = 0; i < groups.size(); ++i) options_of(groups[i]) = options[i];
   replace_state(std::move(state));
 }
 

@@ -6,31 +6,33 @@
 
 namespace minigrad::optim {
 
-/// RMSprop's options, named and defaulted as torch.optim.RMSprop's keyword arguments:
-/// `RMSprop opt(params, {.lr = 1e-3, .momentum = 0.9, .centered = true});`.
-struct RMSpropOptions {
-  double lr = 1e-2;
+/// RMSprop's options, named and defaulted as torch.optim.RMSprop's keyword arguments, set as
+/// libtorch's: `RMSprop opt(params, RMSpropOptions(1e-3).momentum(0.9).centered(true));`.
+struct RMSpropOptions : public OptimizerCloneableOptions<RMSpropOptions> {
+  RMSpropOptions(double lr = 1e-2) : lr_(lr) {}  // NOLINT: implicit, as libtorch's
+  MG_ARG(double, lr);
   /// Smoothing constant of the running average of g^2.
-  double alpha = 0.99;
-  double eps = 1e-8;
+  MG_ARG(double, alpha) = 0.99;
+  MG_ARG(double, eps) = 1e-8;
   /// L2 penalty added to the gradient.
-  double weight_decay = 0;
-  double momentum = 0;
+  MG_ARG(double, weight_decay) = 0;
+  MG_ARG(double, momentum) = 0;
   /// Normalise by an estimate of the gradient's variance (E[g^2] - E[g]^2) instead of E[g^2].
-  bool centered = false;
-  bool maximize = false;
+  MG_ARG(bool, centered) = false;
+  MG_ARG(bool, maximize) = false;
 
+ public:
   /// Calls f(name, field) for each option by PyTorch's name (Note [Optimizer options in a
   /// state_dict], optimizer.h).
   template <typename Self, typename F>
   static void fields(Self& o, F&& f) {
-    f("lr", o.lr);
-    f("alpha", o.alpha);
-    f("eps", o.eps);
-    f("weight_decay", o.weight_decay);
-    f("momentum", o.momentum);
-    f("centered", o.centered);
-    f("maximize", o.maximize);
+    f("lr", o.lr());
+    f("alpha", o.alpha());
+    f("eps", o.eps());
+    f("weight_decay", o.weight_decay());
+    f("momentum", o.momentum());
+    f("centered", o.centered());
+    f("maximize", o.maximize());
   }
 };
 
@@ -43,9 +45,9 @@ extern template class OptimizerWithOptions<RMSpropOptions>;
 class RMSprop : public OptimizerWithOptions<RMSpropOptions> {
  public:
   /// One group holding params.
-  RMSprop(std::vector<Tensor> params, const RMSpropOptions& options = {});
-  /// Several groups, each with its own options.
-  explicit RMSprop(std::vector<Group> groups);
+  RMSprop(std::vector<Tensor> params, const RMSpropOptions& defaults = {});
+  /// Several groups; those without options take defaults.
+  RMSprop(std::vector<OptimizerParamGroup> groups, const RMSpropOptions& defaults = {});
 
   Tensor step(LossClosure closure = nullptr) override;
 

@@ -1,36 +1,34 @@
 #pragma once
 // Stochastic gradient descent with momentum, as torch.optim.SGD (PyTorch 1.13, foreach=False).
-#include <limits>
 #include <vector>
 
 #include "minigrad/optim/optimizer.h"
 
 namespace minigrad::optim {
 
-/// Marks an option that has no default (PyTorch's `required`): SGD's learning rate.
-inline constexpr double kRequired = std::numeric_limits<double>::quiet_NaN();
+/// SGD's options, named and defaulted as torch.optim.SGD's keyword arguments, set as libtorch's:
+/// `SGD opt(params, SGDOptions(0.1).momentum(0.9).nesterov(true));`. lr has no default, as in
+/// PyTorch and libtorch: it is the constructor's argument.
+struct SGDOptions : public OptimizerCloneableOptions<SGDOptions> {
+  SGDOptions(double lr) : lr_(lr) {}  // NOLINT: implicit, as libtorch's
+  MG_ARG(double, lr);
+  MG_ARG(double, momentum) = 0;
+  MG_ARG(double, dampening) = 0;
+  MG_ARG(double, weight_decay) = 0;
+  MG_ARG(bool, nesterov) = false;
+  MG_ARG(bool, maximize) = false;
 
-/// SGD's options, named and defaulted as torch.optim.SGD's keyword arguments:
-/// `SGD opt(params, {.lr = 0.1, .momentum = 0.9});`. lr has no default, as in PyTorch: leaving
-/// it out throws "[SGD] lr is required".
-struct SGDOptions {
-  double lr = kRequired;
-  double momentum = 0;
-  double dampening = 0;
-  double weight_decay = 0;
-  bool nesterov = false;
-  bool maximize = false;
-
+ public:
   /// Calls f(name, field) for each option by PyTorch's name (Note [Optimizer options in a
   /// state_dict], optimizer.h).
   template <typename Self, typename F>
   static void fields(Self& o, F&& f) {
-    f("lr", o.lr);
-    f("momentum", o.momentum);
-    f("dampening", o.dampening);
-    f("weight_decay", o.weight_decay);
-    f("nesterov", o.nesterov);
-    f("maximize", o.maximize);
+    f("lr", o.lr());
+    f("momentum", o.momentum());
+    f("dampening", o.dampening());
+    f("weight_decay", o.weight_decay());
+    f("nesterov", o.nesterov());
+    f("maximize", o.maximize());
   }
 };
 
@@ -43,9 +41,10 @@ extern template class OptimizerWithOptions<SGDOptions>;
 class SGD : public OptimizerWithOptions<SGDOptions> {
  public:
   /// One group holding params.
-  SGD(std::vector<Tensor> params, const SGDOptions& options);
-  /// Several groups, each with its own options: `SGD opt({{{w}, {.lr = 0.1}}, {{b}, {.lr = 1}}});`
-  explicit SGD(std::vector<Group> groups);
+  SGD(std::vector<Tensor> params, const SGDOptions& defaults);
+  /// Several groups; those without options take defaults:
+  /// `SGD opt({OptimizerParamGroup({w}, SGDOptions(0.1)), OptimizerParamGroup({b})}, 1.0);`
+  SGD(std::vector<OptimizerParamGroup> groups, const SGDOptions& defaults);
 
   Tensor step(LossClosure closure = nullptr) override;
 
