@@ -187,15 +187,19 @@ int run(const std::string& dir, int steps, int threads) {
       mg::load_safetensors(dir + "/gpt2_tokens.safetensors").at("tokens").to_vector<double>();
   model->train();
 
-  mg::optim::AdamW::Group decay, no_decay;
-  decay.options = {.lr = 6e-4, .betas = {0.9, 0.95}, .eps = 1e-8, .weight_decay = 0.1};
-  no_decay.options = {.lr = 6e-4, .betas = {0.9, 0.95}, .eps = 1e-8, .weight_decay = 0.0};
+  // nanoGPT's two groups: weight decay on the matrices and embeddings, none on biases and norms.
+  std::vector<mg::Tensor> decay, no_decay;
   std::int64_t n_params = 0;
   for (const mg::Tensor& p : model->parameters()) {
-    (p.dim() >= 2 ? decay : no_decay).params.push_back(p);
+    (p.dim() >= 2 ? decay : no_decay).push_back(p);
     n_params += p.numel();
   }
-  mg::optim::AdamW opt({decay, no_decay});
+  const auto options = mg::optim::AdamWOptions(6e-4).betas({0.9, 0.95}).eps(1e-8);
+  mg::optim::AdamW opt(
+      {mg::optim::OptimizerParamGroup(decay, mg::optim::AdamWOptions(options).weight_decay(0.1)),
+       mg::optim::OptimizerParamGroup(no_decay,
+                                      mg::optim::AdamWOptions(options).weight_decay(0.0))},
+      options);
 
   std::printf(
       "gpt2 minigrad: %lld parameters, B=%lld T=%lld layers=%lld d=%lld vocab=%lld, "

@@ -3,7 +3,7 @@
 // schedulers (StepLR, CosineAnnealingLR, LambdaLR, LinearLR, OneCycleLR, SequentialLR,
 // ReduceLROnPlateau), C++ readings of torch.optim (PyTorch 1.13).
 //
-//   mg::optim::SGD opt(params, {.lr = 0.1, .momentum = 0.9});
+//   mg::optim::SGD opt(params, mg::optim::SGDOptions(0.1).momentum(0.9));
 //   mg::optim::lr_scheduler::StepLR sched(opt, /*step_size=*/30);
 //   for (...) { opt.zero_grad(); loss.backward(); opt.step(); } sched.step();
 #include "minigrad/optim/adagrad.h"
