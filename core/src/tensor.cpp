@@ -502,7 +502,7 @@ std::size_t Tensor::register_hook(TensorHook hook) const {
   // A leaf keeps its hooks for every graph it will take part in; a graph alive now (its
   // AccumulateGrad node exists) gets the hook too.
   if (auto acc = impl_->grad_accumulator.lock()) acc->register_prehook(hook);
-  impl_->leaf_hooks.push_back(std::move(hook));
+  impl_->leaf_hooks.push_back(PreHook{0, std::move(hook), detail::hook_trace()});
   return impl_->leaf_hooks.size() - 1;
 }
 

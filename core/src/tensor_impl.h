@@ -60,7 +60,7 @@ struct TensorImpl {
   std::uint32_t output_nr = 0;
   std::weak_ptr<Node> grad_accumulator;
   /// Hooks registered on a leaf before its AccumulateGrad node exists.
-  std::vector<TensorHook> leaf_hooks;
+  std::vector<PreHook> leaf_hooks;
   /// Run by AccumulateGrad after it has updated grad.
   std::vector<PostAccumulateGradHook> post_accumulate_hooks;
 

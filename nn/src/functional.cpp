@@ -68,16 +68,15 @@ Tensor scaled_dot_product_attention(const Tensor& q, const Tensor& k, const Tens
   double s = scale.value_or(1.0 / std::sqrt(static_cast<double>(q.size(-1))));
   Tensor scores = matmul(q, k.transpose(-2, -1)) * s;  // [..., L, S]
   std::int64_t L = q.size(-2), S = k.size(-2);
-  if (is_causal) {
-    // Query i may attend to keys j <= i.
-    Tensor allowed = ones({L, S}, kBool).tril();
-    scores = scores.masked_fill(~allowed, -INFINITY);
-  } else if (attn_mask.defined()) {
-    if (attn_mask.dtype() == kBool)
-      scores = scores.masked_fill(~attn_mask, -INFINITY);
-    else
-      scores = scores + attn_mask;
-  }
+  // A bool mask (or is_causal: query i may attend to keys j <= i) becomes a bias of 0 and -inf
+  // added to the scores, as PyTorch's math path: a NaN score stays NaN where it is masked.
+  auto bias_of = [&](const Tensor& keep) {
+    return zeros(keep.shape(), q.dtype()).masked_fill(~keep, -INFINITY);
+  };
+  if (is_causal)
+    scores = scores + bias_of(ones({L, S}, kBool).tril());
+  else if (attn_mask.defined())
+    scores = scores + (attn_mask.dtype() == kBool ? bias_of(attn_mask) : attn_mask);
   return matmul(minigrad::softmax(scores, -1), v);
 }
 

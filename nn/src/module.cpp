@@ -14,7 +14,26 @@
 namespace minigrad::nn {
 
 // Out of line: the key function, so Module's vtable is compiled here, not in every user file.
-Module::~Module() = default;
+// Iterative, as the autograd graph's (Note [Iterative graph destruction]): a dying module hands
+// the children it owns to a thread-local list that only the outermost destructor drains, so a
+// Sequential nested 100,000 deep is destroyed without overflowing the stack.
+Module::~Module() {
+  thread_local std::vector<std::shared_ptr<Module>>* pending = nullptr;
+  std::vector<std::shared_ptr<Module>> owned;
+  for (Child& c : children_)
+    if (c.owner) owned.push_back(std::move(c.owner));
+  if (pending) {
+    for (auto& m : owned) pending->push_back(std::move(m));
+    return;
+  }
+  pending = &owned;
+  while (!owned.empty()) {
+    std::shared_ptr<Module> m = std::move(owned.back());
+    owned.pop_back();
+    m.reset();  // may append its own children to `owned`
+  }
+  pending = nullptr;
+}
 
 namespace {
 void check_name(const std::string& name, const std::string& type, const char* what) {

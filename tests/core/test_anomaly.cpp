@@ -7,6 +7,7 @@
 #include <functional>
 #include <limits>
 #include <string>
+#include <thread>
 
 #include "minigrad/minigrad.h"
 
@@ -62,6 +63,60 @@ TEST(Anomaly, BackwardInfNamesTheBackwardFunction) {
                       0),
             0u)
       << msg;
+}
+
+// A nan a hook returns is the hook's, reported with the line that registered it (before, the
+// engine skipped a node whose incoming gradient held nan, and nothing was reported).
+TEST(Anomaly, AHookReturningNanNamesTheLineThatRegisteredIt) {
+  mg::autograd::DetectAnomalyGuard guard;
+  auto nan_hook = [](const mg::Tensor& g) { return g * std::nanf(""); };
+  mg::Tensor x = mg::tensor({1.0f, 2.0f}).requires_grad_();
+  mg::Tensor y = x * 2;
+  int line = __LINE__ + 1;
+  y.register_hook(nan_hook);
+  std::string msg = message_of([&] { y.sum().backward(); });
+  EXPECT_EQ(msg.rfind("[hook] a hook on the gradient of MulBackward0's output 0 returned nan in "
+                      "backward (registered at test_anomaly.cpp:" +
+                          std::to_string(line) + ", in ",
+                      0),
+            0u)
+      << msg;
+
+  mg::Tensor leaf = mg::tensor({1.0f, 2.0f}).requires_grad_();
+  line = __LINE__ + 1;
+  leaf.register_hook(nan_hook);
+  msg = message_of([&] { (leaf * 2).sum().backward(); });
+  EXPECT_EQ(msg.rfind("[hook] a hook on the gradient of a leaf tensor returned nan in backward "
+                      "(registered at test_anomaly.cpp:" +
+                          std::to_string(line) + ", in ",
+                      0),
+            0u)
+      << msg;
+  // A hook that passes a nan on (the gradient held it already) is not the culprit.
+  mg::Tensor z = mg::tensor({1.0f}).requires_grad_();
+  z.register_hook([](const mg::Tensor& g) { return g + 1; });
+  EXPECT_NO_THROW(z.backward(mg::tensor({std::nanf("")})));
+}
+
+// In a std::thread the creation site is the user's line (a lambda is inlined into the thread's
+// runner, which addr2line names), not glibc's start_thread.
+TEST(Anomaly, InAThreadTheCreationSiteIsTheUsersLine) {
+  std::string msg;
+  int line = 0;
+  std::thread worker([&] {
+    mg::autograd::DetectAnomalyGuard guard;
+    mg::Tensor x = mg::tensor({1.0f, 100.0f}).requires_grad_();
+    // clang-format off
+    try { line = __LINE__; mg::Tensor y = mg::exp(x); } catch (const mg::Error& e) { msg = e.what(); }
+    // clang-format on
+  });
+  worker.join();
+  EXPECT_EQ(
+      msg.rfind(
+          "[exp] produced inf in forward (created at test_anomaly.cpp:" + std::to_string(line), 0),
+      0u)
+      << msg;
+  EXPECT_EQ(msg.find("start_thread"), std::string::npos) << msg;
 }
 
 TEST(Anomaly, MaskingWithMinusInfinityIsNotAnAnomaly) {

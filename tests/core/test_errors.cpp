@@ -511,6 +511,16 @@ const std::vector<BadInput>& bad_inputs() {
        },
        "[hook] a hook changed the type of the gradient: it returned float64 for a gradient of"
        " float32 (at MulBackward0)"},
+      {"autograd", "anomaly mode: a hook that returns nan",
+       [] {
+         auto x = mg::tensor({1.0f, 2.0f}).requires_grad_();
+         auto y = x * 2;
+         y.register_hook([](const mg::Tensor& g) { return g * std::nanf(""); });
+         mg::autograd::DetectAnomalyGuard anomaly;
+         y.sum().backward();
+       },
+       "[hook] a hook on the gradient of MulBackward0's output 0 returned nan in backward "
+       "(registered while anomaly mode was off: its site was not recorded)"},
       {"autograd", "item<int64_t>() of 1e30", [] { mg::tensor({1e30}).item<std::int64_t>(); },
        "[item] value 1e+30 cannot be converted to type int64_t without overflow"},
       {"autograd", "item<int64_t>() of NaN",

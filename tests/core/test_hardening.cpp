@@ -477,9 +477,11 @@ TEST(HardeningMemory, PrintingSurvivesHugeEdgeitemsAndManyDims) {
 
 TEST(HardeningMemory, DeeplyNestedModulesThrowInsteadOfOverflowingTheStack) {
   namespace mg = minigrad;
+  // 100,000 deep, as in issue 18: destroying the tree at the end must not overflow the stack
+  // either (Module's destructor is iterative; it used to recurse once per level and crash).
   auto root = std::make_shared<mg::nn::SequentialImpl>();
   auto cur = root;
-  for (int i = 0; i < 1500; ++i) {
+  for (int i = 0; i < 100000; ++i) {
     auto next = std::make_shared<mg::nn::SequentialImpl>();
     cur->push_back(mg::nn::AnyModule(next));
     cur = next;

@@ -283,8 +283,34 @@ TEST(InPlace, AViewMadeInNoGradRequiresGradAsALeafAndRefusesTrackedWrites) {
     v.mul_(2);
   }
   EXPECT_EQ(x.to_vector<float>(), (std::vector<float>{2, 2, 1}));
-  // Used in grad mode, it is a leaf of its own: its gradient lands in v.grad(), not x's.
+  // Used in grad mode, its gradient goes nowhere: (v * 3.0).sum().backward() leaves v.grad and
+  // x.grad None, and a hook on v does not run (PyTorch 1.13).
+  bool hook_ran = false;
+  v.register_hook([&](const mg::Tensor&) {
+    hook_ran = true;
+    return mg::Tensor();
+  });
   (v * 3.0).sum().backward();
-  EXPECT_EQ(v.grad().to_vector<float>(), (std::vector<float>{3, 3}));
+  EXPECT_FALSE(v.grad().defined());
   EXPECT_FALSE(x.grad().defined());
+  EXPECT_FALSE(hook_ran);
+  // A view of it made in grad mode is not a leaf: ViewBackward0, is_leaf False.
+  auto u = v.view({2, 1});
+  EXPECT_TRUE(u.requires_grad());
+  EXPECT_FALSE(u.is_leaf());
+  EXPECT_NE(u.grad_fn(), nullptr);
+}
+
+// with torch.no_grad(): x.view(6), x[0], x.t(), x.narrow(0, 0, 1), x.reshape(6), x[0:1].expand(2,
+// 3) each -> requires_grad True, is_leaf True, grad_fn None;  x.detach() -> requires_grad False.
+TEST(InPlace, EveryViewMadeInNoGradOfATensorThatRequiresGradIsARequiresGradLeaf) {
+  auto x = mg::randn({2, 3}).requires_grad_();
+  mg::NoGradGuard no_grad;
+  for (const mg::Tensor& v : {x.view({6}), x[0], x.t(), x.narrow(0, 0, 1), x.reshape({6}),
+                              x.slice(0, 0, 1).expand({2, 3})}) {
+    EXPECT_TRUE(v.requires_grad());
+    EXPECT_TRUE(v.is_leaf());
+    EXPECT_EQ(v.grad_fn(), nullptr);
+  }
+  EXPECT_FALSE(x.detach().requires_grad());
 }

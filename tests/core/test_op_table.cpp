@@ -1215,6 +1215,81 @@ TEST(OpTable, ForwardMatchesPyTorch) {
 
 // ---------------------------------------------------------------- coverage
 
+// NaN propagation against PyTorch 1.13: forward and backward of an op on x = [1.5, nan, -2, 0.5]
+// (float64), with upstream gradient [1, 2, 3, 4] (1 for a 0-dim output). Expected values are
+// PyTorch's (/usr/bin/python3: out = f(x); out.backward(upstream); out, x.grad); a NaN expected
+// must be NaN. gradcheck cannot run on NaN, so this table checks values; a new op joins with a
+// row. (The parity suite runs every op-table sample with a NaN too: parity_dump's float64_nan
+// run, tests/parity/compare.py.)
+struct NanCase {
+  std::string op;  // the op-table entry it belongs to
+  std::function<Tensor(const Tensor&)> fn;
+  std::vector<double> out, grad;
+};
+
+const std::vector<NanCase>& nan_cases() {
+  const double nan = std::nan("");
+  const Tensor zero = zeros({4}, kFloat64);
+  static const std::vector<NanCase> cases = {
+      {"relu", [](const Tensor& x) { return relu(x); }, {1.5, nan, 0, 0.5}, {1, 2, 0, 4}},
+      {"clamp",
+       [](const Tensor& x) { return clamp(x, -1.0, 1.0); },
+       {1, nan, -1, 0.5},
+       {0, 0, 0, 4}},
+      {"max", [](const Tensor& x) { return max(x); }, {nan}, {0, 1, 0, 0}},
+      {"amax", [](const Tensor& x) { return amax(x); }, {nan}, {nan, nan, nan, nan}},
+      {"maximum",
+       [zero](const Tensor& x) { return maximum(x, zero); },
+       {1.5, nan, 0, 0.5},
+       {1, 2, 0, 4}},
+      {"minimum",
+       [zero](const Tensor& x) { return minimum(x, zero); },
+       {0, nan, -2, 0},
+       {0, 2, 3, 0}},
+      // torch.linalg.vector_norm(x, inf)
+      {"norm", [](const Tensor& x) { return norm(x, INFINITY); }, {nan}, {0, 0, 0, 0}},
+      {"sort",
+       [](const Tensor& x) { return std::get<0>(sort(x)); },
+       {-2, 0.5, 1.5, nan},
+       {3, 4, 1, 2}},
+      {"cumsum", [](const Tensor& x) { return cumsum(x, 0); }, {1.5, nan, nan, nan}, {10, 9, 7, 4}},
+      {"softmax",
+       [](const Tensor& x) { return softmax(x, 0); },
+       {nan, nan, nan, nan},
+       {nan, nan, nan, nan}},
+      {"sum", [](const Tensor& x) { return sum(x); }, {nan}, {1, 1, 1, 1}},
+  };
+  return cases;
+}
+
+void expect_values(const Tensor& t, const std::vector<double>& expected, const char* what) {
+  std::vector<double> got = t.to_vector<double>();
+  ASSERT_EQ(got.size(), expected.size()) << what;
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    if (std::isnan(expected[i]))
+      EXPECT_TRUE(std::isnan(got[i])) << what << " element " << i << " is " << got[i];
+    else
+      EXPECT_NEAR(got[i], expected[i], 1e-12) << what << " element " << i;
+  }
+}
+
+TEST(OpTable, NanPropagatesAsInPyTorch) {
+  std::set<std::string> table_names;
+  for (const OpInfo& op : op_table()) table_names.insert(op.name);
+  for (const NanCase& c : nan_cases()) {
+    SCOPED_TRACE(c.op);
+    EXPECT_TRUE(table_names.count(c.op)) << "no table entry named " << c.op;
+    Tensor x = tensor({1.5, std::nan(""), -2.0, 0.5}, kFloat64).requires_grad_();
+    Tensor out = c.fn(x);
+    expect_values(out, c.out, "output");
+    Tensor upstream = out.numel() == 1
+                          ? ones_like(out)
+                          : tensor({1.0, 2.0, 3.0, 4.0}, kFloat64).reshape(out.shape());
+    out.backward(upstream);
+    expect_values(x.grad(), c.grad, "gradient");
+  }
+}
+
 TEST(OpTable, CoversEveryDifferentiableOp) {
   const std::vector<std::string> required = {"add",
                                              "sub",

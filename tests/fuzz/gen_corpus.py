@@ -194,6 +194,20 @@ def files_seeds():
     s["optim_sgd_bad_groups.safetensors"] = safetensors(
         [("state.0.momentum_buffer", "F32", [2], b)],
         {"format": "minigrad.optimizer", "optimizer": "SGD", "param_groups": '[{"lr": "x"}'})
+    # Hostile headers (issue 18): nesting just over the 64-level limit, a number that overflows a
+    # double, many tensors (zero-size, so the file stays small), a shape over 64 dims.
+    s["st_deep_nesting.safetensors"] = safetensors(
+        [], raw_header='{"a":' + "[" * 70 + "]" * 70 + "}")
+    s["st_deep_metadata.safetensors"] = safetensors(
+        [], raw_header='{"__metadata__":{"k":' + '{"k":' * 40 + '"v"' + "}" * 40 + "}}")
+    s["st_number_1e400.safetensors"] = safetensors(
+        [], raw_header='{"a":{"dtype":"F32","shape":[1e400],"data_offsets":[0,0]}}')
+    s["st_number_huge_offsets.safetensors"] = safetensors(
+        [], raw_header='{"a":{"dtype":"F32","shape":[1],'
+                       '"data_offsets":[18446744073709551615,3]}}')
+    s["st_many_tensors.safetensors"] = safetensors(
+        [(f"t{i}", "F32", [0], b"") for i in range(2000)])
+    s["npy_65_dims.npy"] = npy("f4", [1] * 65, [1.0])
     s["empty_file"] = b""
     return s
 

@@ -28,8 +28,8 @@ import warnings
 import torch
 import torch.nn.functional as F
 
-RTOL = {"float64": 1e-10, "float32": 1e-5}
-ATOL = {"float64": 1e-12, "float32": 1e-6}
+RTOL = {"float64": 1e-10, "float32": 1e-5, "float64_nan": 1e-10}
+ATOL = {"float64": 1e-12, "float32": 1e-6, "float64_nan": 1e-12}
 DTYPES = {"float64": torch.float64, "float32": torch.float32, "int64": torch.int64,
           "bool": torch.bool}
 
@@ -797,10 +797,10 @@ def main():
             key = (rec["op"], rec["desc"])
             if seen.setdefault(key, rec["sample"]) != rec["sample"]:
                 duplicates.add(key)
-    worst = {"float64": Diff(), "float32": Diff()}
+    worst = {run: Diff() for run in RTOL}
     per_op = {}
     problems_all, notes = [], []
-    counts = {"float64": 0, "float32": 0}
+    counts = {run: 0 for run in RTOL}
     for rec in records:
         problems = []
         ok = replay(rec, worst[rec["run"]], problems, notes)
@@ -830,8 +830,10 @@ def main():
     print()
     print(f"compared {len(per_op)} ops, {n_samples} samples: {counts['float64']} float64 runs "
           f"(rtol {RTOL['float64']:g}, atol {ATOL['float64']:g}) and {counts['float32']} float32 "
-          f"runs (rtol {RTOL['float32']:g}, atol {ATOL['float32']:g}), values and gradients")
-    for run in ("float64", "float32"):
+          f"runs (rtol {RTOL['float32']:g}, atol {ATOL['float32']:g}), values and gradients; "
+          f"{counts['float64_nan']} float64 runs with a NaN in the first floating input "
+          f"(NaN must meet NaN)")
+    for run in RTOL:
         w = worst[run]
         print(f"{run}: {w.compared} values compared, {w.identical} bit-identical; worst relative "
               f"difference {w.rel:.3g} at {w.where} (minigrad {w.values[0]!r}, "

@@ -77,27 +77,40 @@ mg::Tensor cast_keeping_layout(const mg::Tensor& x, mg::Dtype dtype) {
   return y.permute(inverse);
 }
 
-/// Fresh leaves for one run: the sample's tensors (float64 run) or float32 casts of them.
-std::vector<mg::Tensor> prepare(const std::vector<mg::Tensor>& inputs, bool float32) {
+enum class Run { kFloat64, kFloat32, kNan };
+
+const char* run_name(Run run) {
+  return run == Run::kFloat64 ? "float64" : run == Run::kFloat32 ? "float32" : "float64_nan";
+}
+
+/// Fresh leaves for one run: the sample's tensors (float64 run), float32 casts of them, or
+/// (nan run) float64 copies with a NaN at the middle element of the first floating input.
+std::vector<mg::Tensor> prepare(const std::vector<mg::Tensor>& inputs, Run run) {
   std::vector<mg::Tensor> r;
+  bool nan_placed = run != Run::kNan;
   for (const mg::Tensor& t : inputs) {
     mg::Tensor x = t.detach();
-    if (float32 && x.is_floating_point()) x = cast_keeping_layout(x, mg::kFloat32);
+    if (run == Run::kFloat32 && x.is_floating_point()) x = cast_keeping_layout(x, mg::kFloat32);
+    if (!nan_placed && x.is_floating_point() && x.numel() > 0) {
+      x = x.clone();
+      x.reshape({-1})[x.numel() / 2].fill_(std::nan(""));
+      nan_placed = true;
+    }
     if (t.requires_grad()) x.requires_grad_();
     r.push_back(x);
   }
   return r;
 }
 
-json run_sample(const mg::testing::OpInfo& op, std::size_t index, bool float32) {
+json run_sample(const mg::testing::OpInfo& op, std::size_t index, Run run) {
   const mg::testing::Sample& smp = op.samples[index];
   json j;
   j["op"] = op.name;
   j["sample"] = index;
   j["desc"] = smp.desc;
   j["has_fn"] = static_cast<bool>(smp.fn);
-  j["run"] = float32 ? "float32" : "float64";
-  std::vector<mg::Tensor> inputs = prepare(smp.inputs, float32);
+  j["run"] = run_name(run);
+  std::vector<mg::Tensor> inputs = prepare(smp.inputs, run);
   json jin = json::array();
   for (const mg::Tensor& t : inputs) jin.push_back(describe(t, true));
   j["inputs"] = std::move(jin);
@@ -148,12 +161,12 @@ int main(int argc, char** argv) {
   header["entries"] = std::move(names);
   header["samples"] = samples;
   header["upstream_seed"] = kUpstreamSeed;
-  header["runs"] = {"float64", "float32"};
+  header["runs"] = {"float64", "float32", "float64_nan"};
   out << json{{"header", header}}.dump() << "\n";
   for (const auto& op : table) {
     for (std::size_t i = 0; i < op.samples.size(); ++i) {
-      out << run_sample(op, i, false).dump() << "\n";
-      out << run_sample(op, i, true).dump() << "\n";
+      for (Run run : {Run::kFloat64, Run::kFloat32, Run::kNan})
+        out << run_sample(op, i, run).dump() << "\n";
     }
   }
   out.flush();

@@ -28,6 +28,8 @@ struct NodeAccess;
 struct PreHook {
   std::uint32_t output_nr = 0;
   TensorHook fn;
+  /// Where it was registered, kept when anomaly mode was on (for its nan/inf message).
+  std::vector<void*> trace = {};
 };
 
 /// A node of the backward graph (a tensor's grad_fn). It receives one gradient per forward output

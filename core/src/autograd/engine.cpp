@@ -88,8 +88,8 @@ void run_hooks(Node& n, std::uint32_t k, Tensor& grad, bool create_graph) {
   const std::size_t count = hooks.size();
   for (std::size_t h = 0; h < count; ++h) {
     if (hooks[h].output_nr != k) continue;
-    TensorHook fn = hooks[h].fn;
-    Tensor r = fn(grad);
+    PreHook hook = hooks[h];
+    Tensor r = hook.fn(grad);
     if (!r.defined()) continue;
     // As PyTorch: a hook may change the values, never the shape or the dtype.
     MG_CHECK(r.shape() == grad.shape(), "hook",
@@ -98,6 +98,7 @@ void run_hooks(Node& n, std::uint32_t k, Tensor& grad, bool create_graph) {
     MG_CHECK(r.dtype() == grad.dtype(), "hook",
              "a hook changed the type of the gradient: it returned ", dtype_name(r.dtype()),
              " for a gradient of ", dtype_name(grad.dtype()), " (at ", n.name(), ")");
+    if (autograd::is_anomaly_enabled()) detail::check_hook_anomaly(n, hook, grad, r);
     grad = std::move(r);
   }
   for (auto& weak : detail::NodeAccess::retained(n)) {

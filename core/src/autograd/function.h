@@ -188,8 +188,14 @@ class AccumulateGrad final : public Node {
 /// gradient for a finite incoming gradient.
 void check_backward_anomaly(const Node& n, const Tensor& grad, const std::vector<Tensor>& grads);
 
+/// Anomaly mode: throws if a hook on node n's gradient returned `result` with a nan or inf that
+/// the gradient it was given did not hold.
+void check_hook_anomaly(const Node& n, const PreHook& hook, const Tensor& grad,
+                        const Tensor& result);
 /// This thread's call stack (return addresses), for anomaly mode and minigrad::Error.
 std::vector<void*> capture_trace();
+/// The call stack of a hook being registered: recorded only when anomaly mode is on.
+std::vector<void*> hook_trace();
 /// "train.cpp:42, in main": the first frame of trace outside minigrad (Note [Anomaly mode]).
 std::string creation_site(const std::vector<void*>& trace);
 

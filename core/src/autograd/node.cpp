@@ -12,6 +12,8 @@
 #include <map>
 #include <mutex>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "autograd/function.h"
 #include "live_count.h"
@@ -34,7 +36,7 @@ Node::Node() : sequence_nr_(next_sequence_nr++) { detail::live_add(detail::LiveK
 std::size_t Node::register_prehook(TensorHook hook, std::uint32_t output_nr) {
   MG_CHECK(output_nr < num_outputs_, "register_prehook", "output ", output_nr, " of ", name(),
            ", which has ", num_outputs_, " outputs");
-  pre_hooks_.push_back(PreHook{output_nr, std::move(hook)});
+  pre_hooks_.push_back(PreHook{output_nr, std::move(hook), detail::hook_trace()});
   return pre_hooks_.size() - 1;
 }
 
@@ -122,14 +124,47 @@ std::vector<void*> capture_trace() {
 
 namespace {
 
-bool is_library_frame(const std::string& function, const std::string& file) {
+bool is_library_name(const std::string& function) {
   return function.rfind("minigrad::", 0) == 0 || function.rfind("std::", 0) == 0 ||
-         function.rfind("__", 0) == 0 || function == "??" ||
-         file.find("/include/minigrad/") != std::string::npos ||
-         file.find("/core/src/") != std::string::npos ||
-         file.find("/nn/src/") != std::string::npos ||
-         file.find("/optim/src/") != std::string::npos ||
-         file.find("/usr/include/") != std::string::npos;
+         function.rfind("__", 0) == 0 || function == "??";
+}
+
+bool is_library_file(const std::string& file) {
+  for (const char* dir : {"/include/minigrad/", "/core/src/", "/nn/src/", "/optim/src/",
+                          "/distributed/src/", "/viz/src/", "/usr/include/"})
+    if (file.find(dir) != std::string::npos) return true;
+  return false;
+}
+
+/// The C and C++ runtimes: their frames (start_thread, execute_native_thread_routine,
+/// __libc_start_main) are never the user's.
+bool is_runtime_object(const std::string& object) {
+  std::string name = object.substr(object.rfind('/') + 1);
+  for (const char* lib : {"libc.so", "libstdc++.so", "libgcc_s.so", "libpthread.so", "ld-linux"})
+    if (name.rfind(lib, 0) == 0) return true;
+  return false;
+}
+
+/// addr2line's answer for one address: (function, file:line) pairs, the innermost inlined
+/// function first (-i), so a lambda inlined into std::thread's runner is still found.
+std::vector<std::pair<std::string, std::string>> symbolize(const std::string& object,
+                                                           std::uintptr_t query) {
+  char command[1024];
+  std::snprintf(command, sizeof command, "addr2line -C -f -i -e '%s' 0x%lx 2>/dev/null",
+                object.c_str(), static_cast<unsigned long>(query));
+  std::vector<std::pair<std::string, std::string>> frames;
+  std::FILE* pipe = popen(command, "r");
+  if (!pipe) return frames;
+  auto trimmed = [](const char* line) {
+    std::string x = line;
+    while (!x.empty() && (x.back() == '\n' || x.back() == '\r')) x.pop_back();
+    return x;
+  };
+  char function[2048], file[2048];
+  while (std::fgets(function, sizeof function, pipe) && std::fgets(file, sizeof file, pipe))
+    frames.emplace_back(trimmed(function), trimmed(file));
+  pclose(pipe);
+  return frames;
 }
 
 }  // namespace
@@ -141,38 +176,32 @@ std::string creation_site(const std::vector<void*>& trace) {
   for (void* address : trace) {
     Dl_info info{};
     if (!dladdr(address, &info) || !info.dli_fname) continue;
+    std::string object = info.dli_fname[0] ? info.dli_fname : "/proc/self/exe";
+    if (is_runtime_object(object)) continue;
     // A return address points after the call: step back into the call instruction. Position-
     // independent objects are symbolised by their offset from the load address.
     auto pc = reinterpret_cast<std::uintptr_t>(address) - 1;
     auto base = reinterpret_cast<std::uintptr_t>(info.dli_fbase);
     const auto* header = static_cast<const ElfW(Ehdr)*>(info.dli_fbase);
     std::uintptr_t query = header && header->e_type == ET_DYN ? pc - base : pc;
-    std::string object = info.dli_fname[0] ? info.dli_fname : "/proc/self/exe";
-    char command[1024];
-    std::snprintf(command, sizeof command, "addr2line -C -f -e '%s' 0x%lx 2>/dev/null",
-                  object.c_str(), static_cast<unsigned long>(query));
-    std::FILE* pipe = popen(command, "r");
-    std::string function, file;
-    if (pipe) {
-      char line[2048];
-      if (std::fgets(line, sizeof line, pipe)) function = line;
-      if (std::fgets(line, sizeof line, pipe)) file = line;
-      pclose(pipe);
+    auto frames = symbolize(object, query);
+    if (frames.empty() && info.dli_sname) frames.emplace_back(info.dli_sname, "");
+    for (auto& [function, file] : frames) {
+      std::size_t discriminator = file.find(" (discriminator");
+      if (discriminator != std::string::npos) file.resize(discriminator);
+      // Without -g, addr2line gives "??:0" or, from a symbol table's file name, "node.cpp:?".
+      bool has_line = !file.empty() && file.rfind("??", 0) != 0 && file.back() != '?' &&
+                      file.find('/') != std::string::npos;
+      if (has_line && !is_library_file(file)) {
+        // The user's line. Code inlined into a library function (a lambda run by std::thread)
+        // is named by addr2line after that function: then the line alone.
+        std::size_t slash = file.rfind('/');
+        std::string site = file.substr(slash == std::string::npos ? 0 : slash + 1);
+        return is_library_name(function) || function.empty() ? site : site + ", in " + function;
+      }
+      if (has_line || function.empty() || is_library_name(function)) continue;
+      if (fallback.empty()) fallback = "in " + function + "; build with -g for the file and line";
     }
-    auto trim = [](std::string& x) {
-      while (!x.empty() && (x.back() == '\n' || x.back() == '\r')) x.pop_back();
-    };
-    trim(function);
-    trim(file);
-    if (function.empty() && info.dli_sname) function = info.dli_sname;
-    if (function.empty() || is_library_frame(function, file)) continue;
-    std::size_t discriminator = file.find(" (discriminator");
-    if (discriminator != std::string::npos) file.resize(discriminator);
-    if (!file.empty() && file.rfind("??", 0) != 0) {
-      std::size_t slash = file.rfind('/');
-      return file.substr(slash == std::string::npos ? 0 : slash + 1) + ", in " + function;
-    }
-    if (fallback.empty()) fallback = "in " + function + "; build with -g for the file and line";
   }
   return fallback.empty() ? "creation site unknown" : fallback;
 }
@@ -193,6 +222,28 @@ void check_backward_anomaly(const Node& n, const Tensor& grad, const std::vector
     MG_CHECK(!nan && !inf, op_of(n.name()), "produced ", what_of(nan), " in backward: ", n.name(),
              "'s gradient for input ", i, " (created at ", creation_site(n.creation_trace()), ")");
   }
+}
+
+std::vector<void*> hook_trace() {
+  return autograd::is_anomaly_enabled() ? capture_trace() : std::vector<void*>{};
+}
+
+void check_hook_anomaly(const Node& n, const PreHook& hook, const Tensor& grad,
+                        const Tensor& result) {
+  bool in_nan = false, in_inf = false, nan = false, inf = false;
+  scan(grad, in_nan, in_inf);
+  scan(result, nan, inf);
+  bool bad_nan = nan && !in_nan, bad_inf = inf && !in_inf;
+  if (!bad_nan && !bad_inf) return;
+  std::string of = dynamic_cast<const AccumulateGrad*>(&n)
+                       ? std::string("a leaf tensor")
+                       : n.name() + "'s output " + std::to_string(hook.output_nr);
+  MG_ERROR("hook", "a hook on the gradient of ", of, " returned ", what_of(bad_nan),
+           " in backward (",
+           hook.trace.empty() ? std::string("registered while anomaly mode was off: its site was "
+                                            "not recorded")
+                              : "registered at " + creation_site(hook.trace),
+           ")");
 }
 
 namespace {
@@ -358,13 +409,16 @@ Edge gradient_edge(const Tensor& t) {
   refresh_view(impl);
   if (!impl->requires_grad) return Edge{nullptr};
   if (impl->grad_fn) return Edge{impl->grad_fn, impl->output_nr};
+  // A view made under NoGradGuard or InferenceMode of a tensor that requires grad requires grad
+  // but has no accumulator, as in PyTorch: gradients through it reach neither it nor its base.
+  if (impl->view_creation != TensorImpl::ViewCreation::kNormal) return Edge{nullptr};
   // Two threads may use one leaf at once (a shared parameter): its accumulator is made once,
   // under the leaf's lock (as PyTorch's grad_accumulator()).
   std::lock_guard<std::mutex> lock(grad_lock(impl));
   std::shared_ptr<Node> acc = impl->grad_accumulator.lock();
   if (!acc) {
     acc = std::allocate_shared<AccumulateGrad>(CachingAllocator<AccumulateGrad>{}, t.impl_ptr());
-    for (auto& h : impl->leaf_hooks) NodeAccess::pre_hooks(*acc).push_back(PreHook{0, h});
+    for (const PreHook& h : impl->leaf_hooks) NodeAccess::pre_hooks(*acc).push_back(h);
     impl->grad_accumulator = acc;
   }
   return Edge{std::move(acc)};

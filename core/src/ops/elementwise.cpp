@@ -512,11 +512,14 @@ Tensor extremum(const char* op, const char* node, const Tensor& a, const Tensor&
     return kMax ? (x > y ? x : y) : (x < y ? x : y);
   });
   record(node, out, {&a, &b}, {&a, &b}, [](const Tensor& g, FunctionNode& n) {
-    // NOTE: ties split the gradient evenly, as PyTorch.
+    // As PyTorch's formula: each side gets the gradient unless it lost the comparison, ties split
+    // it evenly, and where either side is NaN (no comparison holds) both get all of it.
     Tensor self = n.saved(0), other = n.saved(1);
     Dtype gd = g.dtype();
-    Tensor wa = (kMax ? gt(self, other) : lt(self, other)).to(gd) + eq(self, other).to(gd) * 0.5;
-    return Grads{g * wa, g * (1 - wa)};
+    Tensor tie = eq(self, other).to(gd) * 0.5;
+    Tensor a_lost = (kMax ? lt(self, other) : gt(self, other)).to(gd);
+    Tensor b_lost = (kMax ? gt(self, other) : lt(self, other)).to(gd);
+    return Grads{g * (1 - a_lost - tie), g * (1 - b_lost - tie)};
   });
   return out;
 }

@@ -250,7 +250,7 @@ std::pair<Tensor, Tensor> extreme(const Tensor& x, const ReduceDims& r, bool wan
 
 /// The gradient of amax/amin/max(): shared evenly among the elements equal to the result.
 Tensor evenly_distribute(const Tensor& g, const Tensor& x, const Tensor& result,
-                         const ReduceDims& r, bool nan_to_nan = false) {
+                         const ReduceDims& r, bool nan_to_nan = false, bool none_to_zero = false) {
   Tensor rk = to_keepdim(result, r);
   Tensor hit = x == rk;
   // NOTE: max() and min() send a NaN result's gradient to the NaN elements, as PyTorch's
@@ -258,6 +258,8 @@ Tensor evenly_distribute(const Tensor& g, const Tensor& x, const Tensor& result,
   if (nan_to_nan) hit = logical_or(hit, logical_and(x != x, rk != rk));
   Tensor mask = hit.to(g.dtype());
   Tensor count = sum(mask, r.dims, /*keepdim=*/true);
+  // The inf-norm of a row holding NaN matches no element: its gradient is 0 there, as PyTorch's.
+  if (none_to_zero) count = clamp(count, 1.0);
   return to_keepdim(g, r) * mask / count;
 }
 
@@ -418,7 +420,8 @@ Tensor norm(const Tensor& x, double p, const Shape& dims, bool keepdim) {
     Tensor gk = to_keepdim(g, r);
     Tensor nk = to_keepdim(norm, r);
     if (p == 1) return Grads{gk * sign(self)};
-    if (std::isinf(p)) return Grads{sign(self) * evenly_distribute(g, abs(self), norm, r)};
+    if (std::isinf(p))
+      return Grads{sign(self) * evenly_distribute(g, abs(self), norm, r, false, true)};
     // d ||x||_p / dx = x |x|^(p-2) / ||x||^(p-1); zero where the norm is 0, as PyTorch
     Tensor grad = p == 2 ? gk * self / nk : gk * self * pow(abs(self), p - 2) / pow(nk, p - 1);
     return Grads{where(nk == 0, 0.0, grad)};
