@@ -623,6 +623,9 @@ CONVENTIONS = {
         "F.dropout draws bernoulli_(1 - p), another stream; compared with "
         "x * ((torch.rand(shape) >= p) / (1 - p)) after manual_seed(0), which checks the draws "
         "bit for bit, not against F.dropout's mask (p 0, p 1 and eval: F.dropout itself)",
+    "rms_norm":
+        "torch 1.13 has no F.rms_norm; compared with PyTorch 2.4's formula "
+        "(x * rsqrt(mean(x^2) + eps) * weight, eps = finfo(dtype).eps by default) in torch ops",
     "scaled_dot_product_attention":
         "torch 1.13 has no F.scaled_dot_product_attention; compared with PyTorch 2.x's "
         "documented reference (softmax(q k^T * scale + mask) v) in torch ops",
