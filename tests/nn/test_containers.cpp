@@ -355,6 +355,6 @@ TEST(FunctionalModule, WrapsFunctionsAndLambdas) {
             "  (0): Functional()\n"
             "  (1): Functional()\n"
             ")");
-  EXPECT_EQ(error_of([] { nn::Functional(nn::FunctionalImpl::Function()); }),
+  EXPECT_EQ(error_of([] { auto f = nn::Functional(nn::FunctionalImpl::Function()); }),
             "[Functional] got an empty function");
 }
