@@ -480,9 +480,25 @@ Tensor TanhImpl::forward(const Tensor& x) const { return tanh(x); }
 
 Tensor SigmoidImpl::forward(const Tensor& x) const { return sigmoid(x); }
 
-Tensor SiLUImpl::forward(const Tensor& x) const { return silu(x); }
+// In place, silu and mish multiply x by a factor computed from it: x.mul_ keeps x's old value for
+// the backward (Note [In-place ops]), and the factor's nodes saved no tensor that shares x's
+// storage (sigmoid saves its output; softplus' ops work on a clone), so the write breaks none.
+Tensor SiLUImpl::forward(const Tensor& x) const {
+  if (!inplace) return silu(x);
+  Tensor out = x;
+  return out.mul_(sigmoid(x));
+}
 
-Tensor MishImpl::forward(const Tensor& x) const { return mish(x); }
+std::string SiLUImpl::extra_repr() const { return inplace ? "inplace=True" : ""; }
+
+Tensor MishImpl::forward(const Tensor& x) const {
+  if (!inplace) return mish(x);
+  Tensor c = x.clone();
+  Tensor out = x;
+  return out.mul_(tanh(relu(c) + log(1 + exp(-abs(c)))));
+}
+
+std::string MishImpl::extra_repr() const { return inplace ? "inplace=True" : ""; }
 
 Tensor SoftmaxImpl::forward(const Tensor& x) const { return softmax(x, options.dim()); }
 
@@ -573,11 +589,11 @@ std::shared_ptr<Module> RMSNormImpl::clone() const {
 }
 
 std::shared_ptr<Module> SiLUImpl::clone() const {
-  return clone_with([] { return std::make_shared<SiLUImpl>(); });
+  return clone_with([&] { return std::make_shared<SiLUImpl>(inplace); });
 }
 
 std::shared_ptr<Module> MishImpl::clone() const {
-  return clone_with([] { return std::make_shared<MishImpl>(); });
+  return clone_with([&] { return std::make_shared<MishImpl>(inplace); });
 }
 
 std::shared_ptr<Module> SoftmaxImpl::clone() const {

@@ -127,6 +127,30 @@ TEST(SmallModules, InplaceReLUAndDropout) {
   EXPECT_TRUE(half(f).is_same(f));
 }
 
+TEST(SmallModules, InplaceSiLUAndMish) {
+  // for M in (nn.SiLU, nn.Mish):
+  //   a = torch.tensor([-1., 2., -3.], requires_grad=True); b = a * 2
+  //   r = M(inplace=True)(b); r.sum().backward(); b.tolist(), a.grad.tolist()
+  EXPECT_EQ(repr(nn::SiLU(true)), "SiLU(inplace=True)");
+  EXPECT_EQ(repr(nn::Mish(true)), "Mish(inplace=True)");
+  struct Expected {
+    std::vector<double> out, grad;
+  };
+  auto check = [](const auto& module, const Expected& expected) {
+    mg::Tensor a = mg::tensor({-1.0, 2.0, -3.0}).requires_grad_();
+    mg::Tensor b = a * 2;
+    mg::Tensor r = module(b);
+    EXPECT_TRUE(r.is_same(b));
+    expect_near_all(b, expected.out, 1e-6);
+    r.sum().backward();
+    expect_near_all(a.grad(), expected.grad, 1e-6);
+  };
+  check(nn::SiLU(true), {{-0.23840583860874176, 3.9280550479888916, -0.014835738576948643},
+                         {-0.18156850337982178, 2.1053292751312256, -0.024652862921357155}});
+  check(nn::Mish(true), {{-0.2525014579296112, 3.997412919998169, -0.014854080975055695},
+                         {-0.21671020984649658, 2.0088653564453125, -0.024719933047890663}});
+}
+
 TEST(SmallModules, EmbeddingPaddingIdx) {
   // torch.manual_seed(0); e = nn.Embedding(4, 2, padding_idx=1); e.weight.flatten().tolist()
   mg::manual_seed(0);

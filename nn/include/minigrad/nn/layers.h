@@ -274,25 +274,35 @@ class SigmoidImpl : public UnaryModule {
 };
 MG_MODULE(Sigmoid);
 
-/// x * sigmoid(x), as torch.nn.SiLU.
+/// x * sigmoid(x), as torch.nn.SiLU(inplace).
 class SiLUImpl : public UnaryModule {
  public:
   /// A deep copy of this module (Module::clone).
   std::shared_ptr<Module> clone() const override;
-  SiLUImpl() : UnaryModule("SiLU") {}
-  /// silu(x).
+  explicit SiLUImpl(bool inplace_ = false) : UnaryModule("SiLU"), inplace(inplace_) {}
+  /// silu(x), or x.mul_(sigmoid(x)) with inplace.
   Tensor forward(const Tensor& x) const override;
+  /// "inplace=True" when in place, else nothing (as PyTorch).
+  std::string extra_repr() const override;
+
+  /// Whether forward writes its input.
+  bool inplace;
 };
 MG_MODULE(SiLU);
 
-/// x * tanh(softplus(x)), as torch.nn.Mish.
+/// x * tanh(softplus(x)), as torch.nn.Mish(inplace).
 class MishImpl : public UnaryModule {
  public:
   /// A deep copy of this module (Module::clone).
   std::shared_ptr<Module> clone() const override;
-  MishImpl() : UnaryModule("Mish") {}
-  /// mish(x).
+  explicit MishImpl(bool inplace_ = false) : UnaryModule("Mish"), inplace(inplace_) {}
+  /// mish(x), or x.mul_(tanh(softplus(x))) with inplace.
   Tensor forward(const Tensor& x) const override;
+  /// "inplace=True" when in place, else nothing (as PyTorch).
+  std::string extra_repr() const override;
+
+  /// Whether forward writes its input.
+  bool inplace;
 };
 MG_MODULE(Mish);
 
