@@ -29,6 +29,8 @@ Tensor relu(const Tensor& x) { return minigrad::relu(x); }
 Tensor gelu(const Tensor& x, const std::string& approximate) {
   return minigrad::gelu(x, approximate);
 }
+Tensor silu(const Tensor& x) { return minigrad::silu(x); }
+Tensor mish(const Tensor& x) { return minigrad::mish(x); }
 Tensor softmax(const Tensor& x, std::int64_t dim) { return minigrad::softmax(x, dim); }
 Tensor log_softmax(const Tensor& x, std::int64_t dim) { return minigrad::log_softmax(x, dim); }
 

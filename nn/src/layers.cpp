@@ -1,10 +1,11 @@
-// Layers: embedding, layer_norm (a fused kernel with its own backward), dropout, the activation
-// modules, Sequential and ModuleList.
+// Layers: embedding, layer_norm (a fused kernel with its own backward), rms_norm, dropout, and the
+// modules built on them and on the core ops (activations, Identity, Flatten, Unflatten).
 #include "minigrad/nn/layers.h"
 
 #include <charconv>
 #include <cmath>
 #include <cstring>
+#include <limits>
 
 #include "minigrad/custom_function.h"
 #include "minigrad/dispatch.h"
@@ -53,7 +54,7 @@ std::string python_float_repr(double v) {
 struct EmbeddingFn : autograd::Function<EmbeddingFn> {
   static constexpr const char* node_name = "EmbeddingBackward0";
   static Tensor forward(autograd::AutogradContext* ctx, const Tensor& weight, const Tensor& flat,
-                        const Shape& shape) {
+                        const Shape& shape, std::int64_t padding_idx) {
     const std::int64_t dim = weight.size(1);
     const std::int64_t* idx = flat.data_ptr<std::int64_t>();
     Tensor w = weight.contiguous();
@@ -66,6 +67,7 @@ struct EmbeddingFn : autograd::Function<EmbeddingFn> {
     });
     ctx->save_for_backward({flat});
     ctx->saved_data["num"] = weight.size(0);
+    ctx->saved_data["padding_idx"] = padding_idx;
     return out;
   }
   static std::vector<Tensor> backward(autograd::AutogradContext* ctx, std::vector<Tensor> grads) {
@@ -74,12 +76,24 @@ struct EmbeddingFn : autograd::Function<EmbeddingFn> {
     Tensor indices = ctx->get_saved_variables()[0];
     std::int64_t dim = g.size(-1);
     Tensor rows = g.reshape({indices.numel(), dim});
+    // NOTE: rows looked up at padding_idx (-1: none) add nothing, as PyTorch's embedding_backward.
+    std::int64_t padding_idx = ctx->saved_data["padding_idx"].toInt();
+    if (padding_idx >= 0) rows = masked_fill(rows, indices.eq(padding_idx).unsqueeze(1), 0.0);
     Tensor zero = zeros({ctx->saved_data["num"].toInt(), dim}, g.dtype());
-    return {index_add(zero, 0, indices, rows), Tensor(), Tensor()};
+    return {index_add(zero, 0, indices, rows), Tensor(), Tensor(), Tensor()};
   }
 };
 
-Tensor embedding_impl(const Tensor& input, const Tensor& weight, const char* op) {
+/// padding_idx in [0, num) (negative counts from the end); throws naming op otherwise.
+std::int64_t wrap_padding_idx(std::int64_t padding_idx, std::int64_t num, const char* op) {
+  MG_CHECK(padding_idx >= -num && padding_idx < num, op, "padding_idx ", padding_idx,
+           " is out of range for ", num, " embeddings (expected a value in [", -num, ", ", num,
+           "))");
+  return padding_idx < 0 ? padding_idx + num : padding_idx;
+}
+
+Tensor embedding_impl(const Tensor& input, const Tensor& weight,
+                      std::optional<std::int64_t> padding_idx, const char* op) {
   MG_CHECK(input.defined() && weight.defined(), op,
            "got an undefined tensor (a default-constructed Tensor, or one moved from)");
   MG_CHECK(input.dtype() == kInt64, op, "expected int64 indices, got ", dtype_name(input.dtype()));
@@ -93,7 +107,8 @@ Tensor embedding_impl(const Tensor& input, const Tensor& weight, const char* op)
              " embeddings");
   Shape shape = input.shape();
   shape.push_back(dim);
-  return EmbeddingFn::apply(weight, flat, shape);
+  std::int64_t pad = padding_idx ? wrap_padding_idx(*padding_idx, num, op) : -1;
+  return EmbeddingFn::apply(weight, flat, shape, pad);
 }
 
 /// layer_norm over the last k dims of x (arguments checked), with optional weight and bias.
@@ -199,10 +214,15 @@ void check_dropout_p(double p, const char* op) {
   MG_CHECK(p >= 0 && p <= 1, op, "dropout probability has to be between 0 and 1, but got ", p);
 }
 
-std::int64_t wrap_index(std::int64_t i, std::size_t size, const char* op) {
-  auto n = static_cast<std::int64_t>(size);
-  MG_CHECK(i >= -n && i < n, op, "index ", i, " is out of range for ", n, " modules");
-  return i < 0 ? i + n : i;
+/// Throws unless x's last dims equal normalized_shape (layer_norm, rms_norm).
+void check_normalized_shape(const Tensor& x, const Shape& normalized_shape, const char* op) {
+  const auto k = static_cast<std::int64_t>(normalized_shape.size());
+  MG_CHECK(k >= 1, op, "normalized_shape must have at least 1 dim, got ", normalized_shape);
+  bool trailing_match = x.dim() >= k;
+  for (std::int64_t i = 0; trailing_match && i < k; ++i)
+    trailing_match = x.size(x.dim() - k + i) == normalized_shape[static_cast<std::size_t>(i)];
+  MG_CHECK(trailing_match, op, "normalized_shape is ", normalized_shape,
+           " but the input has shape ", x.shape(), ": its last ", k, " dims must equal it");
 }
 
 }  // namespace
@@ -211,8 +231,9 @@ std::int64_t wrap_index(std::int64_t i, std::size_t size, const char* op) {
 
 namespace functional {
 
-Tensor embedding(const Tensor& input, const Tensor& weight) {
-  return embedding_impl(input, weight, "embedding");
+Tensor embedding(const Tensor& input, const Tensor& weight,
+                 std::optional<std::int64_t> padding_idx) {
+  return embedding_impl(input, weight, padding_idx, "embedding");
 }
 
 Tensor layer_norm(const Tensor& x, const Shape& normalized_shape, const Tensor& weight,
@@ -221,13 +242,8 @@ Tensor layer_norm(const Tensor& x, const Shape& normalized_shape, const Tensor& 
   MG_CHECK(x.defined(), op, "got an undefined input");
   MG_CHECK(x.is_floating_point(), op, "expected a floating-point input, got ",
            dtype_name(x.dtype()));
+  check_normalized_shape(x, normalized_shape, op);
   const auto k = static_cast<std::int64_t>(normalized_shape.size());
-  MG_CHECK(k >= 1, op, "normalized_shape must have at least 1 dim, got ", normalized_shape);
-  bool trailing_match = x.dim() >= k;
-  for (std::int64_t i = 0; trailing_match && i < k; ++i)
-    trailing_match = x.size(x.dim() - k + i) == normalized_shape[static_cast<std::size_t>(i)];
-  MG_CHECK(trailing_match, op, "normalized_shape is ", normalized_shape,
-           " but the input has shape ", x.shape(), ": its last ", k, " dims must equal it");
   using Param = std::pair<const Tensor*, const char*>;
   for (const auto& [t, name] : {Param{&weight, "weight"}, Param{&bias, "bias"}}) {
     if (!t->defined()) continue;
@@ -239,24 +255,51 @@ Tensor layer_norm(const Tensor& x, const Shape& normalized_shape, const Tensor& 
   return LayerNormFn::apply(x, weight, bias, k, eps);
 }
 
+Tensor rms_norm(const Tensor& x, const Shape& normalized_shape, const Tensor& weight,
+                std::optional<double> eps) {
+  const char* op = "rms_norm";
+  MG_CHECK(x.defined(), op, "got an undefined input");
+  MG_CHECK(x.is_floating_point(), op, "expected a floating-point input, got ",
+           dtype_name(x.dtype()));
+  check_normalized_shape(x, normalized_shape, op);
+  if (weight.defined()) {
+    MG_CHECK(weight.shape() == normalized_shape, op, "weight has shape ", weight.shape(),
+             " but normalized_shape is ", normalized_shape);
+  }
+  // NOTE: eps defaults to torch.finfo(x.dtype).eps, as PyTorch 2.4's rms_norm.
+  double e =
+      eps ? *eps
+          : (x.dtype() == kFloat64 ? std::numeric_limits<double>::epsilon()
+                                   : static_cast<double>(std::numeric_limits<float>::epsilon()));
+  Shape dims;
+  for (auto i = x.dim() - static_cast<std::int64_t>(normalized_shape.size()); i < x.dim(); ++i)
+    dims.push_back(i);
+  Tensor y = x * rsqrt(mean(x * x, dims, /*keepdim=*/true) + e);
+  return weight.defined() ? y * weight : y;
+}
+
 // Note [Dropout stream]
 // The mask keeps an element when a uniform draw U in [0, 1) (mg::rand, in the input's dtype,
 // from the default generator) satisfies U >= p, which has probability 1 - p. PyTorch draws its
 // mask with bernoulli_(1 - p), whose stream differs, so a seed gives the same statistics as
 // PyTorch but not the same mask.
-Tensor dropout(const Tensor& x, double p, bool training) {
+Tensor dropout(const Tensor& x, double p, bool training, bool inplace) {
   MG_CHECK(x.defined(), "dropout", "got an undefined input");
   check_dropout_p(p, "dropout");
   if (!training || p == 0) return x;
   MG_CHECK(x.is_floating_point(), "dropout", "expected a floating-point input, got ",
            dtype_name(x.dtype()));
-  if (p == 1) return x * 0.0;  // as PyTorch: everything dropped, the gradient is zero
   Tensor scaled_mask;
   {
     NoGradGuard no_grad;
-    scaled_mask = (rand(x.shape(), x.dtype()) >= p).to(x.dtype()) * (1.0 / (1.0 - p));
+    // As PyTorch: with p == 1 everything is dropped and the gradient is zero.
+    scaled_mask = p == 1 ? zeros_like(x)
+                         : (rand(x.shape(), x.dtype()) >= p).to(x.dtype()) * (1.0 / (1.0 - p));
   }
-  return x * scaled_mask;
+  if (!inplace) return x * scaled_mask;
+  Tensor out = x;
+  out.mul_(scaled_mask);
+  return out;
 }
 
 }  // namespace functional
@@ -273,14 +316,61 @@ EmbeddingImpl::EmbeddingImpl(std::int64_t num, std::int64_t dim, Dtype dtype)
   reset_parameters();
 }
 
-void EmbeddingImpl::reset_parameters() { init::normal_(weight); }
+EmbeddingImpl::EmbeddingImpl(const EmbeddingOptions& options)
+    : UnaryModule("Embedding"),
+      num_embeddings(options.num_embeddings()),
+      embedding_dim(options.embedding_dim()) {
+  const std::int64_t num = num_embeddings, dim = embedding_dim;
+  MG_CHECK(num >= 0 && dim >= 0, "Embedding", "num_embeddings (", num, ") and embedding_dim (", dim,
+           ") must be non-negative");
+  if (options.padding_idx())
+    padding_idx = wrap_padding_idx(*options.padding_idx(), num, "Embedding");
+  const Tensor& given = options._weight();
+  if (!given.defined()) {
+    weight = register_parameter("weight", empty({num, dim}, kFloat32));
+    reset_parameters();
+    return;
+  }
+  MG_CHECK(given.shape() == (Shape{num, dim}), "Embedding", "_weight has shape ", given.shape(),
+           " but num_embeddings and embedding_dim are (", num, ", ", dim, ")");
+  MG_CHECK(given.is_floating_point(), "Embedding", "weight must be floating-point, got ",
+           dtype_name(given.dtype()));
+  weight = register_parameter("weight", given.detach());
+}
+
+void EmbeddingImpl::reset_parameters() {
+  init::normal_(weight);
+  if (padding_idx) {
+    NoGradGuard no_grad;
+    weight.select(0, *padding_idx).fill_(0.0);
+  }
+}
 
 Tensor EmbeddingImpl::forward(const Tensor& indices) const {
-  return embedding_impl(indices, weight, "Embedding");
+  return embedding_impl(indices, weight, padding_idx, "Embedding");
 }
 
 std::string EmbeddingImpl::extra_repr() const {
-  return std::to_string(num_embeddings) + ", " + std::to_string(embedding_dim);
+  return std::to_string(num_embeddings) + ", " + std::to_string(embedding_dim) +
+         (padding_idx ? ", padding_idx=" + std::to_string(*padding_idx) : "");
+}
+
+Embedding Embedding::from_pretrained(const Tensor& embeddings,
+                                     const EmbeddingFromPretrainedOptions& options) {
+  MG_CHECK(embeddings.defined() && embeddings.dim() == 2, "Embedding.from_pretrained",
+           "embeddings must be 2-D [num_embeddings, embedding_dim], got ",
+           embeddings.defined() ? detail::shape_str(embeddings.shape()) : "an undefined tensor");
+  Embedding out(EmbeddingOptions(embeddings.size(0), embeddings.size(1))
+                    .padding_idx(options.padding_idx())
+                    ._weight(embeddings));
+  out->weight.requires_grad_(!options.freeze());
+  return out;
+}
+
+Embedding Embedding::from_pretrained(const Tensor& embeddings, bool freeze,
+                                     std::optional<std::int64_t> padding_idx) {
+  return from_pretrained(embeddings,
+                         EmbeddingFromPretrainedOptions().freeze(freeze).padding_idx(padding_idx));
 }
 
 // ---------------------------------------------------------------- LayerNorm
@@ -322,21 +412,60 @@ std::string LayerNormImpl::extra_repr() const {
          ", elementwise_affine=" + (elementwise_affine ? "True" : "False");
 }
 
+// ---------------------------------------------------------------- RMSNorm
+
+RMSNormImpl::RMSNormImpl(const RMSNormOptions& opts, Dtype dtype)
+    : UnaryModule("RMSNorm"), options(opts) {
+  const Shape& shape = options.normalized_shape();
+  MG_CHECK(!shape.empty(), "RMSNorm", "normalized_shape must have at least 1 dim, got ()");
+  for (std::int64_t s : shape)
+    MG_CHECK(s >= 0, "RMSNorm", "normalized_shape ", shape, " must not have negative sizes");
+  MG_CHECK(is_floating_point(dtype), "RMSNorm", "parameters must be floating-point, got ",
+           dtype_name(dtype));
+  if (options.elementwise_affine()) weight = register_parameter("weight", empty(shape, dtype));
+  reset_parameters();
+}
+
+void RMSNormImpl::reset_parameters() {
+  if (options.elementwise_affine()) init::ones_(weight);
+}
+
+Tensor RMSNormImpl::forward(const Tensor& x) const {
+  return functional::rms_norm(x, options.normalized_shape(), weight, options.eps());
+}
+
+std::string RMSNormImpl::extra_repr() const {
+  return detail::shape_str(options.normalized_shape()) +
+         ", eps=" + (options.eps() ? python_float_repr(*options.eps()) : "None") +
+         ", elementwise_affine=" + (options.elementwise_affine() ? "True" : "False");
+}
+
 // ---------------------------------------------------------------- Dropout and activations
 
-DropoutImpl::DropoutImpl(double p_) : UnaryModule("Dropout"), p(p_) {
+DropoutImpl::DropoutImpl(const DropoutOptions& options)
+    : UnaryModule("Dropout"), p(options.p()), inplace(options.inplace()) {
   check_dropout_p(p, "Dropout");
 }
 
+DropoutImpl::DropoutImpl(double p_, bool inplace_)
+    : DropoutImpl(DropoutOptions(p_).inplace(inplace_)) {}
+
 Tensor DropoutImpl::forward(const Tensor& x) const {
-  return functional::dropout(x, p, is_training());
+  return functional::dropout(x, p, is_training(), inplace);
 }
 
 std::string DropoutImpl::extra_repr() const {
-  return "p=" + python_float_repr(p) + ", inplace=False";
+  return "p=" + python_float_repr(p) + ", inplace=" + (inplace ? "True" : "False");
 }
 
-Tensor ReLUImpl::forward(const Tensor& x) const { return relu(x); }
+Tensor ReLUImpl::forward(const Tensor& x) const {
+  if (!inplace) return relu(x);
+  Tensor out = x;
+  out.relu_();
+  return out;
+}
+
+std::string ReLUImpl::extra_repr() const { return inplace ? "inplace=True" : ""; }
 
 GELUImpl::GELUImpl(std::string approx) : UnaryModule("GELU"), approximate(std::move(approx)) {
   MG_CHECK(approximate == "none" || approximate == "tanh", "GELU",
@@ -351,84 +480,83 @@ Tensor TanhImpl::forward(const Tensor& x) const { return tanh(x); }
 
 Tensor SigmoidImpl::forward(const Tensor& x) const { return sigmoid(x); }
 
-// ---------------------------------------------------------------- Sequential and ModuleList
-
-SequentialImpl::SequentialImpl(std::initializer_list<AnyModule> modules)
-    : UnaryModule("Sequential") {
-  for (const auto& m : modules) push_back(m);
+// In place, silu and mish multiply x by a factor computed from it: x.mul_ keeps x's old value for
+// the backward (Note [In-place ops]), and the factor's nodes saved no tensor that shares x's
+// storage (sigmoid saves its output; softplus' ops work on a clone), so the write breaks none.
+Tensor SiLUImpl::forward(const Tensor& x) const {
+  if (!inplace) return silu(x);
+  Tensor out = x;
+  return out.mul_(sigmoid(x));
 }
 
-SequentialImpl::SequentialImpl(std::initializer_list<NamedAnyModule> modules)
-    : UnaryModule("Sequential") {
-  for (const auto& m : modules) push_back(m.name, m.module);
+std::string SiLUImpl::extra_repr() const { return inplace ? "inplace=True" : ""; }
+
+Tensor MishImpl::forward(const Tensor& x) const {
+  if (!inplace) return mish(x);
+  Tensor c = x.clone();
+  Tensor out = x;
+  return out.mul_(tanh(relu(c) + log(1 + exp(-abs(c)))));
 }
 
-void SequentialImpl::push_back(AnyModule module) {
-  push_back(std::to_string(items_.size()), std::move(module));
+std::string MishImpl::extra_repr() const { return inplace ? "inplace=True" : ""; }
+
+Tensor SoftmaxImpl::forward(const Tensor& x) const { return softmax(x, options.dim()); }
+
+std::string SoftmaxImpl::extra_repr() const { return "dim=" + std::to_string(options.dim()); }
+
+Tensor LogSoftmaxImpl::forward(const Tensor& x) const { return log_softmax(x, options.dim()); }
+
+std::string LogSoftmaxImpl::extra_repr() const { return "dim=" + std::to_string(options.dim()); }
+
+Tensor IdentityImpl::forward(const Tensor& x) const { return x; }
+
+Tensor FlattenImpl::forward(const Tensor& x) const {
+  return flatten(x, options.start_dim(), options.end_dim());
 }
 
-void SequentialImpl::push_back(const std::string& name, AnyModule module) {
-  register_module(name, module.module());
-  items_.push_back(std::move(module));
+std::string FlattenImpl::extra_repr() const {
+  return "start_dim=" + std::to_string(options.start_dim()) +
+         ", end_dim=" + std::to_string(options.end_dim());
 }
 
-void SequentialImpl::extend(const SequentialImpl& other) {
-  MG_CHECK(&other != this, "Sequential", "cannot extend a Sequential with itself");
-  for (const auto& item : other.items_) push_back(item);
-}
-
-Tensor SequentialImpl::forward(const Tensor& x) const {
-  Tensor y = x;
-  for (const auto& item : items_) y = item.forward(y);
-  return y;
-}
-
-std::shared_ptr<Module> SequentialImpl::operator[](std::int64_t i) const {
-  return items_[static_cast<std::size_t>(wrap_index(i, items_.size(), "Sequential"))].module();
-}
-
-ModuleListImpl::ModuleListImpl(std::initializer_list<ModulePtr> modules) : Module("ModuleList") {
-  for (const auto& m : modules) push_back(m.get());
-}
-
-void ModuleListImpl::push_back(std::shared_ptr<Module> module) {
-  MG_CHECK(module != nullptr, "ModuleList", "got a null module");
-  register_module(std::to_string(modules_.size()), module);
-  modules_.push_back(std::move(module));
-}
-
-void ModuleListImpl::insert(std::int64_t index, std::shared_ptr<Module> module) {
-  MG_CHECK(module != nullptr, "ModuleList", "got a null module");
-  auto n = static_cast<std::int64_t>(modules_.size());
-  MG_CHECK(index >= -n && index <= n, "ModuleList", "insert index ", index,
-           " is out of range for a list of ", n, " modules");
-  if (index < 0) index += n;
-  modules_.insert(modules_.begin() + index, std::move(module));
-  rename_children();
-}
-
-void ModuleListImpl::extend(const ModuleListImpl& other) {
-  MG_CHECK(&other != this, "ModuleList", "cannot extend a ModuleList with itself");
-  for (const auto& m : other.modules_) push_back(m);
-}
-
-void ModuleListImpl::rename_children() {
-  // Children are named by position: re-register them all in the new order.
-  for (std::size_t i = 0; i < modules_.size(); ++i) {
-    std::string name = std::to_string(i);
-    if (named_children().contains(name)) unregister_module(name);
+Tensor UnflattenImpl::forward(const Tensor& x) const {
+  MG_CHECK(x.defined(), "Unflatten", "got an undefined input");
+  const std::int64_t n = x.dim(), d = options.dim();
+  MG_CHECK(d >= -n && d < n, "Unflatten", "dim ", d, " is out of range for a tensor with ", n,
+           " dims (expected a dim in [", -n, ", ", n - 1, "])");
+  const auto dim = static_cast<std::size_t>(d < 0 ? d + n : d);
+  const Shape& sizes = options.sizes();
+  std::int64_t product = 1, inferred = 0;
+  for (std::int64_t s : sizes) {
+    if (s == -1)
+      ++inferred;
+    else
+      product *= s;
   }
-  for (std::size_t i = 0; i < modules_.size(); ++i) register_module(std::to_string(i), modules_[i]);
+  const std::int64_t size = x.size(static_cast<std::int64_t>(dim));
+  bool ok = inferred == 0 ? product == size : inferred == 1 && product > 0 && size % product == 0;
+  MG_CHECK(ok, "Unflatten", "sizes ", sizes, " do not multiply to the size of dim ", d, " (", size,
+           ") of the input of shape ", x.shape());
+  Shape shape(x.shape().begin(), x.shape().begin() + static_cast<std::ptrdiff_t>(dim));
+  shape.insert(shape.end(), sizes.begin(), sizes.end());
+  shape.insert(shape.end(), x.shape().begin() + static_cast<std::ptrdiff_t>(dim) + 1,
+               x.shape().end());
+  return x.reshape(shape);
 }
 
-std::shared_ptr<Module> ModuleListImpl::operator[](std::int64_t i) const {
-  return modules_[static_cast<std::size_t>(wrap_index(i, modules_.size(), "ModuleList"))];
+std::string UnflattenImpl::extra_repr() const {
+  return "dim=" + std::to_string(options.dim()) +
+         ", unflattened_size=" + detail::shape_str(options.sizes());
 }
 
 // ---------------------------------------------------------------- clone
 
 std::shared_ptr<Module> EmbeddingImpl::clone() const {
-  return clone_with([&] { return std::make_shared<EmbeddingImpl>(num_embeddings, embedding_dim); });
+  // A fresh table (padding_idx kept), then this one's values copied in.
+  return clone_with([&] {
+    return std::make_shared<EmbeddingImpl>(
+        EmbeddingOptions(num_embeddings, embedding_dim).padding_idx(padding_idx));
+  });
 }
 
 std::shared_ptr<Module> LayerNormImpl::clone() const {
@@ -437,11 +565,11 @@ std::shared_ptr<Module> LayerNormImpl::clone() const {
 }
 
 std::shared_ptr<Module> DropoutImpl::clone() const {
-  return clone_with([&] { return std::make_shared<DropoutImpl>(p); });
+  return clone_with([&] { return std::make_shared<DropoutImpl>(p, inplace); });
 }
 
 std::shared_ptr<Module> ReLUImpl::clone() const {
-  return clone_with([] { return std::make_shared<ReLUImpl>(); });
+  return clone_with([&] { return std::make_shared<ReLUImpl>(inplace); });
 }
 
 std::shared_ptr<Module> GELUImpl::clone() const {
@@ -456,21 +584,36 @@ std::shared_ptr<Module> SigmoidImpl::clone() const {
   return clone_with([] { return std::make_shared<SigmoidImpl>(); });
 }
 
-std::shared_ptr<Module> SequentialImpl::clone() const {
-  return clone_with([&] {
-    auto copy = std::make_shared<SequentialImpl>();
-    auto names = named_children().keys();
-    for (std::size_t i = 0; i < items_.size(); ++i) copy->push_back(names[i], items_[i].clone());
-    return copy;
-  });
+std::shared_ptr<Module> RMSNormImpl::clone() const {
+  return clone_with([&] { return std::make_shared<RMSNormImpl>(options); });
 }
 
-std::shared_ptr<Module> ModuleListImpl::clone() const {
-  return clone_with([&] {
-    auto copy = std::make_shared<ModuleListImpl>();
-    for (const auto& m : modules_) copy->push_back(m->clone());
-    return copy;
-  });
+std::shared_ptr<Module> SiLUImpl::clone() const {
+  return clone_with([&] { return std::make_shared<SiLUImpl>(inplace); });
+}
+
+std::shared_ptr<Module> MishImpl::clone() const {
+  return clone_with([&] { return std::make_shared<MishImpl>(inplace); });
+}
+
+std::shared_ptr<Module> SoftmaxImpl::clone() const {
+  return clone_with([&] { return std::make_shared<SoftmaxImpl>(options); });
+}
+
+std::shared_ptr<Module> LogSoftmaxImpl::clone() const {
+  return clone_with([&] { return std::make_shared<LogSoftmaxImpl>(options); });
+}
+
+std::shared_ptr<Module> IdentityImpl::clone() const {
+  return clone_with([] { return std::make_shared<IdentityImpl>(); });
+}
+
+std::shared_ptr<Module> FlattenImpl::clone() const {
+  return clone_with([&] { return std::make_shared<FlattenImpl>(options); });
+}
+
+std::shared_ptr<Module> UnflattenImpl::clone() const {
+  return clone_with([&] { return std::make_shared<UnflattenImpl>(options); });
 }
 
 }  // namespace minigrad::nn

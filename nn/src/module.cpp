@@ -55,6 +55,25 @@ Tensor Module::register_parameter(const std::string& name, Tensor param, bool re
   return param;
 }
 
+Tensor Module::replace_parameter(const std::string& name, Tensor param, bool requires_grad) {
+  for (auto& [n, p] : parameters_) {
+    if (n != name) continue;
+    if (param.defined()) param.requires_grad_(requires_grad);
+    p = param;
+    return param;
+  }
+  MG_ERROR("replace_parameter", type_name_, " has no parameter \"", name, "\"");
+}
+
+void Module::unregister_parameter(const std::string& name) {
+  for (auto it = parameters_.begin(); it != parameters_.end(); ++it) {
+    if (it->first != name) continue;
+    parameters_.erase(it);
+    return;
+  }
+  MG_ERROR("unregister_parameter", type_name_, " has no parameter \"", name, "\"");
+}
+
 Tensor Module::register_buffer(const std::string& name, Tensor buffer) {
   check_name(name, type_name_, "buffer");
   for (const auto& [n, b] : buffers_)
@@ -384,13 +403,18 @@ void Module::apply(const std::function<void(const std::string&, Module&)>& fn,
 void Module::print(std::ostream& os, int indent) const {
   DepthGuard guard("print", type_name_);
   os << type_name_ << "(";
-  if (children_.empty()) {
-    os << extra_repr() << ")";
+  std::string extra = extra_repr();
+  // As PyTorch's __repr__: a one-line extra_repr without children stays inside the parentheses;
+  // otherwise each of its lines goes on a line of its own, indented.
+  if (children_.empty() && extra.find('\n') == std::string::npos) {
+    os << extra << ")";
     return;
   }
   std::string pad(static_cast<std::size_t>(indent + 2), ' ');
-  std::string extra = extra_repr();
-  if (!extra.empty()) os << "\n" << pad << extra;
+  if (!extra.empty()) {
+    std::istringstream lines(extra);
+    for (std::string line; std::getline(lines, line);) os << "\n" << pad << line;
+  }
   for (const auto& c : children_) {
     os << "\n" << pad << "(" << c.name << "): ";
     c.module->print(os, indent + 2);

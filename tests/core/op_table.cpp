@@ -211,6 +211,10 @@ void add_elementwise(std::vector<OpInfo>& t) {
                      })}));
   t.push_back(entry(
       "gelu_tanh", [](const V& v) { return gelu(v[0], "tanh"); }, unary_samples(arg)));
+  t.push_back(entry("silu", [](const V& v) { return silu(v[0]); }, unary_samples(arg),
+                    {e("silu", "undefined tensor", [] { silu(undefined()); })}));
+  t.push_back(entry("mish", [](const V& v) { return mish(v[0]); }, unary_samples(arg),
+                    {e("mish", "undefined tensor", [] { mish(undefined()); })}));
   {
     std::vector<Sample> r = unary_samples(arg);
     r.push_back(s("min only", {arg({3, 4}, 7)},
@@ -1439,14 +1443,41 @@ void add_nn(std::vector<OpInfo>& t) {
                        F::layer_norm(make({2, 3}, 1), {3}, make({2}, 2));
                      })}));
 
+  t.push_back(entry("rms_norm",
+                    [](const V& v) {
+                      return v.size() == 2 ? F::rms_norm(v[0], {v[0].size(-1)}, v[1])
+                                           : F::rms_norm(v[0], {v[0].size(-1)});
+                    },
+                    {s("weight", {arg({2, 3}, 1), arg({3}, 2)}), s("no weight", {arg({3, 4}, 4)}),
+                     s("two normalized dims", {arg({2, 2, 3}, 5), arg({2, 3}, 6)},
+                       [](const V& v) {
+                         return F::rms_norm(v[0], {2, 3}, v[1]);
+                       }),
+                     s("non-contiguous, eps 0.1", {arg_t({4, 2}, 8), arg({4}, 9)},
+                       [](const V& v) { return F::rms_norm(v[0], {4}, v[1], 0.1); })},
+                    {e("rms_norm", "normalized_shape does not match",
+                       [] {
+                         F::rms_norm(make({2, 3}, 1), {4});
+                       }),
+                     e("rms_norm", "weight of the wrong shape", [] {
+                       F::rms_norm(make({2, 3}, 1), {3}, make({2}, 2));
+                     })}));
+
   t.push_back(entry("embedding", [](const V& v) { return F::embedding(v[0], v[1]); },
                     {s("repeated indices", {indices({1, 3, 1}, {3}), arg({4, 2}, 1)}),
                      s("2-D indices", {indices({0, 2, 2, 1}, {2, 2}), arg({3, 3}, 2)}),
                      s("0-dim index", {indices({2}, {}), arg({3, 2}, 3)}),
+                     // No padding_idx sample: its row's gradient is zero on purpose, which
+                     // gradcheck's numeric Jacobian cannot know (tests/nn/test_small_modules.cpp
+                     // checks it against PyTorch).
                      s("non-contiguous weight", {indices({0, 1}, {2}), arg_t({2, 3}, 4)})},
                     {e("embedding", "index out of range",
                        [] {
                          F::embedding(indices({0, 4}, {2}), make({4, 2}, 1));
+                       }),
+                     e("embedding", "padding_idx out of range",
+                       [] {
+                         F::embedding(indices({0, 1}, {2}), make({4, 2}, 1), -5);
                        }),
                      e("embedding", "float indices", [] {
                        F::embedding(make({2}, 1), make({4, 2}, 2));

@@ -818,6 +818,41 @@ const std::vector<BadInput>& bad_inputs() {
       {"modules", "replace_module of a name that is not a child",
        [] { mg::nn::Sequential(mg::nn::ReLU())->replace_module("fc", mg::nn::Linear(1, 1)); },
        "[replace_module] Sequential has no module \"fc\""},
+      {"modules", "AnyModule of a Linear called with two tensors",
+       [] {
+         mg::nn::AnyModule any(mg::nn::Linear(3, 2));
+         any.forward(mg::ones({1, 3}), mg::ones({1, 3}));
+       },
+       "[AnyModule] Linear's forward() takes 1 argument, but 2 were given"},
+      {"modules", "AnyModule of a Linear called with a double",
+       [] { mg::nn::AnyModule(mg::nn::Linear(3, 2)).forward(1.5); },
+       "[AnyModule] Linear's forward() expects argument 0 to be of type minigrad::Tensor, but got "
+       "double"},
+      {"modules", "AnyModule forward<double>() of a module that returns a Tensor",
+       [] {
+         mg::nn::AnyModule(mg::nn::Linear(3, 2)).forward<double>(mg::ones({1, 3}));
+       },
+       "[AnyModule] Linear's forward() returned minigrad::Tensor, not the requested double"},
+      {"modules", "ModuleDict lookup of a key that is not there",
+       [] {
+         mg::nn::ModuleDict({{"fc", mg::nn::Linear(1, 1)}})["out"];
+       },
+       "[OrderedDict] no module named 'out'; there are: fc"},
+      {"modules", "Embedding(4, 2) with padding_idx 4",
+       [] { mg::nn::Embedding(mg::nn::EmbeddingOptions(4, 2).padding_idx(4)); },
+       "[Embedding] padding_idx 4 is out of range for 4 embeddings (expected a value in [-4, 4))"},
+      {"modules", "Unflatten(1, {4, 2}) of a (2, 6) input",
+       [] {
+         mg::nn::Unflatten(1, mg::Shape{4, 2})(mg::zeros({2, 6}));
+       },
+       "[Unflatten] sizes (4, 2) do not multiply to the size of dim 1 (6) of the input of shape "
+       "(2, 6)"},
+      {"modules", "RMSNorm(4) on a (2, 3) input",
+       [] {
+         mg::nn::RMSNorm(mg::Shape{4})(mg::zeros({2, 3}));
+       },
+       "[rms_norm] normalized_shape is (4,) but the input has shape (2, 3): its last 1 dims must "
+       "equal it"},
       {"modules", "clone() of a module of yours that has no clone",
        [] {
          struct NetImpl : mg::nn::Module {

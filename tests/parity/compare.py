@@ -210,6 +210,15 @@ def index_put_second_dim(x, index, values):
     return y
 
 
+def rms_norm(x, normalized_shape, weight=None, eps=None):
+    """PyTorch 2.4's F.rms_norm (PyTorch 1.13 has none), by its formula."""
+    if eps is None:
+        eps = torch.finfo(x.dtype).eps
+    dims = tuple(range(-len(normalized_shape), 0))
+    y = x * torch.rsqrt(x.pow(2).mean(dims, keepdim=True) + eps)
+    return y * weight if weight is not None else y
+
+
 def inplace(call):
     """An in-place entry of op_table.cpp's add_inplace: call(y, x) writes y, a clone of x[0]."""
     def run(target_of):
@@ -252,6 +261,8 @@ TORCH_OPS = {
     "erf": unary(torch.erf),
     "gelu": unary(F.gelu),
     "gelu_tanh": unary(lambda a: F.gelu(a, approximate="tanh")),
+    "silu": unary(F.silu),
+    "mish": unary(F.mish),
     "clamp": (lambda x: torch.clamp(x[0], -0.5, 0.7), {
         "min only": lambda x: torch.clamp(x[0], min=-0.5),
         "max only": lambda x: torch.clamp(x[0], max=0.7),
@@ -585,6 +596,10 @@ TORCH_OPS = {
         "two normalized dims": lambda x: F.layer_norm(x[0], (2, 3), x[1], x[2]),
         "non-contiguous, eps 0.1": lambda x: F.layer_norm(x[0], (4,), x[1], x[2], eps=0.1),
     }),
+    "rms_norm": (lambda x: rms_norm(x[0], (x[0].size(-1),), *x[1:]), {
+        "two normalized dims": lambda x: rms_norm(x[0], (2, 3), x[1]),
+        "non-contiguous, eps 0.1": lambda x: rms_norm(x[0], (4,), x[1], eps=0.1),
+    }),
     "embedding": (lambda x: F.embedding(x[0], x[1]), {}),
     "dropout": (lambda x: dropout_default(x[0]), {
         "p 0 is the identity": lambda x: F.dropout(x[0], 0.0),
@@ -628,6 +643,9 @@ CONVENTIONS = {
         "F.dropout draws bernoulli_(1 - p), another stream; compared with "
         "x * ((torch.rand(shape) >= p) / (1 - p)) after manual_seed(0), which checks the draws "
         "bit for bit, not against F.dropout's mask (p 0, p 1 and eval: F.dropout itself)",
+    "rms_norm":
+        "torch 1.13 has no F.rms_norm; compared with PyTorch 2.4's formula "
+        "(x * rsqrt(mean(x^2) + eps) * weight, eps = finfo(dtype).eps by default) in torch ops",
     "scaled_dot_product_attention":
         "torch 1.13 has no F.scaled_dot_product_attention; compared with PyTorch 2.x's "
         "documented reference (softmax(q k^T * scale + mask) v) in torch ops",

@@ -240,6 +240,10 @@ Tensor relu(const Tensor& x);
 Tensor erf(const Tensor& x);
 /// GELU, exact (erf) by default; approximate = "tanh" uses PyTorch's tanh formula.
 Tensor gelu(const Tensor& x, const std::string& approximate = "none");
+/// x * sigmoid(x) (SiLU, swish), as torch.nn.functional.silu.
+Tensor silu(const Tensor& x);
+/// x * tanh(softplus(x)), as torch.nn.functional.mish.
+Tensor mish(const Tensor& x);
 /// Clamps to [min, max]; either bound may be absent. The gradient passes where min <= x <= max.
 Tensor clamp(const Tensor& x, std::optional<double> min, std::optional<double> max = std::nullopt);
 /// The larger of a and b elementwise (broadcast); ties split the gradient evenly.

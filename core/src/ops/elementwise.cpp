@@ -358,6 +358,33 @@ Tensor gelu(const Tensor& x, const std::string& approximate) {
   return out;
 }
 
+Tensor silu(const Tensor& x) {
+  Tensor out = float_unary(
+      "silu", x, [](auto&& e) { return e / (1 + xt::exp(-e)); },
+      [](auto v) { return v / (1 + std::exp(-v)); });
+  record("SiluBackward0", out, {&x}, {&x}, [](const Tensor& g, FunctionNode& n) {
+    // d(x s(x))/dx = s (1 + x (1 - s)), s = sigmoid(x)
+    Tensor self = n.saved(0);
+    Tensor s = sigmoid(self);
+    return Grads{g * s * (1 + self * (1 - s))};
+  });
+  return out;
+}
+
+Tensor mish(const Tensor& x) {
+  Tensor out = float_unary(
+      "mish", x, [](auto&& e) { return e * xt::tanh(xt::log1p(xt::exp(e))); },
+      [](auto v) { return v * std::tanh(std::log1p(std::exp(v))); });
+  record("MishBackward0", out, {&x}, {&x}, [](const Tensor& g, FunctionNode& n) {
+    // d(x tanh(sp(x)))/dx = t + x sigmoid(x) (1 - t^2), t = tanh(softplus(x)); softplus written
+    // as relu(x) + log(1 + exp(-|x|)), which does not overflow.
+    Tensor self = n.saved(0);
+    Tensor t = tanh(relu(self) + log(1 + exp(-abs(self))));
+    return Grads{g * (t + self * sigmoid(self) * (1 - t * t))};
+  });
+  return out;
+}
+
 Tensor abs(const Tensor& x) {
   Tensor out = same_dtype_unary("abs", x, [](auto v) {
     if constexpr (std::is_same_v<decltype(v), bool>)

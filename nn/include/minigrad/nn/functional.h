@@ -12,6 +12,8 @@ namespace minigrad::nn::functional {
 Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias = Tensor());
 Tensor relu(const Tensor& x);
 Tensor gelu(const Tensor& x, const std::string& approximate = "none");
+Tensor silu(const Tensor& x);
+Tensor mish(const Tensor& x);
 Tensor softmax(const Tensor& x, std::int64_t dim);
 Tensor log_softmax(const Tensor& x, std::int64_t dim);
 /// Mean (or "sum", or "none") of the squared differences; shapes must match.

@@ -1,41 +1,49 @@
 #pragma once
-// Layers (torch.nn): Embedding, LayerNorm, Dropout, activations, and the containers Sequential
-// and ModuleList, with their functional forms in nn::functional.
+// Layers (torch.nn): Embedding, LayerNorm, RMSNorm, Dropout, Identity, Flatten, Unflatten and
+// the activations, with their functional forms in nn::functional. The containers (Sequential,
+// ModuleList, ...) are in containers.h.
 //
 // nn::Module has no virtual forward (modules differ in what they take), so every single-input
-// layer here derives from UnaryModule. Sequential chains anything with `forward(const Tensor&)`:
-//
-//   mg::manual_seed(0);
-//   nn::Sequential net{std::make_shared<nn::Linear>(3, 4), std::make_shared<nn::ReLU>(),
-//                      std::make_shared<nn::Linear>(4, 2)};
-//   mg::Tensor y = net(x);  // x [N, 3] -> y [N, 2]
+// layer here derives from UnaryModule. Options come as libtorch's options structs
+// (`nn::Flatten(nn::FlattenOptions().start_dim(2))`) or, where Python has positional arguments,
+// as constructor arguments (`nn::Dropout(0.2)`, `nn::ReLU(/*inplace=*/true)`).
 #include <concepts>
 #include <cstdint>
 #include <functional>
 #include <initializer_list>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "minigrad/nn/module.h"
+#include "minigrad/nn/options.h"
 
 namespace minigrad::nn {
 
 namespace functional {
 
 /// Rows of weight [num_embeddings, dim] picked by the int64 indices (any shape): [..., dim].
-/// Throws for an index outside [0, num_embeddings). The gradient flows into weight only.
-Tensor embedding(const Tensor& input, const Tensor& weight);
+/// Throws for an index outside [0, num_embeddings). The gradient flows into weight only, and
+/// not into row padding_idx (negative counts from the end), as F.embedding.
+Tensor embedding(const Tensor& input, const Tensor& weight,
+                 std::optional<std::int64_t> padding_idx = std::nullopt);
 /// (x - mean) / sqrt(var + eps) * weight + bias over the last normalized_shape.size() dims, whose
 /// sizes must equal normalized_shape (biased variance). weight and bias (shape normalized_shape)
 /// are optional. A fused, numerically stable kernel with its own backward
 /// (NativeLayerNormBackward0).
 Tensor layer_norm(const Tensor& x, const Shape& normalized_shape, const Tensor& weight = Tensor(),
                   const Tensor& bias = Tensor(), double eps = 1e-5);
+/// x / sqrt(mean(x^2) + eps) * weight over the last normalized_shape.size() dims, whose sizes
+/// must equal normalized_shape, as PyTorch 2.4's F.rms_norm; eps defaults to the machine epsilon
+/// of x's dtype (torch.finfo(x.dtype).eps), weight (shape normalized_shape) is optional.
+Tensor rms_norm(const Tensor& x, const Shape& normalized_shape, const Tensor& weight = Tensor(),
+                std::optional<double> eps = std::nullopt);
 /// In training, zeroes each element with probability p and scales the rest by 1 / (1 - p);
 /// otherwise returns x. Throws unless 0 <= p <= 1. The mask is drawn from the default generator
-/// (see Note [Dropout stream] in layers.cpp: PyTorch's exact mask is not reproduced).
-Tensor dropout(const Tensor& x, double p = 0.5, bool training = true);
+/// (see Note [Dropout stream] in layers.cpp: PyTorch's exact mask is not reproduced). With
+/// inplace, x itself is scaled (x.mul_(mask)) and returned.
+Tensor dropout(const Tensor& x, double p = 0.5, bool training = true, bool inplace = false);
 
 }  // namespace functional
 
@@ -49,6 +57,26 @@ class UnaryModule : public Module {
   Tensor operator()(const Tensor& x) const { return forward(x); }
 };
 
+/// nn::Embedding's options, as libtorch's: EmbeddingOptions(10, 3).padding_idx(0).
+struct EmbeddingOptions {
+  EmbeddingOptions(std::int64_t num_embeddings, std::int64_t embedding_dim)
+      : num_embeddings_(num_embeddings), embedding_dim_(embedding_dim) {}
+  MG_ARG(std::int64_t, num_embeddings);
+  MG_ARG(std::int64_t, embedding_dim);
+  /// The row that gets no gradient and starts as zeros (negative counts from the end).
+  MG_ARG(std::optional<std::int64_t>, padding_idx) = std::nullopt;
+  /// The table itself, [num_embeddings, embedding_dim], instead of a random one (PyTorch's
+  /// _weight; the module's weight shares its storage).
+  MG_ARG(Tensor, _weight);
+};
+
+/// Embedding::from_pretrained's options, as libtorch's.
+struct EmbeddingFromPretrainedOptions {
+  /// Whether the weight stays fixed (requires_grad false).
+  MG_ARG(bool, freeze) = true;
+  MG_ARG(std::optional<std::int64_t>, padding_idx) = std::nullopt;
+};
+
 /// A lookup table of num_embeddings vectors of size embedding_dim, as torch.nn.Embedding.
 class EmbeddingImpl : public UnaryModule {
  public:
@@ -56,21 +84,40 @@ class EmbeddingImpl : public UnaryModule {
   std::shared_ptr<Module> clone() const override;
   /// weight [num_embeddings, embedding_dim] ~ N(0, 1), drawn as PyTorch draws it.
   EmbeddingImpl(std::int64_t num_embeddings, std::int64_t embedding_dim, Dtype dtype = kFloat32);
+  /// The same with padding_idx (its row zeroed after the draw, as PyTorch) or a given _weight
+  /// (nothing drawn). Throws for a padding_idx outside [-num_embeddings, num_embeddings) or a
+  /// _weight of another shape.
+  explicit EmbeddingImpl(const EmbeddingOptions& options);
   /// int64 indices of any shape -> [..., embedding_dim].
   Tensor forward(const Tensor& indices) const override;
   /// Draws new initial values (PyTorch's reset_parameters).
   void reset_parameters();
-  /// "num_embeddings, embedding_dim", e.g. "Embedding(10, 3)".
+  /// "num_embeddings, embedding_dim", e.g. "Embedding(10, 3, padding_idx=0)".
   std::string extra_repr() const override;
 
   /// Number of rows of the table.
   std::int64_t num_embeddings;
   /// Size of each row.
   std::int64_t embedding_dim;
+  /// The row without gradient, in [0, num_embeddings), or nullopt.
+  std::optional<std::int64_t> padding_idx;
   /// The table, [num_embeddings, embedding_dim].
   Tensor weight;
 };
-MG_MODULE(Embedding);
+
+/// The holder of EmbeddingImpl, with from_pretrained.
+class Embedding : public ModuleHolder<EmbeddingImpl> {
+ public:
+  using ModuleHolder<EmbeddingImpl>::ModuleHolder;
+  using Impl = EmbeddingImpl;
+  /// An Embedding whose weight is embeddings (2-D; shared, not copied), requires_grad unless
+  /// freeze, as nn.Embedding.from_pretrained. Draws no random numbers.
+  static Embedding from_pretrained(const Tensor& embeddings,
+                                   const EmbeddingFromPretrainedOptions& options = {});
+  /// Python's from_pretrained(embeddings, freeze, padding_idx).
+  static Embedding from_pretrained(const Tensor& embeddings, bool freeze,
+                                   std::optional<std::int64_t> padding_idx = std::nullopt);
+};
 
 /// Layer normalisation over the last dims, as torch.nn.LayerNorm.
 class LayerNormImpl : public UnaryModule {
@@ -104,31 +151,87 @@ class LayerNormImpl : public UnaryModule {
 };
 MG_MODULE(LayerNorm);
 
+/// nn::RMSNorm's options: RMSNormOptions({4}).eps(1e-6).elementwise_affine(false).
+struct RMSNormOptions {
+  RMSNormOptions(Shape normalized_shape)  // NOLINT: implicit, as libtorch's options
+      : normalized_shape_(std::move(normalized_shape)) {}
+  MG_ARG(Shape, normalized_shape);
+  /// nullopt: the machine epsilon of the input's dtype.
+  MG_ARG(std::optional<double>, eps) = std::nullopt;
+  /// Whether weight (ones, shape normalized_shape) exists.
+  MG_ARG(bool, elementwise_affine) = true;
+};
+
+/// Root-mean-square normalisation over the last dims, as PyTorch 2.4's torch.nn.RMSNorm
+/// (PyTorch 1.13 has none): x / sqrt(mean(x^2) + eps) * weight.
+class RMSNormImpl : public UnaryModule {
+ public:
+  /// A deep copy of this module (Module::clone).
+  std::shared_ptr<Module> clone() const override;
+  /// Throws for an empty or negative normalized_shape.
+  explicit RMSNormImpl(const RMSNormOptions& options, Dtype dtype = kFloat32);
+  /// x [..., *normalized_shape] -> same shape.
+  Tensor forward(const Tensor& x) const override;
+  /// Resets weight to ones.
+  void reset_parameters();
+  /// "(4,), eps=None, elementwise_affine=True".
+  std::string extra_repr() const override;
+
+  RMSNormOptions options;
+  /// Scale, shape normalized_shape (undefined without elementwise_affine).
+  Tensor weight;
+};
+MG_MODULE(RMSNorm);
+
+/// nn::Dropout's options: DropoutOptions(0.2).inplace(true), or DropoutOptions().p(0.2).
+struct DropoutOptions {
+  DropoutOptions(double p = 0.5) : p_(p) {}  // NOLINT: implicit, as libtorch's
+  MG_ARG(double, p);
+  MG_ARG(bool, inplace) = false;
+};
+
 /// Randomly zeroes elements in training mode, identity in eval mode, as torch.nn.Dropout.
 class DropoutImpl : public UnaryModule {
  public:
   /// A deep copy of this module (Module::clone).
   std::shared_ptr<Module> clone() const override;
   /// Throws unless 0 <= p <= 1.
-  explicit DropoutImpl(double p = 0.5);
-  /// functional::dropout(x, p, is_training()).
+  explicit DropoutImpl(const DropoutOptions& options = {});
+  /// Python's Dropout(p, inplace).
+  DropoutImpl(double p, bool inplace);
+  /// functional::dropout(x, p, is_training(), inplace).
   Tensor forward(const Tensor& x) const override;
   /// "p=0.5, inplace=False".
   std::string extra_repr() const override;
 
   /// Probability of zeroing an element.
   double p;
+  /// Whether forward scales its input in place.
+  bool inplace;
 };
 MG_MODULE(Dropout);
+
+/// nn::ReLU's options: ReLUOptions().inplace(true), or ReLUOptions(true).
+struct ReLUOptions {
+  ReLUOptions(bool inplace = false) : inplace_(inplace) {}  // NOLINT: implicit, as libtorch's
+  MG_ARG(bool, inplace);
+};
 
 /// max(x, 0), as torch.nn.ReLU.
 class ReLUImpl : public UnaryModule {
  public:
   /// A deep copy of this module (Module::clone).
   std::shared_ptr<Module> clone() const override;
-  ReLUImpl() : UnaryModule("ReLU") {}
-  /// relu(x).
+  /// nn::ReLU(), nn::ReLU(/*inplace=*/true), nn::ReLU(nn::ReLUOptions().inplace(true)).
+  explicit ReLUImpl(const ReLUOptions& options = {})
+      : UnaryModule("ReLU"), inplace(options.inplace()) {}
+  /// relu(x), or x.relu_() with inplace.
   Tensor forward(const Tensor& x) const override;
+  /// "inplace=True" when in place, else nothing (as PyTorch).
+  std::string extra_repr() const override;
+
+  /// Whether forward writes its input.
+  bool inplace;
 };
 MG_MODULE(ReLU);
 
@@ -171,200 +274,140 @@ class SigmoidImpl : public UnaryModule {
 };
 MG_MODULE(Sigmoid);
 
-/// m as an M; throws "[op] ..." naming m's type when it is another type.
-template <typename M>
-std::shared_ptr<M> checked_cast(const std::shared_ptr<Module>& m, const char* op) {
-  auto out = std::dynamic_pointer_cast<M>(m);
-  MG_CHECK(out != nullptr, op, "module of type ", m->type_name(), " is not of the requested type");
-  return out;
-}
-
-/// A module M whose `forward(const Tensor&) const` returns a Tensor (UnaryModule, Linear, ...).
-template <typename M>
-concept UnaryForward = std::derived_from<M, Module> && requires(const M& m, const Tensor& x) {
-  { m.forward(x) } -> std::convertible_to<Tensor>;
-};
-
-/// A shared module together with a call of its forward: what Sequential stores per child.
-/// Converts implicitly from std::shared_ptr<M> for any UnaryForward M and from its holder
-/// (nn::Linear(3, 4), nn::ReLU()).
-class AnyModule {
- public:
-  /// Wraps module; throws for a null pointer.
-  template <UnaryForward M>
-  AnyModule(std::shared_ptr<M> module)  // NOLINT(google-explicit-constructor): implicit by design
-      : module_(module) {
-    MG_CHECK(module != nullptr, "Sequential", "got a null module");
-    forward_ = [m = module](const Tensor& x) -> Tensor { return m->forward(x); };
-    clone_ = [m = std::move(module)]() -> AnyModule {
-      auto copy = std::dynamic_pointer_cast<M>(m->clone());
-      MG_CHECK(copy != nullptr, "Sequential", m->type_name(),
-               "'s clone() returned a module of another type");
-      return AnyModule(std::move(copy));
-    };
-  }
-  template <typename H>
-  requires IsModuleHolder<H> && UnaryForward<typename H::ContainedType> AnyModule(const H& holder)
-      : AnyModule(holder.ptr()) {}  // NOLINT: implicit by design
-  /// The wrapped module.
-  const std::shared_ptr<Module>& module() const { return module_; }
-  /// Calls the wrapped module's forward.
-  Tensor forward(const Tensor& x) const { return forward_(x); }
-  /// A deep copy of the wrapped module, wrapped (Module::clone).
-  AnyModule clone() const { return clone_(); }
-
- private:
-  std::shared_ptr<Module> module_;
-  std::function<Tensor(const Tensor&)> forward_;
-  std::function<AnyModule()> clone_;
-};
-
-/// A named child for Sequential({{"fc", nn::Linear(3, 4)}, {"act", nn::ReLU()}}).
-struct NamedAnyModule {
-  NamedAnyModule(std::string name_, AnyModule module_)
-      : name(std::move(name_)), module(std::move(module_)) {}
-  std::string name;
-  AnyModule module;
-};
-
-/// Runs its children one after the other, as torch.nn.Sequential. Children are named "0", "1",
-/// ... unless given names.
-class SequentialImpl : public UnaryModule {
+/// x * sigmoid(x), as torch.nn.SiLU(inplace).
+class SiLUImpl : public UnaryModule {
  public:
   /// A deep copy of this module (Module::clone).
   std::shared_ptr<Module> clone() const override;
-  /// An empty Sequential (its forward returns the input).
-  SequentialImpl() : UnaryModule("Sequential") {}
-  /// Sequential{nn::Linear(3, 4), nn::ReLU(), ...}.
-  SequentialImpl(std::initializer_list<AnyModule> modules);
-  /// Sequential({{"fc", nn::Linear(3, 4)}, {"act", nn::ReLU()}}).
-  SequentialImpl(std::initializer_list<NamedAnyModule> modules);
-  /// Sequential(nn::Linear(3, 4), nn::ReLU()) and Sequential(std::make_shared<ReLUImpl>()).
-  template <typename... M>
-  requires(sizeof...(M) > 0 &&
-           (std::is_convertible_v<M, AnyModule> && ...)) explicit SequentialImpl(M&&... modules)
-      : UnaryModule("Sequential") {
-    (push_back(AnyModule(std::forward<M>(modules))), ...);
-  }
-  /// Appends a child, named by its position or by name.
-  void push_back(AnyModule module);
-  void push_back(const std::string& name, AnyModule module);
-  /// Appends every child of other (sharing them).
-  void extend(const SequentialImpl& other);
-  /// Feeds x through every child in order.
+  explicit SiLUImpl(bool inplace_ = false) : UnaryModule("SiLU"), inplace(inplace_) {}
+  /// silu(x), or x.mul_(sigmoid(x)) with inplace.
   Tensor forward(const Tensor& x) const override;
-  /// Number of children.
-  std::size_t size() const { return items_.size(); }
-  bool is_empty() const { return items_.empty(); }
-  /// Child i (negative i counts from the end); throws when out of range.
-  std::shared_ptr<Module> operator[](std::int64_t i) const;
-  std::shared_ptr<Module> ptr(std::int64_t i) const { return (*this)[i]; }
-  /// Child i as an M (a module class or its holder's); throws when out of range or of another
-  /// type.
-  template <typename M>
-  auto ptr(std::int64_t i) const {
-    if constexpr (IsModuleHolder<M>)
-      return checked_cast<typename M::ContainedType>((*this)[i], "Sequential");
-    else
-      return checked_cast<M>((*this)[i], "Sequential");
-  }
-  template <typename M>
-  auto& at(std::int64_t i) const {
-    return *ptr<M>(i);
-  }
+  /// "inplace=True" when in place, else nothing (as PyTorch).
+  std::string extra_repr() const override;
 
- private:
-  std::vector<AnyModule> items_;
+  /// Whether forward writes its input.
+  bool inplace;
 };
+MG_MODULE(SiLU);
 
-/// The holder of SequentialImpl (Note [Module holders]), with its list constructors.
-class Sequential : public ModuleHolder<SequentialImpl> {
- public:
-  using ModuleHolder<SequentialImpl>::ModuleHolder;
-  using Impl = SequentialImpl;
-  Sequential() : ModuleHolder(std::make_shared<SequentialImpl>()) {}
-  Sequential(std::initializer_list<AnyModule> modules)
-      : ModuleHolder(std::make_shared<SequentialImpl>(modules)) {}
-  Sequential(std::initializer_list<NamedAnyModule> modules)
-      : ModuleHolder(std::make_shared<SequentialImpl>(modules)) {}
-};
-
-/// One module of a braced ModuleList{...}: a module pointer or a holder. Not constructible from
-/// nullptr, so that `nn::ModuleList list{nullptr};` is an empty holder, as in libtorch.
-class ModulePtr {
- public:
-  template <typename M>
-  requires std::derived_from<M, Module> ModulePtr(std::shared_ptr<M> module)
-      : module_(std::move(module)) {}  // NOLINT: implicit
-  template <IsModuleHolder H>
-  ModulePtr(const H& holder) : module_(holder.ptr()) {}  // NOLINT: implicit
-  const std::shared_ptr<Module>& get() const { return module_; }
-
- private:
-  std::shared_ptr<Module> module_;
-};
-
-/// An indexed list of modules, as torch.nn.ModuleList; children are named "0", "1", ...
-class ModuleListImpl : public Module {
+/// x * tanh(softplus(x)), as torch.nn.Mish(inplace).
+class MishImpl : public UnaryModule {
  public:
   /// A deep copy of this module (Module::clone).
   std::shared_ptr<Module> clone() const override;
-  /// An empty list.
-  ModuleListImpl() : Module("ModuleList") {}
-  /// ModuleList{std::make_shared<LinearImpl>(2, 2), std::make_shared<TanhImpl>()}.
-  ModuleListImpl(std::initializer_list<ModulePtr> modules);
-  /// ModuleList(nn::Linear(2, 2), nn::Tanh()).
-  template <typename... M>
-  requires(sizeof...(M) > 0 &&
-           (IsModuleHolder<std::decay_t<M>> && ...)) explicit ModuleListImpl(M&&... modules)
-      : Module("ModuleList") {
-    (push_back(modules.ptr()), ...);
-  }
-  /// Appends a module (registered under its position); throws for a null pointer.
-  void push_back(std::shared_ptr<Module> module);
-  template <typename H>
-  requires IsModuleHolder<H>
-  void push_back(const H& holder) { push_back(std::shared_ptr<Module>(holder.ptr())); }
-  /// Inserts a module at index (the later ones move up and are renamed).
-  void insert(std::int64_t index, std::shared_ptr<Module> module);
-  /// Appends every module of other (sharing them).
-  void extend(const ModuleListImpl& other);
-  /// Number of modules.
-  std::size_t size() const { return modules_.size(); }
-  bool is_empty() const { return modules_.empty(); }
-  /// Module i (negative i counts from the end); throws when out of range.
-  std::shared_ptr<Module> operator[](std::int64_t i) const;
-  std::shared_ptr<Module> ptr(std::int64_t i) const { return (*this)[i]; }
-  /// Module i as an M (a module class or its holder's), e.g. list->ptr<nn::Linear>(0); throws
-  /// when of another type.
-  template <typename M>
-  auto ptr(std::int64_t i) const {
-    if constexpr (IsModuleHolder<M>)
-      return checked_cast<typename M::ContainedType>((*this)[i], "ModuleList");
-    else
-      return checked_cast<M>((*this)[i], "ModuleList");
-  }
-  template <typename M>
-  auto& at(std::int64_t i) const {
-    return *ptr<M>(i);
-  }
-  /// Iteration over the modules in order.
-  std::vector<std::shared_ptr<Module>>::const_iterator begin() const { return modules_.begin(); }
-  /// End of the iteration.
-  std::vector<std::shared_ptr<Module>>::const_iterator end() const { return modules_.end(); }
+  explicit MishImpl(bool inplace_ = false) : UnaryModule("Mish"), inplace(inplace_) {}
+  /// mish(x), or x.mul_(tanh(softplus(x))) with inplace.
+  Tensor forward(const Tensor& x) const override;
+  /// "inplace=True" when in place, else nothing (as PyTorch).
+  std::string extra_repr() const override;
 
- private:
-  void rename_children();
-  std::vector<std::shared_ptr<Module>> modules_;
+  /// Whether forward writes its input.
+  bool inplace;
 };
-/// The holder of ModuleListImpl; also made from a braced list of modules.
-class ModuleList : public ModuleHolder<ModuleListImpl> {
+MG_MODULE(Mish);
+
+/// nn::Softmax's options: SoftmaxOptions(1).
+struct SoftmaxOptions {
+  SoftmaxOptions(std::int64_t dim) : dim_(dim) {}  // NOLINT: implicit, as libtorch's
+  MG_ARG(std::int64_t, dim);
+};
+
+/// softmax over dim, as torch.nn.Softmax(dim).
+class SoftmaxImpl : public UnaryModule {
  public:
-  using ModuleHolder<ModuleListImpl>::ModuleHolder;
-  using Impl = ModuleListImpl;
-  ModuleList() : ModuleHolder(std::make_shared<ModuleListImpl>()) {}
-  ModuleList(std::initializer_list<ModulePtr> modules)
-      : ModuleHolder(std::make_shared<ModuleListImpl>(modules)) {}
+  /// A deep copy of this module (Module::clone).
+  std::shared_ptr<Module> clone() const override;
+  /// nn::Softmax(1) or nn::Softmax(nn::SoftmaxOptions(1)).
+  explicit SoftmaxImpl(const SoftmaxOptions& opts) : UnaryModule("Softmax"), options(opts) {}
+  /// softmax(x, dim).
+  Tensor forward(const Tensor& x) const override;
+  /// "dim=1".
+  std::string extra_repr() const override;
+
+  SoftmaxOptions options;
 };
+MG_MODULE(Softmax);
+
+/// nn::LogSoftmax's options: LogSoftmaxOptions(1).
+struct LogSoftmaxOptions {
+  LogSoftmaxOptions(std::int64_t dim) : dim_(dim) {}  // NOLINT: implicit, as libtorch's
+  MG_ARG(std::int64_t, dim);
+};
+
+/// log_softmax over dim, as torch.nn.LogSoftmax(dim).
+class LogSoftmaxImpl : public UnaryModule {
+ public:
+  /// A deep copy of this module (Module::clone).
+  std::shared_ptr<Module> clone() const override;
+  /// nn::LogSoftmax(1) or nn::LogSoftmax(nn::LogSoftmaxOptions(1)).
+  explicit LogSoftmaxImpl(const LogSoftmaxOptions& opts)
+      : UnaryModule("LogSoftmax"), options(opts) {}
+  /// log_softmax(x, dim).
+  Tensor forward(const Tensor& x) const override;
+  /// "dim=1".
+  std::string extra_repr() const override;
+
+  LogSoftmaxOptions options;
+};
+MG_MODULE(LogSoftmax);
+
+/// Returns its input, as torch.nn.Identity.
+class IdentityImpl : public UnaryModule {
+ public:
+  /// A deep copy of this module (Module::clone).
+  std::shared_ptr<Module> clone() const override;
+  IdentityImpl() : UnaryModule("Identity") {}
+  /// x.
+  Tensor forward(const Tensor& x) const override;
+};
+MG_MODULE(Identity);
+
+/// nn::Flatten's options: FlattenOptions().start_dim(2).end_dim(-1).
+struct FlattenOptions {
+  MG_ARG(std::int64_t, start_dim) = 1;
+  MG_ARG(std::int64_t, end_dim) = -1;
+};
+
+/// Flattens dims start_dim..end_dim into one, as torch.nn.Flatten (start_dim 1: keeps the batch).
+class FlattenImpl : public UnaryModule {
+ public:
+  /// A deep copy of this module (Module::clone).
+  std::shared_ptr<Module> clone() const override;
+  explicit FlattenImpl(const FlattenOptions& opts = {}) : UnaryModule("Flatten"), options(opts) {}
+  /// Python's Flatten(start_dim, end_dim).
+  FlattenImpl(std::int64_t start_dim, std::int64_t end_dim = -1)
+      : FlattenImpl(FlattenOptions().start_dim(start_dim).end_dim(end_dim)) {}
+  /// flatten(x, start_dim, end_dim).
+  Tensor forward(const Tensor& x) const override;
+  /// "start_dim=1, end_dim=-1".
+  std::string extra_repr() const override;
+
+  FlattenOptions options;
+};
+MG_MODULE(Flatten);
+
+/// nn::Unflatten's options: UnflattenOptions(1, {2, 3}).
+struct UnflattenOptions {
+  UnflattenOptions(std::int64_t dim, Shape sizes) : dim_(dim), sizes_(std::move(sizes)) {}
+  MG_ARG(std::int64_t, dim);
+  /// The sizes dim becomes; one may be -1 (inferred).
+  MG_ARG(Shape, sizes);
+};
+
+/// Splits dim into sizes, as torch.nn.Unflatten(dim, unflattened_size).
+class UnflattenImpl : public UnaryModule {
+ public:
+  /// A deep copy of this module (Module::clone).
+  std::shared_ptr<Module> clone() const override;
+  explicit UnflattenImpl(const UnflattenOptions& opts) : UnaryModule("Unflatten"), options(opts) {}
+  UnflattenImpl(std::int64_t dim, Shape sizes) : UnflattenImpl(UnflattenOptions(dim, sizes)) {}
+  /// x [..., n, ...] -> [..., *sizes, ...]; throws when the sizes do not multiply to n.
+  Tensor forward(const Tensor& x) const override;
+  /// "dim=1, unflattened_size=(2, 3)".
+  std::string extra_repr() const override;
+
+  UnflattenOptions options;
+};
+MG_MODULE(Unflatten);
 
 }  // namespace minigrad::nn

@@ -170,6 +170,11 @@ class Module : public std::enable_shared_from_this<Module> {
   void print(std::ostream& os, int indent = 0) const;
 
  protected:
+  /// Replaces the parameter registered as name (keeping its place; requires_grad is set);
+  /// returns it. Throws if there is none (ParameterDict).
+  Tensor replace_parameter(const std::string& name, Tensor param, bool requires_grad = true);
+  /// Removes the parameter registered as name; throws if there is none (ParameterDict).
+  void unregister_parameter(const std::string& name);
   /// For clone() overrides: makes a fresh module with make() (its random initialisation leaves
   /// the default generator where it was) and copies this module's state into it (copy_state_to).
   template <typename F>

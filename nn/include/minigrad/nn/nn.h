@@ -1,6 +1,7 @@
 #pragma once
 // minigrad::nn: modules, layers, functional, init, utils.
 #include "minigrad/nn/attention.h"
+#include "minigrad/nn/containers.h"
 #include "minigrad/nn/functional.h"
 #include "minigrad/nn/init.h"
 #include "minigrad/nn/layers.h"
