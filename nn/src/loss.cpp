@@ -577,8 +577,17 @@ Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, const std::stri
   check_pointwise(input, target, op);
   Reduction red = parse_reduction(reduction, op);
   MG_CHECK(beta >= 0, op, "beta must be non-negative, got ", beta);
+  if (beta == 0) {
+    // PyTorch's kernel at beta 0: gradient +1 where x > 0, -1 where x <= 0 (0 included), nan at a
+    // nan (its x / beta branch); not abs's gradient (0 at 0 and at nan). x times that constant
+    // sign is |x| with exactly this gradient.
+    Tensor x = input - target;
+    Tensor v = x.detach();
+    Tensor s = where(isnan(v), full_like(v, std::numeric_limits<double>::quiet_NaN()),
+                     where(v > 0, 1.0, full_like(v, -1.0)));
+    return reduce(x * s, red);
+  }
   Tensor d = abs(input - target);
-  if (beta == 0) return reduce(d, red);
   // The branch is chosen on the values (no gradient through the condition), as PyTorch's kernel.
   return reduce(where(d.detach() < beta, 0.5 * d * d / beta, d - 0.5 * beta), red);
 }

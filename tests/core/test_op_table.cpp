@@ -1277,6 +1277,14 @@ const std::vector<NanCase>& nan_cases() {
        {nan, nan, nan, nan},
        {nan, nan, nan, nan}},
       {"sum", [](const Tensor& x) { return sum(x); }, {nan}, {1, 1, 1, 1}},
+      // F.smooth_l1_loss(x, t, beta=0., reduction='none') with t = [0, 0, -2, 0]: the gradient
+      // is -1 at x == t and nan at the nan (PyTorch's kernel), not abs's 0.
+      {"smooth_l1_loss",
+       [](const Tensor& x) {
+         return F::smooth_l1_loss(x, tensor({0.0, 0.0, -2.0, 0.0}, kFloat64), "none", 0.0);
+       },
+       {1.5, nan, 0, 0.5},
+       {1, nan, -3, 4}},
   };
   return cases;
 }

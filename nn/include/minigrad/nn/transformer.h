@@ -21,6 +21,7 @@
 #include <utility>
 
 #include "minigrad/nn/attention.h"
+#include "minigrad/nn/containers.h"
 #include "minigrad/nn/layers.h"
 #include "minigrad/nn/linear.h"
 
