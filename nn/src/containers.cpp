@@ -299,8 +299,8 @@ std::string ParameterDictImpl::extra_repr() const {
   std::ostringstream out;
   for (const auto& [key, p] : params_)
     out << (key == params_.front().key() ? "" : "\n") << "  (" << key
-        << "): Parameter containing: [" << legacy_type_name(p.dtype()) << " of size "
-        << size_str(p) << "]";
+        << "): Parameter containing: [" << legacy_type_name(p.dtype()) << " of size " << size_str(p)
+        << "]";
   return out.str();
 }
 
