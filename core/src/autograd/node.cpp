@@ -130,17 +130,21 @@ bool is_library_name(const std::string& function) {
 }
 
 bool is_library_file(const std::string& file) {
-  for (const char* dir : {"/include/minigrad/", "/core/src/", "/nn/src/", "/optim/src/",
-                          "/distributed/src/", "/viz/src/", "/usr/include/"})
+  // compiler-rt's sanitizer runtime, linked into the executable by clang: /sanitizer_common/.
+  for (const char* dir :
+       {"/include/minigrad/", "/core/src/", "/nn/src/", "/optim/src/", "/distributed/src/",
+        "/viz/src/", "/usr/include/", "/sanitizer_common/", "/asan/", "/tsan/", "/ubsan/"})
     if (file.find(dir) != std::string::npos) return true;
   return false;
 }
 
-/// The C and C++ runtimes: their frames (start_thread, execute_native_thread_routine,
+/// The C and C++ runtimes and the sanitizers' (whose interceptor of backtrace() is the first
+/// frame under ASan): their frames (start_thread, execute_native_thread_routine,
 /// __libc_start_main) are never the user's.
 bool is_runtime_object(const std::string& object) {
   std::string name = object.substr(object.rfind('/') + 1);
-  for (const char* lib : {"libc.so", "libstdc++.so", "libgcc_s.so", "libpthread.so", "ld-linux"})
+  for (const char* lib : {"libc.so", "libstdc++.so", "libgcc_s.so", "libpthread.so", "ld-linux",
+                          "libasan.so", "libubsan.so", "libtsan.so", "liblsan.so"})
     if (name.rfind(lib, 0) == 0) return true;
   return false;
 }
