@@ -71,13 +71,17 @@ TinyLMSetup tiny_lm_setup(double dropout) {
   s.data_seed = o.data_seed;
   s.train = std::make_shared<const std::vector<std::int64_t>>(lm.train);
   const auto& groups = lm.trainer->optimizer.param_groups();
-  s.betas = groups.at(0).options.betas;
-  s.eps = groups.at(0).options.eps;
+  auto options_of = [](const mg::optim::OptimizerParamGroup& g) -> const mg::optim::AdamWOptions& {
+    return static_cast<const mg::optim::AdamWOptions&>(g.options());
+  };
+  const auto [beta1, beta2] = options_of(groups.at(0)).betas();
+  s.betas = {beta1, beta2};
+  s.eps = options_of(groups.at(0)).eps();
   for (const auto& [name, p] : lm.model->named_parameters()) {
     TinyLMSetup::Parameter q{name, p.shape(), p.contiguous().to_vector<float>(), -1};
     for (const auto& g : groups)
-      for (const mg::Tensor& t : g.params)
-        if (t.is_same(p)) q.weight_decay = g.options.weight_decay;
+      for (const mg::Tensor& t : g.params())
+        if (t.is_same(p)) q.weight_decay = options_of(g).weight_decay();
     s.parameters.push_back(std::move(q));
   }
   s.num_parameters = lm.model->num_parameters();
