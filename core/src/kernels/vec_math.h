@@ -66,6 +66,17 @@ struct Avx2 {
   static Reg fmadd(Reg a, Reg b, Reg c) { return _mm256_fmadd_ps(a, b, c); }
   /// c - a * b, one rounding.
   static Reg fnmadd(Reg a, Reg b, Reg c) { return _mm256_fnmadd_ps(a, b, c); }
+  /// a / b and sqrt(a), correctly rounded (as their scalar forms: the same bits).
+  static Reg div(Reg a, Reg b) { return _mm256_div_ps(a, b); }
+  static Reg sqrt(Reg a) { return _mm256_sqrt_ps(a); }
+  /// -a, by flipping the sign bit (as unary minus: -0 for 0, NaN stays NaN).
+  static Reg neg(Reg a) { return _mm256_xor_ps(a, _mm256_set1_ps(-0.0f)); }
+  /// a, hidden from the optimiser: GCC contracts a _mm256_mul_ps feeding a _mm256_add_ps into
+  /// one fma (-ffp-contract=fast), which rounds once where the scalar code rounds twice.
+  static Reg rounded(Reg a) {
+    asm("" : "+x"(a));
+    return a;
+  }
   /// a > b ? a : b; b when either is NaN (x86 semantics, relied on).
   static Reg max(Reg a, Reg b) { return _mm256_max_ps(a, b); }
   /// a < b ? a : b; b when either is NaN.
@@ -123,6 +134,16 @@ struct Avx512 {
   static Reg mul(Reg a, Reg b) { return _mm512_mul_ps(a, b); }
   static Reg fmadd(Reg a, Reg b, Reg c) { return _mm512_fmadd_ps(a, b, c); }
   static Reg fnmadd(Reg a, Reg b, Reg c) { return _mm512_fnmadd_ps(a, b, c); }
+  static Reg div(Reg a, Reg b) { return _mm512_mask_div_ps(a, kAll, a, b); }
+  static Reg sqrt(Reg a) { return _mm512_mask_sqrt_ps(a, kAll, a); }
+  static Reg rounded(Reg a) {
+    asm("" : "+v"(a));
+    return a;
+  }
+  static Reg neg(Reg a) {
+    return _mm512_castsi512_ps(
+        _mm512_xor_si512(_mm512_castps_si512(a), _mm512_set1_epi32(static_cast<int>(0x80000000u))));
+  }
   static Reg max(Reg a, Reg b) { return _mm512_mask_max_ps(a, kAll, a, b); }
   static Reg min(Reg a, Reg b) { return _mm512_mask_min_ps(a, kAll, a, b); }
   static Reg round(Reg x) {
