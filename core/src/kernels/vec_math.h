@@ -135,10 +135,19 @@ struct Vec {
     return b[0];
   }
   static float reduce_add(Reg v) {
+#if defined(__AVX512F__)
+    // AVX-512: GCC's / clang's reduction sequence (256- then 128-bit halves: the same halving
+    // order, so the same bits) has a shorter dependency chain than 4 lane permutes, which made
+    // the forward ~8% slower (two reductions per row).
+    if constexpr (std::is_same_v<A, xsimd::avx512f>) return _mm512_reduce_add_ps(v);
+#endif
     return lane0(fold<kWidth / 2>(v, [](Reg a, Reg b) { return a + b; }));
   }
   /// The max of the lanes (none is NaN: row_max keeps NaN out).
   static float reduce_max(Reg v) {
+#if defined(__AVX512F__)
+    if constexpr (std::is_same_v<A, xsimd::avx512f>) return _mm512_reduce_max_ps(v);
+#endif
     return lane0(fold<kWidth / 2>(v, [](Reg a, Reg b) { return xsimd::max(a, b); }));
   }
 };
