@@ -6,8 +6,27 @@
 #include "kernels/vec_math.h"
 
 #if defined(__x86_64__) && defined(__AVX2__) && defined(__FMA__)
+#include <immintrin.h>
+
 namespace minigrad::detail::simd {
 namespace {
+
+/// a * b + c rounded once, with the instruction itself: with V::fmadd (xsimd::fma) the AVX-512
+/// kernel's moments differed from the portable kernel's (std::fma) after the move to xsimd.
+template <class V>
+typename V::Reg fused_multiply_add(typename V::Reg a, typename V::Reg b, typename V::Reg c) {
+  using R = typename V::Reg::register_type;
+  const R ra = a, rb = b, rc = c;
+#if defined(__AVX512F__)
+  if constexpr (sizeof(R) == 64) {  // __m512
+    return typename V::Reg(_mm512_fmadd_ps(ra, rb, rc));
+  } else {
+    return typename V::Reg(_mm256_fmadd_ps(ra, rb, rc));
+  }
+#else
+  return typename V::Reg(_mm256_fmadd_ps(ra, rb, rc));
+#endif
+}
 
 template <class V, bool kL2, bool kDecoupled, bool kAmsgrad, bool kMaximize>
 void adam_kernel_impl(float* p, const float* g, float* m, float* v, float* max_v, std::int64_t n,
@@ -22,11 +41,13 @@ void adam_kernel_impl(float* p, const float* g, float* m, float* v, float* max_v
   // One vector of elements; the tail runs the same operations on a partial vector, so every
   // element gets the same bits wherever it lies.
   auto update = [&](Reg pi, Reg gi, Reg mi, Reg vi, Reg mvi, Reg& po, Reg& mo, Reg& vo, Reg& mvo) {
-    if constexpr (kMaximize) gi = V::neg(gi);
-    if constexpr (kL2) gi = V::fmadd(wd, pi, gi);
+    // -g by flipping the sign bit, as the scalar -g (V::neg may compute 0 - g: a NaN keeps its
+    // sign)
+    if constexpr (kMaximize) gi = xsimd::bitwise_xor(gi, V::set1(-0.0f));
+    if constexpr (kL2) gi = fused_multiply_add<V>(wd, pi, gi);
     if constexpr (kDecoupled) pi = V::rounded(V::mul(pi, decay));  // not fused into the add below
-    mo = V::fmadd(omb1, gi, V::mul(mi, b1));
-    vo = V::fmadd(V::mul(omb2, gi), gi, V::mul(vi, b2));
+    mo = fused_multiply_add<V>(omb1, gi, V::mul(mi, b1));
+    vo = fused_multiply_add<V>(V::mul(omb2, gi), gi, V::mul(vi, b2));
     Reg vv = vo;
     if constexpr (kAmsgrad) {
       vv = V::max(mvi, vo);  // vo when either is NaN: see the portable kernel's NOTE
