@@ -35,6 +35,22 @@ std::string label(char c) {
   return std::string(1, c);
 }
 
+/// Flag checks whose message names the value ("--steps: 'many' is not a number"), unlike CLI11's
+/// PositiveNumber ("not in range 0.000000 to 1.797e308" written out in full).
+CLI::Validator number_check(bool allow_zero) {
+  return CLI::Validator(
+      [allow_zero](std::string& s) -> std::string {
+        double v = 0;
+        if (!CLI::detail::lexical_cast(s, v) || !std::isfinite(v))
+          return "'" + s + "' is not a number";
+        if (v < 0 || (v == 0 && !allow_zero))
+          return "'" + s + "' must be " + (allow_zero ? "zero or more" : "positive");
+        return "";
+      },
+      allow_zero ? ">= 0" : "> 0");
+}
+const CLI::Validator kPositive = number_check(false), kNonNegative = number_check(true);
+
 /// The text of a sample, indented, the fortune separators shown as they are.
 void print_sample(const std::string& text) {
   std::string out = "    ";
@@ -59,41 +75,39 @@ int main(int argc, char** argv) {
   app.option_defaults()->always_capture_default()->multi_option_policy(
       CLI::MultiOptionPolicy::TakeLast);
   app.add_option("--data", data_dir, "directory of fortune files (Debian's fortunes package)");
-  app.add_option("--steps", opt.steps, "training steps")->check(CLI::PositiveNumber);
-  app.add_option("--batch", opt.batch, "windows per step")->check(CLI::PositiveNumber);
+  app.add_option("--steps", opt.steps, "training steps")->check(kPositive);
+  app.add_option("--batch", opt.batch, "windows per step")->check(kPositive);
   app.add_option("--block", config.block_size, "context length, in characters")
       ->check(CLI::Range(2, 1024));
-  app.add_option("--layers", config.layers, "transformer blocks")->check(CLI::PositiveNumber);
-  app.add_option("--heads", config.heads, "attention heads")->check(CLI::PositiveNumber);
-  app.add_option("--dim", config.d_model, "model width")->check(CLI::PositiveNumber);
+  app.add_option("--layers", config.layers, "transformer blocks")->check(kPositive);
+  app.add_option("--heads", config.heads, "attention heads")->check(kPositive);
+  app.add_option("--dim", config.d_model, "model width")->check(kPositive);
   app.add_option("--dropout", config.dropout, "dropout probability")->check(CLI::Range(0.0, 0.99));
-  app.add_option("--lr", opt.lr, "peak learning rate (AdamW)")->check(CLI::PositiveNumber);
+  app.add_option("--lr", opt.lr, "peak learning rate (AdamW)")->check(kPositive);
   app.add_option("--min-lr", opt.min_lr, "learning rate at the end of the cosine decay")
-      ->check(CLI::NonNegativeNumber);
+      ->check(kNonNegative);
   app.add_option("--warmup", opt.warmup, "steps of linear warm-up (then cosine decay)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(kNonNegative);
   app.add_option("--weight-decay", opt.weight_decay, "AdamW weight decay of the matrices")
-      ->check(CLI::NonNegativeNumber);
-  app.add_option("--clip", opt.clip, "gradient norm clipping threshold")
-      ->check(CLI::PositiveNumber);
+      ->check(kNonNegative);
+  app.add_option("--clip", opt.clip, "gradient norm clipping threshold")->check(kPositive);
   app.add_option("--eval-every", opt.eval_every, "steps between validation losses")
-      ->check(CLI::PositiveNumber);
+      ->check(kPositive);
   app.add_option("--eval-windows", opt.eval_windows,
                  "validation windows per estimate, spread evenly over the validation text")
-      ->check(CLI::PositiveNumber);
+      ->check(kPositive);
   app.add_option("--seed", seed, "seed of the initial weights, dropout and the training windows");
   app.add_option("--prompt", prompt, "text the samples continue (characters of the vocabulary)");
-  app.add_option("--samples", samples, "samples printed after training")
-      ->check(CLI::NonNegativeNumber);
-  app.add_option("--length", length, "characters per sample")->check(CLI::PositiveNumber);
-  app.add_option("--temperature", temperature, "sampling temperature")->check(CLI::PositiveNumber);
+  app.add_option("--samples", samples, "samples printed after training")->check(kNonNegative);
+  app.add_option("--length", length, "characters per sample")->check(kPositive);
+  app.add_option("--temperature", temperature, "sampling temperature")->check(kPositive);
   app.add_option("--top-k", top_k, "sample from the k most likely characters (0: all)")
       ->check(CLI::Range(0, static_cast<int>(Vocabulary::kSize)));
   app.add_option("--sample-every", sample_every,
                  "steps between samples taken during training, printed at the end (0: none)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(kNonNegative);
   app.add_option("--sample-length", sample_length, "characters per sample taken during training")
-      ->check(CLI::PositiveNumber);
+      ->check(kPositive);
   app.add_option("--curve", curve_path, "PNG of the loss curves ('' for none)");
   app.add_option("--attention", attention_path,
                  "PNG of the attention of the last layer's heads on --probe ('' for none)");
@@ -106,7 +120,7 @@ int main(int argc, char** argv) {
                  "checkpoint file (safetensors; the optimizer goes to FILE.optim), written at "
                  "the end and every --save-every steps");
   app.add_option("--save-every", save_every, "steps between checkpoints (0: only at the end)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(kNonNegative);
   app.add_option("--resume", resume_path,
                  "continue from this checkpoint (give the same model flags and --steps)");
   bool show_summary = false;

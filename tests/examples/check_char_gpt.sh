@@ -35,8 +35,8 @@ expect_error "--dim not divisible by --heads" "must be divisible by --heads" --d
 expect_error "warm-up as long as the run" "must be smaller than --steps" --steps 10 --warmup 10
 expect_error "--min-lr above --lr" "--min-lr must not exceed --lr" --lr 1e-3 --min-lr 1e-2
 expect_error "--top-k above the vocabulary" "--top-k" --top-k 98
-expect_error "a negative temperature" "--temperature" --temperature -1
-expect_error "--steps not a number" "--steps" --steps many
+expect_error "a negative temperature" "must be positive" --temperature -1
+expect_error "--steps not a number" "'many' is not a number" --steps many
 expect_error "an unknown flag" "--stpes" --stpes 5
 expect_error "a prompt outside the vocabulary" "outside the vocabulary" --prompt $'caf\xc3\xa9'
 expect_error "a missing checkpoint" "no-such.safetensors" --resume no-such.safetensors "${tiny[@]}"
