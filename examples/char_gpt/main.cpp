@@ -155,6 +155,10 @@ int main(int argc, char** argv) {
   } catch (const mg::Error& e) {
     return fail(e.what());
   }
+  if (corpus.files.size() < 10)  // fortunes-min alone puts one file there
+    std::printf("note: only %zu fortune file%s in %s; Debian's fortunes package has 43: %s\n",
+                corpus.files.size(), corpus.files.size() == 1 ? "" : "s", data_dir.c_str(),
+                kInstallLine);
   const Split split = split_fortunes(corpus);
   const std::vector<std::int64_t> train_ids = Vocabulary::encode(split.train),
                                   val_ids = Vocabulary::encode(split.validation);

@@ -31,6 +31,16 @@ if "$bin" --help | grep -q -- "--resume"; then echo "ok   --help"; else echo "FA
 expect_error "missing data" "apt-get install -y fortunes" --data "$work/no-such-dir" "${tiny[@]}"
 mkdir empty
 expect_error "a directory without fortunes" "apt-get install -y fortunes" --data empty "${tiny[@]}"
+mkdir few
+for i in $(seq 1 20); do printf 'Fortune number %d is a short one.\n%%\n' "$i"; done >few/mine
+if out="$("$bin" --data few "${tiny[@]}")" && grep -q "note: only 1 fortune file in few" <<<"$out"; then
+  echo "ok   a directory of one fortune file trains, with a note"
+else
+  echo "FAIL a directory of one fortune file: no note or no run"
+  fail=1
+fi
+expect_error "a text shorter than the context" "shorter than the context" --data few "${tiny[@]}" \
+  --block 1000
 expect_error "--dim not divisible by --heads" "must be divisible by --heads" --dim 30 --heads 4
 expect_error "warm-up as long as the run" "must be smaller than --steps" --steps 10 --warmup 10
 expect_error "--min-lr above --lr" "--min-lr must not exceed --lr" --lr 1e-3 --min-lr 1e-2
