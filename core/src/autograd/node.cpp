@@ -299,6 +299,9 @@ SavedTensor SavedTensor::of(const Tensor& t) {
     copy->requires_grad = impl.requires_grad;
     copy->grad_fn = impl.grad_fn;
     copy->output_nr = impl.output_nr;
+    // A view that is a leaf requiring grad (a transposed input): its gradient still goes to its
+    // own AccumulateGrad, which the node's edge keeps alive.
+    if (impl.requires_grad && !impl.grad_fn) copy->grad_accumulator = impl.grad_accumulator;
     copy->view_creation = impl.view_creation;
     copy->is_inference = impl.is_inference;
     s.impl_ = std::move(copy);
