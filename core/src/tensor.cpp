@@ -668,6 +668,10 @@ Tensor Tensor::scatter(std::int64_t d, const Tensor& i, Scalar v) const {
 Tensor Tensor::scatter_add(std::int64_t d, const Tensor& i, const Tensor& src) const {
   return minigrad::scatter_add(*this, d, i, src);
 }
+Tensor Tensor::scatter_reduce(std::int64_t d, const Tensor& i, const Tensor& src,
+                              const std::string& reduce, bool include_self) const {
+  return minigrad::scatter_reduce(*this, d, i, src, reduce, include_self);
+}
 Tensor Tensor::masked_scatter(const Tensor& m, const Tensor& src) const {
   return minigrad::masked_scatter(*this, m, src);
 }

@@ -1141,6 +1141,41 @@ void add_more_ops(std::vector<OpInfo>& t) {
        e("scatter", "index out of bounds", [] {
          scatter(make({2, 3}, 1), 1, indices({3}, {1, 1}), make({1, 1}, 2));
        })}));
+  // scatter_reduce: every reduce; make() has no zeros (prod) and no ties (amax, amin).
+  t.push_back(entry(
+      "scatter_reduce", [](const V& v) { return scatter_reduce(v[0], 1, v[1], v[2], "sum"); },
+      {s("sum, repeated index", {arg({2, 3}, 1), indices({0, 0, 2, 1}, {2, 2}), arg({2, 2}, 2)}),
+       s("prod, repeated index", {arg({2, 3}, 1), indices({0, 0, 2, 1}, {2, 2}), arg({2, 2}, 2)},
+         [](const V& v) { return v[0].scatter_reduce(1, v[1], v[2], "prod"); }),
+       s("mean without self, dim 0",
+         {arg({3, 2}, 3), indices({2, 0, 2, 2}, {2, 2}), arg({2, 2}, 4)},
+         [](const V& v) { return scatter_reduce(v[0], 0, v[1], v[2], "mean", false); }),
+       s("amax, repeated index", {arg({2, 3}, 1), indices({0, 0, 2, 1}, {2, 2}), arg({2, 2}, 2)},
+         [](const V& v) { return scatter_reduce(v[0], 1, v[1], v[2], "amax"); }),
+       s("amin without self", {arg({2, 3}, 1), indices({0, 0, 2, 1}, {2, 2}), arg({2, 2}, 2)},
+         [](const V& v) { return scatter_reduce(v[0], 1, v[1], v[2], "amin", false); }),
+       s("prod without self, non-contiguous, src larger than index",
+         {arg_t({3, 2}, 5), indices({1, 1, 0, 2}, {2, 2}), arg_t({3, 3}, 6)},
+         [](const V& v) { return scatter_reduce(v[0], 1, v[1], v[2], "prod", false); }),
+       s("mean, only src requires grad",
+         {make({2, 3}, 7), indices({2, 2, 0}, {1, 3}), arg({1, 3}, 8)},
+         [](const V& v) { return scatter_reduce(v[0], 1, v[1], v[2], "mean"); })},
+      {e("scatter_reduce", "bad reduce",
+         [] {
+           scatter_reduce(make({2, 3}, 1), 1, indices({0}, {1, 1}), make({1, 1}, 2), "max");
+         }),
+       e("scatter_reduce", "index out of bounds",
+         [] {
+           scatter_reduce(make({2, 3}, 1), 1, indices({3}, {1, 1}), make({1, 1}, 2), "sum");
+         }),
+       e("scatter_reduce", "src smaller than index",
+         [] {
+           scatter_reduce(make({2, 3}, 1), 1, indices({0, 1}, {1, 2}), make({1, 1}, 2), "amax");
+         }),
+       e("scatter_reduce", "float32 src", [] {
+         scatter_reduce(make({2, 3}, 1), 1, indices({0}, {1, 1}), make({1, 1}, 2).to(kFloat32),
+                        "mean");
+       })}));
   t.push_back(entry("scatter_value", [](const V& v) { return scatter(v[0], 1, v[1], -2.5); },
                     {s("dim 1", {arg({2, 3}, 1), indices({2, 0}, {2, 1})}),
                      s("dim 0, non-contiguous", {arg_t({3, 2}, 2), indices({1, 0, 1}, {1, 3})},

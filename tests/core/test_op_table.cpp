@@ -1176,6 +1176,42 @@ const std::vector<ForwardCase>& forward_cases() {
        },
        {3, 2},
        {1.4984288331290485, 1.6145200171718135, -1.6517264478717082, 0.9731959116279132, -1.0104023423278083, 1.8230406306271583}},
+      // torch.scatter_reduce(make((2, 3), 1), 1, I([0, 0, 2, 1], (2, 2)), make((2, 2), 2), "sum")
+      {"scatter_reduce",
+       [] {
+         return scatter_reduce(make({2, 3}, 1), 1, indices({0, 0, 2, 1}, {2, 2}), make({2, 2}, 2), "sum");
+       },
+       {2, 3},
+       {-4.0444664392858005, 0.7410135435423859, -1.0340640969579933, 1.5908582625416283, -0.7021922908739784, -0.7021922908739784}},
+      // ... "prod"
+      {"scatter_reduce",
+       [] {
+         return scatter_reduce(make({2, 3}, 1), 1, indices({0, 0, 2, 1}, {2, 2}), make({2, 2}, 2), "prod");
+       },
+       {2, 3},
+       {-1.3079841036827229, 0.7410135435423859, -1.0340640969579933, 1.5908582625416283, -0.19808076616586612, -1.3364808462307478}},
+      // torch.scatter_reduce(make((3, 2), 3), 0, I([2, 0, 2, 2], (2, 2)), make((2, 2), 4), "mean",
+      //                      include_self=False)
+      {"scatter_reduce",
+       [] {
+         return scatter_reduce(make({3, 2}, 3), 0, indices({2, 0, 2, 2}, {2, 2}), make({2, 2}, 4), "mean", false);
+       },
+       {3, 2},
+       {1.4984288331290485, 1.6145200171718135, -1.6517264478717082, 0.9731959116279132, -0.38547998282818663, -1.5356352638289432}},
+      // torch.scatter_reduce(make((2, 3), 1), 1, I([0, 0, 2, 1], (2, 2)), make((2, 2), 2), "amax")
+      {"scatter_reduce",
+       [] {
+         return scatter_reduce(make({2, 3}, 1), 1, indices({0, 0, 2, 1}, {2, 2}), make({2, 2}, 2), "amax");
+       },
+       {2, 3},
+       {-0.3927399914140932, 0.7410135435423859, -1.0340640969579933, 1.5908582625416283, 0.21578062204124993, 0.85710472758515}},
+      // ... "amin", include_self=False
+      {"scatter_reduce",
+       [] {
+         return scatter_reduce(make({2, 3}, 1), 1, indices({0, 0, 2, 1}, {2, 2}), make({2, 2}, 2), "amin", false);
+       },
+       {2, 3},
+       {-1.7678176319144716, 0.7410135435423859, -1.0340640969579933, 1.5908582625416283, -0.9179729129152283, 0.85710472758515}},
       // torch.scatter(make((2, 3), 1), 1, I([2, 0], (2, 1)), -2.5)
       {"scatter_value",
        [] {
@@ -1251,6 +1287,32 @@ const std::vector<NanCase>& nan_cases() {
   const Tensor zero = zeros({4}, kFloat64);
   static const std::vector<NanCase> cases = {
       {"relu", [](const Tensor& x) { return relu(x); }, {1.5, nan, 0, 0.5}, {1, 2, 0, 4}},
+      // torch.scatter_reduce(x, 0, torch.tensor([0, 1, 3]), torch.tensor([2.0, 1.0, 0.25]), "amax")
+      {"scatter_reduce",
+       [](const Tensor& x) {
+         return scatter_reduce(x, 0, indices({0, 1, 3}, {3}), tensor({2.0, 1.0, 0.25}, kFloat64),
+                               "amax");
+       },
+       {2, nan, -2, 0.5},
+       {0, nan, 3, 4}},
+      // torch.scatter_reduce(torch.tensor([0., 0., 5., -1.]), 0, torch.tensor([0, 0, 1, 1]), x,
+      //                      "amin")
+      {"scatter_reduce",
+       [](const Tensor& x) {
+         return scatter_reduce(tensor({0.0, 0.0, 5.0, -1.0}, kFloat64), 0,
+                               indices({0, 0, 1, 1}, {4}), x, "amin");
+       },
+       {nan, -2, 5, -1},
+       {nan, nan, 2, 0}},
+      // torch.scatter_reduce(torch.tensor([1., 2., 5., -1.]), 0, torch.tensor([0, 0, 1, 3]), x,
+      //                      "prod", include_self=False)
+      {"scatter_reduce",
+       [](const Tensor& x) {
+         return scatter_reduce(tensor({1.0, 2.0, 5.0, -1.0}, kFloat64), 0,
+                               indices({0, 0, 1, 3}, {4}), x, "prod", false);
+       },
+       {nan, -2, 5, 0.5},
+       {nan, nan, 2, 4}},
       {"clamp",
        [](const Tensor& x) { return clamp(x, -1.0, 1.0); },
        {1, nan, -1, 0.5},
@@ -1387,6 +1449,7 @@ TEST(OpTable, CoversEveryDifferentiableOp) {
                                              "index_select",
                                              "gather",
                                              "scatter_add",
+                                             "scatter_reduce",
                                              "index_add",
                                              "tril",
                                              "triu",

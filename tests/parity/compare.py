@@ -187,6 +187,13 @@ def scatter_add(x, dim, index, src):
     return torch.scatter_add(x, dim, index, src[tuple(slice(0, n) for n in index.shape)])
 
 
+def scatter_reduce(x, dim, index, src, reduce, include_self=True):
+    """torch.scatter_reduce with src cut to index's shape first, as scatter_add above (PyTorch's
+    backward needs src.shape == index.shape; minigrad gives the unused entries a zero gradient)."""
+    return torch.scatter_reduce(x, dim, index, src[tuple(slice(0, n) for n in index.shape)],
+                                reduce, include_self=include_self)
+
+
 def scatter(x, dim, index, src):
     """torch.scatter with src cut to index's shape first, as scatter_add above (the same values;
     PyTorch 1.13's ScatterBackward0 raises for a src larger than index)."""
@@ -423,6 +430,17 @@ TORCH_OPS = {
     }),
     "scatter_add": (lambda x: scatter_add(x[0], 1, x[1], x[2]), {
         "dim 0, index smaller than src": lambda x: scatter_add(x[0], 0, x[1], x[2]),
+    }),
+    "scatter_reduce": (lambda x: scatter_reduce(x[0], 1, x[1], x[2], "sum"), {
+        "prod, repeated index": lambda x: scatter_reduce(x[0], 1, x[1], x[2], "prod"),
+        "mean without self, dim 0":
+            lambda x: scatter_reduce(x[0], 0, x[1], x[2], "mean", include_self=False),
+        "amax, repeated index": lambda x: scatter_reduce(x[0], 1, x[1], x[2], "amax"),
+        "amin without self":
+            lambda x: scatter_reduce(x[0], 1, x[1], x[2], "amin", include_self=False),
+        "prod without self, non-contiguous, src larger than index":
+            lambda x: scatter_reduce(x[0], 1, x[1], x[2], "prod", include_self=False),
+        "mean, only src requires grad": lambda x: scatter_reduce(x[0], 1, x[1], x[2], "mean"),
     }),
     "index_add": (lambda x: torch.index_add(x[0], 0, x[1], x[2]), {
         "dim 1": lambda x: torch.index_add(x[0], 1, x[1], x[2]),

@@ -2,7 +2,9 @@
 // scatter, take_along_dim, masked_scatter, tril, triu; the rearranging copies flip, roll, repeat,
 // repeat_interleave; sort, argsort, topk.
 #include <algorithm>
+#include <limits>
 #include <numeric>
+#include <string>
 
 #include "autograd/function.h"
 #include "kernels/dispatch.h"
@@ -387,6 +389,174 @@ Tensor scatter(const Tensor& self, std::int64_t dim, const Tensor& index, Scalar
   });
   record("ScatterBackward1", out, {&self}, {&index},
          [d](const Tensor& g, FunctionNode& n) { return Grads{scatter(g, d, n.saved(0), 0.0)}; });
+  return out;
+}
+
+// ---------------------------------------------------------------- scatter_reduce
+
+namespace {
+
+enum class ScatterReduce { kSum, kProd, kMean, kAmax, kAmin };
+
+ScatterReduce parse_scatter_reduce(const std::string& reduce) {
+  if (reduce == "sum") return ScatterReduce::kSum;
+  if (reduce == "prod") return ScatterReduce::kProd;
+  if (reduce == "mean") return ScatterReduce::kMean;
+  if (reduce == "amax") return ScatterReduce::kAmax;
+  MG_CHECK(reduce == "amin", "scatter_reduce",
+           "reduce must be \"sum\", \"prod\", \"mean\", \"amax\" or \"amin\", got \"", reduce,
+           "\"");
+  return ScatterReduce::kAmin;
+}
+
+/// x for the first backward; differentiating it again throws `message` (PyTorch's DelayedError).
+Tensor delayed_error(const Tensor& x, const char* message) {
+  Tensor out = x.detach().clone();
+  record("DelayedError", out, {&x},
+         [message](const Tensor&, FunctionNode&) -> Grads { MG_ERROR("scatter_reduce", message); });
+  return out;
+}
+
+/// x narrowed to the leading `shape` of each dim (src cut to index's shape).
+Tensor cut_to(Tensor x, const Shape& shape) {
+  for (std::int64_t k = 0; k < x.dim(); ++k)
+    if (x.size(k) != shape[k]) x = x.narrow(k, 0, shape[k]);
+  return x;
+}
+
+}  // namespace
+
+Tensor scatter_reduce(const Tensor& self, std::int64_t dim, const Tensor& index, const Tensor& src,
+                      const std::string& reduce, bool include_self) {
+  const char* op = "scatter_reduce";
+  MG_CHECK(self.defined() && src.defined(), op,
+           "got an undefined tensor (a default-constructed Tensor, or one moved from)");
+  const ScatterReduce r = parse_scatter_reduce(reduce);
+  check_index_tensor(index, op);
+  std::int64_t d = detail::wrap_dim(dim, self.dim(), op);
+  check_gather_shapes(self, index, d, op);
+  check_src(src, index, op);
+  MG_CHECK(src.dtype() == self.dtype(), op, "self and src must have the same dtype, got ",
+           dtype_name(self.dtype()), " and ", dtype_name(src.dtype()));
+  MG_CHECK(self.dtype() != kBool, op, "self and src have dtype bool, which is not supported");
+  Tensor out = self.detach().clone().contiguous();
+  detail::dispatch(self.dtype(), [&]<typename T>() {
+    if constexpr (!std::is_same_v<T, bool>) {
+      const T* ps = static_cast<const T*>(src.impl()->storage->data);
+      T* po = static_cast<T*>(out.impl()->storage->data);
+      const std::int64_t base = out.storage_offset();
+      constexpr bool floating = std::is_floating_point_v<T>;
+      if (!include_self) {
+        // Positions that receive src start from the reduction's identity instead of self.
+        T identity = r == ScatterReduce::kProd   ? T(1)
+                     : r == ScatterReduce::kAmax ? (floating ? -std::numeric_limits<T>::infinity()
+                                                             : std::numeric_limits<T>::lowest())
+                     : r == ScatterReduce::kAmin ? (floating ? std::numeric_limits<T>::infinity()
+                                                             : std::numeric_limits<T>::max())
+                                                 : T(0);
+        for_each_gather(out, index, d, src, op,
+                        [&](std::int64_t, std::int64_t oi) { po[oi] = identity; });
+      }
+      std::vector<std::int64_t> count;
+      if (r == ScatterReduce::kMean) count.assign(out.numel(), include_self ? 1 : 0);
+      for_each_gather(out, index, d, src, op, [&](std::int64_t si, std::int64_t oi) {
+        const T v = ps[si];
+        T& o = po[oi];
+        switch (r) {
+          case ScatterReduce::kSum:
+          case ScatterReduce::kMean:
+            o = detail::wrapping_add(o, v);
+            if (r == ScatterReduce::kMean) ++count[oi - base];
+            break;
+          case ScatterReduce::kProd:
+            o = detail::wrapping_mul(o, v);
+            break;
+          // NOTE: a NaN in src wins, as PyTorch's ReduceMaximum/ReduceMinimum (std::max keeps
+          // a NaN already in self).
+          case ScatterReduce::kAmax:
+            o = (floating && v != v) ? v : std::max(o, v);
+            break;
+          case ScatterReduce::kAmin:
+            o = (floating && v != v) ? v : std::min(o, v);
+            break;
+        }
+      });
+      if (r == ScatterReduce::kMean) {
+        // NOTE: integer means round down (PyTorch divides with rounding_mode="floor").
+        for (std::int64_t i = 0; i < out.numel(); ++i) {
+          const std::int64_t c = count[i] == 0 ? 1 : count[i];
+          T& o = po[base + i];
+          if constexpr (floating) {
+            o = o / static_cast<T>(c);
+          } else {
+            T q = o / c;
+            if ((o % c != 0) && ((o < 0) != (c < 0))) --q;
+            o = q;
+          }
+        }
+      }
+    }
+  });
+  Shape src_shape = src.shape();
+  // PyTorch 1.13's scatter_reduce_backward (torch/csrc/autograd/FunctionsManual.cpp), with
+  // public ops so that it can be differentiated again. g, self and result [self's shape]; src
+  // is cut to index's shape, and its gradient padded back with zeros.
+  record("ScatterReduceBackward0", out, {&self, &src}, {&self, &index, &src, detail::kOutput},
+         [d, r, reduce, include_self, src_shape](const Tensor& g, FunctionNode& n) {
+           Tensor x = n.saved(0), idx = n.saved(1), result = n.saved(3);
+           Tensor s = cut_to(n.saved(2), idx.shape());
+           Tensor gx, gs;
+           switch (r) {
+             case ScatterReduce::kSum:
+               gx = g;
+               gs = gather(g, d, idx);
+               break;
+             case ScatterReduce::kMean: {
+               // Each output is divided by the number N of values it averaged.
+               Tensor count =
+                   scatter_add(include_self ? ones_like(g) : zeros_like(g), d, idx, ones_like(s));
+               count = masked_fill(count, count == 0, 1);
+               gx = g / count;
+               gs = gather(g, d, idx) / gather(count, d, idx);
+               break;
+             }
+             case ScatterReduce::kProd: {
+               // The product of the others, computed without dividing by a zero: a zero in self
+               // is replaced by 1, and so is a src zero that is alone at its position.
+               Tensor masked_self = masked_fill(x, x == 0, 1);
+               gx = g * scatter_reduce(masked_self, d, idx, s, reduce, include_self) / masked_self;
+               Tensor src_zero = s == 0;
+               Tensor zeros_at =
+                   gather(scatter_add(zeros_like(x), d, idx, src_zero.to(x.dtype())), d, idx);
+               Tensor single_zero = logical_and(src_zero, zeros_at == 1);
+               Tensor masked_src_result =
+                   scatter_reduce(x, d, idx, masked_fill(s, single_zero, 1), reduce, include_self);
+               gs = where(single_zero, gather(g * masked_src_result, d, idx),
+                          gather(g * result, d, idx) / masked_fill(s, src_zero, 1));
+               if (any(zeros_at > 1).item<bool>())
+                 gs = delayed_error(gs,
+                                    "double backward is unsupported for src when more than one "
+                                    "zero in src is scattered to the same position (as PyTorch)");
+               break;
+             }
+             case ScatterReduce::kAmax:
+             case ScatterReduce::kAmin: {
+               // NOTE: ties share the gradient evenly: every self or src value equal to the
+               // result gets grad / (number of them), as PyTorch 1.13.
+               Tensor value = gather(result, d, idx);
+               Tensor self_is = (x == result).to(x.dtype());
+               Tensor src_is = (s == value).to(x.dtype());
+               Tensor share = g / scatter_add(self_is, d, idx, src_is);
+               gx = self_is * share;
+               gs = src_is * gather(share, d, idx);
+               break;
+             }
+           }
+           // Without include_self, self's values at scattered positions took no part.
+           if (!include_self) gx = scatter(gx, d, idx, 0.0);
+           return Grads{n.needs_input_grad(0) ? gx : Tensor(),
+                        n.needs_input_grad(1) ? zero_padded(gs, src_shape) : Tensor()};
+         });
   return out;
 }
 
