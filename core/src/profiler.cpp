@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <iomanip>
@@ -255,10 +256,18 @@ std::string format_bytes(std::int64_t b) {
   return os.str();
 }
 
-std::string format_flops(std::int64_t f) {
+/// torch.profiler's auto_scale_flops: the column's unit (FLOPs, KFLOPs, MFLOPs, ...) is the
+/// power of 1000 of its largest value, each value printed with three decimals in that unit.
+int flops_unit(std::int64_t max_flops) {
+  if (max_flops <= 0) return 0;
+  const int u = static_cast<int>(std::log10(static_cast<double>(max_flops)) / 3);
+  return std::clamp(u, 0, 5);
+}
+
+std::string format_flops(std::int64_t f, int unit) {
   if (f == 0) return "--";
   std::ostringstream os;
-  os << std::fixed << std::setprecision(3) << static_cast<double>(f);
+  os << std::fixed << std::setprecision(3) << static_cast<double>(f) / std::pow(1000.0, unit);
   return os.str();
 }
 
@@ -298,10 +307,18 @@ std::string Profile::table(const std::string& sort_by, int row_limit) const {
   // names end in "..."), then right-aligned columns of 12, two spaces apart.
   constexpr std::size_t kMaxName = 55, kCol = 12;
   std::size_t name_w = 4;
-  for (const auto& r : rows) name_w = std::max(name_w, std::min(r.key.size(), kMaxName));
-  const std::vector<std::string> heads = {"Self CPU %", "Self CPU",     "CPU total %",
-                                          "CPU total",  "CPU time avg", "Allocated",
-                                          "Self Alloc", "# of Calls",   "Total FLOPs"};
+  std::int64_t max_flops = 0;
+  for (const auto& r : rows) {
+    name_w = std::max(name_w, std::min(r.key.size(), kMaxName));
+    max_flops = std::max(max_flops, r.flops);
+  }
+  const int unit = flops_unit(max_flops);
+  static const char* const kFlopsUnits[] = {"FLOPs",  "KFLOPs", "MFLOPs",
+                                            "GFLOPs", "TFLOPs", "PFLOPs"};
+  const std::vector<std::string> heads = {
+      "Self CPU %", "Self CPU",     "CPU total %",
+      "CPU total",  "CPU time avg", "Allocated",
+      "Self Alloc", "# of Calls",   std::string("Total ") + kFlopsUnits[unit]};
   std::ostringstream os;
   auto rule = [&] {
     os << std::string(name_w, '-') << "  ";
@@ -324,7 +341,7 @@ std::string Profile::table(const std::string& sort_by, int row_limit) const {
           format_percent(r.cpu_time_total_ns, self_total),
           format_time(static_cast<double>(r.cpu_time_total_ns)), format_time(r.cpu_time_avg_ns()),
           format_bytes(r.cpu_memory_usage), format_bytes(r.self_cpu_memory_usage),
-          std::to_string(r.count), format_flops(r.flops)});
+          std::to_string(r.count), format_flops(r.flops, unit)});
   }
   rule();
   os << "Self CPU time total: " << format_time(static_cast<double>(self_total)) << "\n";
