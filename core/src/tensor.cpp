@@ -9,6 +9,7 @@
 #include "kernels/loops.h"
 #include "live_count.h"
 #include "minigrad/ops.h"
+#include "minigrad/profiler.h"
 #include "tensor_impl.h"
 
 namespace minigrad {
@@ -22,6 +23,7 @@ Storage::Storage(std::size_t n) : nbytes(n) {
   data = detail::cached_alloc(std::max<std::size_t>(n, 1));
   MG_CHECK(data != nullptr, "alloc", "out of memory: could not allocate ", n, " bytes");
   detail::live_add(detail::LiveKind::kStorage, 1);
+  if (profiler::detail::is_on()) profiler::detail::add_bytes(static_cast<std::int64_t>(n));
 }
 Storage::Storage(void* external_data, std::size_t n, std::nullptr_t)
     : data(external_data), nbytes(n), external(true) {

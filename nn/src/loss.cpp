@@ -16,6 +16,7 @@
 #include "minigrad/custom_function.h"
 #include "minigrad/dispatch.h"
 #include "minigrad/nn/functional.h"
+#include "minigrad/profiler.h"
 
 namespace minigrad::nn::functional {
 
@@ -458,6 +459,7 @@ struct NllLossFn : autograd::Function<NllLossFn> {
 Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& weight,
                      std::int64_t ignore_index, const std::string& reduction,
                      double label_smoothing) {
+  MG_PROFILE_OP("cross_entropy");
   const char* op = "cross_entropy";
   MG_CHECK(input.defined() && target.defined(), op,
            "got an undefined tensor (a default-constructed Tensor, or one moved from)");
@@ -474,6 +476,7 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& we
 
 Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight_in,
                 std::int64_t ignore_index, const std::string& reduction) {
+  MG_PROFILE_OP("nll_loss");
   const char* op = "nll_loss";
   MG_CHECK(input.defined() && target.defined(), op,
            "got an undefined tensor (a default-constructed Tensor, or one moved from)");
@@ -489,6 +492,7 @@ Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight_
 
 Tensor kl_div(const Tensor& input, const Tensor& target, const std::string& reduction,
               bool log_target) {
+  MG_PROFILE_OP("kl_div");
   const char* op = "kl_div";
   MG_CHECK(input.defined() && target.defined(), op,
            "got an undefined tensor (a default-constructed Tensor, or one moved from)");
@@ -518,6 +522,7 @@ Tensor kl_div(const Tensor& input, const Tensor& target, const std::string& redu
 Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& target,
                                         const Tensor& weight, const std::string& reduction,
                                         const Tensor& pos_weight) {
+  MG_PROFILE_OP("binary_cross_entropy_with_logits");
   const char* op = "binary_cross_entropy_with_logits";
   MG_CHECK(input.defined() && target.defined(), op,
            "got an undefined tensor (a default-constructed Tensor, or one moved from)");
@@ -552,6 +557,7 @@ Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& targe
 
 Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const Tensor& weight,
                             const std::string& reduction) {
+  MG_PROFILE_OP("binary_cross_entropy");
   const char* op = "binary_cross_entropy";
   check_pointwise(input, target, op);
   Reduction red = parse_reduction(reduction, op);
@@ -570,6 +576,7 @@ Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const Ten
 }
 
 Tensor l1_loss(const Tensor& input, const Tensor& target, const std::string& reduction) {
+  MG_PROFILE_OP("l1_loss");
   const char* op = "l1_loss";
   check_pointwise(input, target, op);
   return reduce(abs(input - target), parse_reduction(reduction, op));
@@ -577,6 +584,7 @@ Tensor l1_loss(const Tensor& input, const Tensor& target, const std::string& red
 
 Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, const std::string& reduction,
                       double beta) {
+  MG_PROFILE_OP("smooth_l1_loss");
   const char* op = "smooth_l1_loss";
   check_pointwise(input, target, op);
   Reduction red = parse_reduction(reduction, op);
@@ -598,6 +606,7 @@ Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, const std::stri
 
 Tensor huber_loss(const Tensor& input, const Tensor& target, const std::string& reduction,
                   double delta) {
+  MG_PROFILE_OP("huber_loss");
   const char* op = "huber_loss";
   check_pointwise(input, target, op);
   Reduction red = parse_reduction(reduction, op);

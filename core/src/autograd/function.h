@@ -34,6 +34,7 @@
 #include <utility>
 #include <vector>
 
+#include "minigrad/profiler.h"
 #include "tensor_impl.h"
 
 namespace minigrad::detail {

@@ -24,6 +24,7 @@ using Grads = std::vector<Tensor>;
 // ---------------------------------------------------------------- cat, stack, split, chunk
 
 Tensor cat(const std::vector<Tensor>& tensors, std::int64_t dim) {
+  MG_PROFILE_OP("cat");
   MG_CHECK(!tensors.empty(), "cat", "expected a non-empty list of tensors");
   for (std::size_t i = 0; i < tensors.size(); ++i)
     MG_CHECK(tensors[i].defined(), "cat", "tensor ", i, " is undefined");
@@ -68,6 +69,7 @@ Tensor cat(const std::vector<Tensor>& tensors, std::int64_t dim) {
 }
 
 Tensor stack(const std::vector<Tensor>& tensors, std::int64_t dim) {
+  MG_PROFILE_OP("stack");
   MG_CHECK(!tensors.empty(), "stack", "expected a non-empty list of tensors");
   MG_CHECK(tensors[0].defined(), "stack", "tensor 0 is undefined");
   std::int64_t d = detail::wrap_dim(dim, tensors[0].dim() + 1, "stack");
@@ -83,6 +85,7 @@ Tensor stack(const std::vector<Tensor>& tensors, std::int64_t dim) {
 }
 
 std::vector<Tensor> split(const Tensor& x, const Shape& split_sizes, std::int64_t dim) {
+  MG_PROFILE_OP("split");
   MG_CHECK(x.defined(), "split",
            "got an undefined tensor (a default-constructed Tensor, or one moved from)");
   MG_CHECK(x.dim() > 0, "split", "cannot split a 0-dim tensor");
@@ -118,6 +121,7 @@ std::vector<Tensor> split(const Tensor& x, std::int64_t split_size, std::int64_t
 }
 
 std::vector<Tensor> chunk(const Tensor& x, std::int64_t chunks, std::int64_t dim) {
+  MG_PROFILE_OP("chunk");
   MG_CHECK(x.defined(), "chunk",
            "got an undefined tensor (a default-constructed Tensor, or one moved from)");
   MG_CHECK(chunks > 0, "chunk", "number of chunks must be positive, got ", chunks);
@@ -151,6 +155,7 @@ std::vector<std::int64_t> checked_indices(const Tensor& index, std::int64_t n, c
 }  // namespace
 
 Tensor index_select(const Tensor& x, std::int64_t dim, const Tensor& index) {
+  MG_PROFILE_OP("index_select");
   MG_CHECK(x.defined(), "index_select",
            "got an undefined tensor (a default-constructed Tensor, or one moved from)");
   check_index_tensor(index, "index_select");
@@ -180,6 +185,7 @@ Tensor index_select(const Tensor& x, std::int64_t dim, const Tensor& index) {
 }
 
 Tensor index_add(const Tensor& self, std::int64_t dim, const Tensor& index, const Tensor& source) {
+  MG_PROFILE_OP("index_add");
   MG_CHECK(self.defined() && source.defined(), "index_add",
            "got an undefined tensor (a default-constructed Tensor, or one moved from)");
   check_index_tensor(index, "index_add");
@@ -307,10 +313,12 @@ Tensor gather_as(const Tensor& x, std::int64_t dim, const Tensor& index, const c
 }  // namespace
 
 Tensor gather(const Tensor& x, std::int64_t dim, const Tensor& index) {
+  MG_PROFILE_OP("gather");
   return gather_as(x, dim, index, "gather");
 }
 
 Tensor scatter_add(const Tensor& self, std::int64_t dim, const Tensor& index, const Tensor& src) {
+  MG_PROFILE_OP("scatter_add");
   MG_CHECK(self.defined() && src.defined(), "scatter_add",
            "got an undefined tensor (a default-constructed Tensor, or one moved from)");
   check_index_tensor(index, "scatter_add");
@@ -344,6 +352,7 @@ Tensor scatter_add(const Tensor& self, std::int64_t dim, const Tensor& index, co
 // ---------------------------------------------------------------- scatter, take_along_dim
 
 Tensor scatter(const Tensor& self, std::int64_t dim, const Tensor& index, const Tensor& src) {
+  MG_PROFILE_OP("scatter");
   MG_CHECK(self.defined() && src.defined(), "scatter",
            "got an undefined tensor (a default-constructed Tensor, or one moved from)");
   check_index_tensor(index, "scatter");
@@ -373,6 +382,7 @@ Tensor scatter(const Tensor& self, std::int64_t dim, const Tensor& index, const 
 }
 
 Tensor scatter(const Tensor& self, std::int64_t dim, const Tensor& index, Scalar value) {
+  MG_PROFILE_OP("scatter");
   MG_CHECK(self.defined(), "scatter",
            "got an undefined tensor (a default-constructed Tensor, or one moved from)");
   check_index_tensor(index, "scatter");
@@ -428,6 +438,7 @@ Tensor cut_to(Tensor x, const Shape& shape) {
 
 Tensor scatter_reduce(const Tensor& self, std::int64_t dim, const Tensor& index, const Tensor& src,
                       const std::string& reduce, bool include_self) {
+  MG_PROFILE_OP("scatter_reduce");
   const char* op = "scatter_reduce";
   MG_CHECK(self.defined() && src.defined(), op,
            "got an undefined tensor (a default-constructed Tensor, or one moved from)");
@@ -561,6 +572,7 @@ Tensor scatter_reduce(const Tensor& self, std::int64_t dim, const Tensor& index,
 }
 
 Tensor take_along_dim(const Tensor& x, const Tensor& indices, std::optional<std::int64_t> dim) {
+  MG_PROFILE_OP("take_along_dim");
   MG_CHECK(x.defined(), "take_along_dim",
            "got an undefined tensor (a default-constructed Tensor, or one moved from)");
   check_index_tensor(indices, "take_along_dim");
@@ -579,6 +591,7 @@ Tensor take_along_dim(const Tensor& x, const Tensor& indices, std::optional<std:
 }
 
 Tensor masked_scatter(const Tensor& self, const Tensor& mask, const Tensor& source) {
+  MG_PROFILE_OP("masked_scatter");
   MG_CHECK(self.defined() && mask.defined() && source.defined(), "masked_scatter",
            "got an undefined tensor (a default-constructed Tensor, or one moved from)");
   MG_CHECK(mask.dtype() == kBool, "masked_scatter", "mask must be a bool tensor, got ",
@@ -614,6 +627,7 @@ Shape unique_dims(const Shape& dims, std::int64_t nd, const char* op) {
 }  // namespace
 
 Tensor flip(const Tensor& x, const Shape& dims) {
+  MG_PROFILE_OP("flip");
   MG_CHECK(x.defined(), "flip",
            "got an undefined tensor (a default-constructed Tensor, or one moved from)");
   Shape ds = unique_dims(dims, x.dim(), "flip");
@@ -634,6 +648,7 @@ Tensor flip(const Tensor& x, const Shape& dims) {
 }
 
 Tensor roll(const Tensor& x, const Shape& shifts, const Shape& dims) {
+  MG_PROFILE_OP("roll");
   MG_CHECK(x.defined(), "roll",
            "got an undefined tensor (a default-constructed Tensor, or one moved from)");
   if (dims.empty()) {
@@ -664,6 +679,7 @@ Tensor roll(const Tensor& x, const Shape& shifts, const Shape& dims) {
 }
 
 Tensor repeat(const Tensor& x, const Shape& repeats) {
+  MG_PROFILE_OP("repeat");
   MG_CHECK(x.defined(), "repeat",
            "got an undefined tensor (a default-constructed Tensor, or one moved from)");
   auto nr = static_cast<std::int64_t>(repeats.size());
@@ -696,6 +712,7 @@ Tensor repeat(const Tensor& x, const Shape& repeats) {
 }
 
 Tensor repeat_interleave(const Tensor& x, std::int64_t repeats, std::optional<std::int64_t> dim) {
+  MG_PROFILE_OP("repeat_interleave");
   MG_CHECK(x.defined(), "repeat_interleave",
            "got an undefined tensor (a default-constructed Tensor, or one moved from)");
   MG_CHECK(repeats >= 0, "repeat_interleave", "repeats must be non-negative, got ", repeats);
@@ -747,6 +764,7 @@ Tensor sort_indices(const Tensor& x, std::int64_t d, bool descending) {
 }  // namespace
 
 std::tuple<Tensor, Tensor> sort(const Tensor& x, std::int64_t dim, bool descending) {
+  MG_PROFILE_OP("sort");
   MG_CHECK(x.defined(), "sort",
            "got an undefined tensor (a default-constructed Tensor, or one moved from)");
   std::int64_t d = detail::wrap_dim(dim, x.dim(), "sort");
@@ -757,6 +775,7 @@ std::tuple<Tensor, Tensor> sort(const Tensor& x, std::int64_t dim, bool descendi
 }
 
 Tensor argsort(const Tensor& x, std::int64_t dim, bool descending) {
+  MG_PROFILE_OP("argsort");
   MG_CHECK(x.defined(), "argsort",
            "got an undefined tensor (a default-constructed Tensor, or one moved from)");
   return sort_indices(x, detail::wrap_dim(dim, x.dim(), "argsort"), descending);
@@ -764,6 +783,7 @@ Tensor argsort(const Tensor& x, std::int64_t dim, bool descending) {
 
 std::tuple<Tensor, Tensor> topk(const Tensor& x, std::int64_t k, std::int64_t dim, bool largest,
                                 bool /*sorted*/) {
+  MG_PROFILE_OP("topk");
   MG_CHECK(x.defined(), "topk",
            "got an undefined tensor (a default-constructed Tensor, or one moved from)");
   std::int64_t d = detail::wrap_dim(dim, x.dim(), "topk");
@@ -806,9 +826,11 @@ Tensor triangle(const Tensor& x, std::int64_t diagonal, const char* op, const ch
 }  // namespace
 
 Tensor tril(const Tensor& x, std::int64_t diagonal) {
+  MG_PROFILE_OP("tril");
   return triangle<true>(x, diagonal, "tril", "TrilBackward0");
 }
 Tensor triu(const Tensor& x, std::int64_t diagonal) {
+  MG_PROFILE_OP("triu");
   return triangle<false>(x, diagonal, "triu", "TriuBackward0");
 }
 
