@@ -3,7 +3,8 @@
 #include <cmath>
 #include <tuple>
 
-#include "minigrad/ops.h"
+#include "minigrad/ops/creation.h"
+#include "minigrad/ops/elementwise.h"
 
 namespace minigrad::optim {
 
