@@ -99,7 +99,7 @@ TEST(Anomaly, AHookReturningNanNamesTheLineThatRegisteredIt) {
 }
 
 // In a std::thread the creation site is the user's line (a lambda is inlined into the thread's
-// runner, which addr2line names), not glibc's start_thread.
+// runner, which libbacktrace names), not glibc's start_thread.
 TEST(Anomaly, InAThreadTheCreationSiteIsTheUsersLine) {
   std::string msg;
   int line = 0;

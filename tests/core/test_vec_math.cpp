@@ -1,8 +1,9 @@
-// The hand-vectorised float32 kernels of core/src/kernels (Note [Runtime SIMD dispatch]): the
-// vectorised exp against std::exp over a sweep of float32 inputs (max error in ulp), and the
-// softmax / log_softmax kernels of every instruction set this CPU has against the portable path
-// and a double-precision reference. On a CPU without AVX2 (or off x86-64) only the portable path
-// exists and the kernel tests report themselves skipped.
+// The float32 SIMD kernels of core/src/kernels over xsimd::batch (Note [Runtime SIMD dispatch]):
+// the vectorised exp against std::exp over a sweep of float32 inputs (max error in ulp), and the
+// softmax / log_softmax kernels of EVERY level compiled in and supported by this CPU (AVX2,
+// AVX-512: each called explicitly, so an AVX-512 machine also tests the AVX2 code) against
+// the portable path and a double-precision reference. Without AVX2 (or off x86-64) only the
+// portable path exists and the kernel tests report themselves skipped.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -73,6 +74,41 @@ TEST(VecMath, DispatchIsConsistent) {
   simd::set_max_level(simd::Level::kAvx2);
   ASSERT_NE(simd::kernels_f32(), nullptr);
   EXPECT_EQ(simd::kernels_f32()->level, simd::Level::kAvx2);
+}
+
+// Every level this CPU supports is compiled in and reachable, so the tests below run each of them
+// (a level missing from the build would otherwise only shrink available_kernels()).
+TEST(VecMath, EveryLevelTheCpuHasIsCompiledIn) {
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+  struct Expect {
+    simd::Level level;
+    bool supported;
+    const char* name;
+  };
+  const Expect levels[] = {
+      {simd::Level::kAvx2,
+       __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") ? true : false, "avx2"},
+      {simd::Level::kAvx512,
+       __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx2") &&
+               __builtin_cpu_supports("fma")
+           ? true
+           : false,
+       "avx512"}};
+  for (const auto& e : levels) {
+    const auto* k = simd::kernels_f32_at(e.level);
+    if (!e.supported) {
+      EXPECT_EQ(k, nullptr) << e.name;
+      continue;
+    }
+    ASSERT_NE(k, nullptr) << e.name << ": the CPU has it, the build does not";
+    EXPECT_EQ(k->level, e.level);
+    EXPECT_STREQ(k->name, e.name);
+    std::printf("SIMD level %s: compiled in and supported\n", e.name);
+  }
+  EXPECT_EQ(simd::kernels_f32_at(simd::Level::kPortable), nullptr);
+#else
+  GTEST_SKIP() << "not x86-64: only the portable kernels exist";
+#endif
 }
 
 TEST(VecMath, ExpMaxUlpErrorOverASweep) {

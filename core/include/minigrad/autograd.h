@@ -120,8 +120,8 @@ std::vector<Tensor> grad(const std::vector<Tensor>& outputs, const std::vector<T
 //   [exp] produced inf in forward (created at train.cpp:42, in main)
 // and every backward function checks the gradients it returns, given a finite incoming one:
 //   [sqrt] produced inf in backward: SqrtBackward0's gradient for input 0 (created at ...)
-// The creation site is the first frame of the op's call stack outside minigrad, read with
-// addr2line (binutils, installed with g++); it has a file and line when the program has debug
+// The creation site is the first frame of the op's call stack outside minigrad, read in-process
+// with GCC's libbacktrace (no shell); it has a file and line when the program has debug
 // information (-g), and only a function name otherwise. Off by default: then the cost is one
 // relaxed atomic load per recorded op and per backward node.
 

@@ -1,14 +1,18 @@
 // Graph nodes: FunctionNode (an op's backward), AccumulateGrad (a leaf's sink), and record().
 #include <dlfcn.h>
-#include <elf.h>
 #include <execinfo.h>
-#include <link.h>
+#ifdef MINIGRAD_HAVE_LIBBACKTRACE
+#include <backtrace.h>  // GCC's libbacktrace (Note [Anomaly mode]), a copy in the build tree
+#include <cxxabi.h>
+#endif
 
 #include <algorithm>
 #include <atomic>
 #include <cctype>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <mutex>
 #include <string>
@@ -149,25 +153,64 @@ bool is_runtime_object(const std::string& object) {
   return false;
 }
 
-/// addr2line's answer for one address: (function, file:line) pairs, the innermost inlined
-/// function first (-i), so a lambda inlined into std::thread's runner is still found.
-std::vector<std::pair<std::string, std::string>> symbolize(const std::string& object,
-                                                           std::uintptr_t query) {
-  char command[1024];
-  std::snprintf(command, sizeof command, "addr2line -C -f -i -e '%s' 0x%lx 2>/dev/null",
-                object.c_str(), static_cast<unsigned long>(query));
+#ifdef MINIGRAD_HAVE_LIBBACKTRACE
+/// C++ names demangled, as addr2line -C printed them. Only mangled names ("_Z..."): DWARF also
+/// gives plain names ("f", "main"), which __cxa_demangle would read as types ("f" is float).
+std::string demangled(const char* name) {
+  if (!name) return "";
+  if (name[0] != '_' || name[1] != 'Z') return name;
+  int status = 0;
+  char* d = abi::__cxa_demangle(name, nullptr, nullptr, &status);
+  std::string r = status == 0 && d ? d : name;
+  std::free(d);
+  return r;
+}
+
+/// One libbacktrace state for the process (it caches the debug information it reads); every
+/// query holds the mutex, so the state is used as single-threaded. nullptr when it cannot be made.
+std::mutex backtrace_mutex;
+backtrace_state* symbolizer() {
+  static backtrace_state* const state = backtrace_create_state(
+      nullptr, /*threaded=*/0, [](void*, const char*, int) {}, nullptr);
+  return state;
+}
+
+using Frames = std::vector<std::pair<std::string, std::string>>;
+#endif
+
+/// (function, file:line) pairs for the code at pc, the innermost inlined function first, so a
+/// lambda inlined into std::thread's runner is still found; read in-process by GCC's libbacktrace
+/// (no shell, no addr2line). Without debug information: the symbol table's name, no file. Empty
+/// when nothing is known (or minigrad was built without libbacktrace).
+std::vector<std::pair<std::string, std::string>> symbolize(std::uintptr_t pc) {
   std::vector<std::pair<std::string, std::string>> frames;
-  std::FILE* pipe = popen(command, "r");
-  if (!pipe) return frames;
-  auto trimmed = [](const char* line) {
-    std::string x = line;
-    while (!x.empty() && (x.back() == '\n' || x.back() == '\r')) x.pop_back();
-    return x;
+#ifdef MINIGRAD_HAVE_LIBBACKTRACE
+  std::lock_guard<std::mutex> lock(backtrace_mutex);
+  backtrace_state* state = symbolizer();
+  if (!state) return frames;
+  auto on_line = [](void* data, std::uintptr_t, const char* file, int line,
+                    const char* function) -> int {
+    if (!file && !function) return 0;
+    static_cast<Frames*>(data)->emplace_back(
+        demangled(function), file ? std::string(file) + ":" + std::to_string(line) : "");
+    return 0;
   };
-  char function[2048], file[2048];
-  while (std::fgets(function, sizeof function, pipe) && std::fgets(file, sizeof file, pipe))
-    frames.emplace_back(trimmed(function), trimmed(file));
-  pclose(pipe);
+  auto on_error = [](void*, const char*, int) {};
+  backtrace_pcinfo(state, pc, on_line, on_error, &frames);
+  bool has_file = false;
+  for (const auto& f : frames) has_file |= !f.second.empty();
+  if (!has_file) {
+    // No line table for pc: the symbol table's name (a static function included, which dladdr
+    // cannot see).
+    auto on_symbol = [](void* data, std::uintptr_t, const char* symbol, std::uintptr_t,
+                        std::uintptr_t) {
+      if (symbol) static_cast<Frames*>(data)->emplace_back(demangled(symbol), "");
+    };
+    backtrace_syminfo(state, pc, on_symbol, on_error, &frames);
+  }
+#else
+  (void)pc;
+#endif
   return frames;
 }
 
@@ -182,23 +225,15 @@ std::string creation_site(const std::vector<void*>& trace) {
     if (!dladdr(address, &info) || !info.dli_fname) continue;
     std::string object = info.dli_fname[0] ? info.dli_fname : "/proc/self/exe";
     if (is_runtime_object(object)) continue;
-    // A return address points after the call: step back into the call instruction. Position-
-    // independent objects are symbolised by their offset from the load address.
-    auto pc = reinterpret_cast<std::uintptr_t>(address) - 1;
-    auto base = reinterpret_cast<std::uintptr_t>(info.dli_fbase);
-    const auto* header = static_cast<const ElfW(Ehdr)*>(info.dli_fbase);
-    std::uintptr_t query = header && header->e_type == ET_DYN ? pc - base : pc;
-    auto frames = symbolize(object, query);
+    // A return address points after the call: step back into the call instruction.
+    auto frames = symbolize(reinterpret_cast<std::uintptr_t>(address) - 1);
     if (frames.empty() && info.dli_sname) frames.emplace_back(info.dli_sname, "");
     for (auto& [function, file] : frames) {
-      std::size_t discriminator = file.find(" (discriminator");
-      if (discriminator != std::string::npos) file.resize(discriminator);
-      // Without -g, addr2line gives "??:0" or, from a symbol table's file name, "node.cpp:?".
-      bool has_line = !file.empty() && file.rfind("??", 0) != 0 && file.back() != '?' &&
-                      file.find('/') != std::string::npos;
+      // Without -g there is no file (libbacktrace gives the symbol table's name only).
+      bool has_line = !file.empty() && file.find('/') != std::string::npos;
       if (has_line && !is_library_file(file)) {
         // The user's line. Code inlined into a library function (a lambda run by std::thread)
-        // is named by addr2line after that function: then the line alone.
+        // is named after that function: then the line alone.
         std::size_t slash = file.rfind('/');
         std::string site = file.substr(slash == std::string::npos ? 0 : slash + 1);
         return is_library_name(function) || function.empty() ? site : site + ", in " + function;

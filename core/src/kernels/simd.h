@@ -3,16 +3,25 @@
 //
 // Note [Runtime SIMD dispatch]
 // The library is compiled for plain x86-64 (or whatever the target is), never -march=native. The
-// AVX2+FMA and AVX-512 kernels live in their own translation units (softmax_avx2.cpp,
-// softmax_avx512.cpp), which alone are compiled with -mavx2 -mfma / -mavx512f; simd.cpp asks the
-// CPU once (__builtin_cpu_supports) which of them may run and hands out their function table.
-// On other CPUs and architectures the table is null and callers keep their portable code. Why:
-// one binary for every x86-64 (and non-x86) machine, yet AVX2 / AVX-512 speed where available, as
-// PyTorch's ATen dispatches its CPU kernels. Used by softmax / log_softmax (ops/softmax.cpp).
+// float32 softmax kernels and their exp are written once over xsimd::batch<float, A>
+// (softmax_simd_impl.h, vec_math.h) and compiled once per architecture, each in its own
+// translation unit with its -m flags: softmax_avx2.cpp (-mavx2 -mfma,
+// xsimd::fma3<xsimd::avx2>) and softmax_avx512.cpp (-mavx512f, xsimd::avx512f). No SSE2 level:
+// compiled over xsimd::sse2 the same code ran 5-10% slower than the portable float32 path (xsimd's
+// own exp, 4 lanes), which therefore stays for x86-64 CPUs without AVX2. simd.cpp asks the CPU once
+// which of them may run and hands out their function table; off x86-64 the table is null and
+// callers keep their portable code. Why: one binary for every x86-64 (and non-x86) machine, yet
+// AVX2 / AVX-512 speed where available, as PyTorch's ATen dispatches its CPU kernels. Used by
+// softmax / log_softmax (ops/softmax.cpp). Not xsimd::dispatch: xsimd 8.1.0's reads CPUID only,
+// without XGETBV, so on a CPU whose OS does not save the YMM / ZMM registers (a VM with AVX-512
+// masked off in XCR0) it would run AVX-512 code and crash; and it can neither be capped
+// (MINIGRAD_CPU_CAPABILITY) nor asked for one level (the tests run every level this CPU has).
+// __builtin_cpu_supports checks both CPUID and XGETBV.
 #include <cstdint>
 
 namespace minigrad::detail::simd {
 
+/// kPortable: the scalar / xtensor code in ops/softmax.cpp (float64 always; float32 off x86-64).
 enum class Level { kPortable = 0, kAvx2 = 1, kAvx512 = 2 };
 
 /// Float32 kernels of one instruction set. Shapes are (outer, n, inner) of a contiguous tensor
@@ -34,7 +43,8 @@ struct Kernels {
 Level detected_level();
 
 /// Caps the level used from now on (tests compare every path); kAvx512 lifts the cap. The initial
-/// cap comes from MINIGRAD_CPU_CAPABILITY=default|avx2|avx512 (as ATEN_CPU_CAPABILITY), if set.
+/// cap comes from MINIGRAD_CPU_CAPABILITY=default|avx2|avx512 (as ATEN_CPU_CAPABILITY), if
+/// set.
 void set_max_level(Level level);
 
 /// The kernels to use now (detected level, capped by set_max_level), or nullptr: portable code.
@@ -43,8 +53,8 @@ const Kernels* kernels_f32();
 /// The kernels of one level if compiled in and supported by this CPU, else nullptr.
 const Kernels* kernels_f32_at(Level level);
 
-// Defined in softmax_avx2.cpp / softmax_avx512.cpp; null when that file was compiled without
-// its instruction set (not x86-64).
+// Defined in softmax_avx2.cpp / softmax_avx512.cpp; null when that file was compiled without its
+// instruction set (not x86-64).
 const Kernels* avx2_kernels_f32();
 const Kernels* avx512_kernels_f32();
 

@@ -1,16 +1,17 @@
-// The float32 softmax kernels and exp for AVX2 + FMA. This file alone is compiled with -mavx2
-// -mfma (core/CMakeLists.txt, x86-64 only) and runs only after simd.cpp has checked the CPU
-// (Note [Runtime SIMD dispatch] in simd.h). Include nothing here that defines inline functions
-// shared with the rest of the library (see vec_math.h).
+// The float32 softmax kernels and exp over xsimd::batch<float, xsimd::fma3<xsimd::avx2>>. This file
+// is compiled with -mavx2 -mfma (core/CMakeLists.txt, x86-64 only) and runs only after simd.cpp has
+// checked the CPU (Note [Runtime SIMD dispatch] in simd.h). Include nothing here that defines
+// non-template inline functions shared with the rest of the library (see vec_math.h).
 #include "kernels/simd.h"
 #include "kernels/softmax_simd_impl.h"
 
 namespace minigrad::detail::simd {
 
-#if defined(__x86_64__) && defined(__AVX2__) && defined(__FMA__)
+#if defined(__x86_64__) && XSIMD_WITH_FMA3_AVX2
 const Kernels* avx2_kernels_f32() {
-  static const Kernels kernels{Level::kAvx2, "avx2", &exp_kernel<Avx2>,
-                               &softmax_forward_kernel<Avx2>, &softmax_backward_kernel<Avx2>};
+  using V = Vec<xsimd::fma3<xsimd::avx2>>;
+  static const Kernels kernels{Level::kAvx2, "avx2", &exp_kernel<V>, &softmax_forward_kernel<V>,
+                               &softmax_backward_kernel<V>};
   return &kernels;
 }
 #else

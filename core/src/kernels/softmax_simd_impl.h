@@ -1,7 +1,8 @@
 #pragma once
-// Private: the float32 softmax / log_softmax kernels written once over a vector type V of
-// vec_math.h, compiled by softmax_avx2.cpp (V = Avx2) and softmax_avx512.cpp (V = Avx512).
-// Included only from those files (see vec_math.h for why everything here has internal linkage).
+// Private: the float32 softmax / log_softmax kernels written once over V = Vec<A> of vec_math.h
+// (xsimd::batch<float, A>), compiled by softmax_avx2.cpp and softmax_avx512.cpp,
+// one xsimd architecture each. Included only from those files (see vec_math.h for why everything
+// here has internal linkage).
 //
 // Contiguous rows (inner == 1): forward max / exp-and-sum / normalise, backward dot / update,
 // each pass over a row still in L1. Sums are float, in 4 independent vectors (4 * kWidth partial
@@ -12,7 +13,6 @@
 // into doubles every kRowBlock rows).
 #include "kernels/vec_math.h"
 
-#if defined(__x86_64__) && defined(__AVX2__) && defined(__FMA__)
 namespace minigrad::detail::simd {
 namespace {
 
@@ -156,9 +156,10 @@ template <class V, bool kLog>
 void row_backward(const float* g, const float* y, float* gx, std::int64_t n, float s) {
   constexpr std::int64_t W = V::kWidth;
   const auto vs = V::set1(s);
+  const auto vns = V::neg(vs);
   auto f = [&](auto gv, auto yv) {
     if constexpr (kLog) {
-      return V::fnmadd(vexp<V>(yv), vs, gv);
+      return V::fmadd(vexp<V>(yv), vns, gv);  // g - exp(y) * s, one rounding
     } else {
       return V::mul(yv, V::sub(gv, vs));
     }
@@ -293,12 +294,13 @@ void backward_strided(const float* g, const float* y, float* gx, std::int64_t ou
         }
         flush_cols<V>(acc, d);
         const auto s = cols_total<V>(d);
+        const auto ns = V::neg(s);
         for (std::int64_t j = 0; j < n; ++j) {
           const std::int64_t off = base + j * inner + t;
           const auto gv = load_cols<V>(g + off, full, k, z);
           const auto yv = load_cols<V>(y + off, full, k, z);
           store_cols<V>(gx + off, full, k,
-                        kLog ? V::fnmadd(vexp<V>(yv), s, gv) : V::mul(yv, V::sub(gv, s)));
+                        kLog ? V::fmadd(vexp<V>(yv), ns, gv) : V::mul(yv, V::sub(gv, s)));
         }
       });
     }
@@ -372,4 +374,3 @@ void softmax_backward_kernel(const float* g, const float* y, float* gx, std::int
 
 }  // namespace
 }  // namespace minigrad::detail::simd
-#endif

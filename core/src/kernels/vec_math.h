@@ -1,15 +1,18 @@
 #pragma once
-// Private: float32 vector types and a vectorised exp for the SIMD translation units only
-// (softmax_avx2.cpp, softmax_avx512.cpp; Note [Runtime SIMD dispatch] in simd.h).
+// Private: the float32 vector operations and the vectorised exp of the SIMD softmax kernels,
+// written once over xsimd::batch<float, A> (Note [Runtime SIMD dispatch] in simd.h). Included only
+// by softmax_simd_impl.h, itself included only by the per-architecture files softmax_{avx2,
+// avx512}.cpp.
 //
-// Include this only from a file compiled with -mavx2 -mfma or -mavx512f: everything here is in an
-// anonymous namespace and uses no standard-library inline function, so nothing compiled with
-// those flags can be picked by the linker for code that runs on other CPUs (an inline function
-// emitted in two files with different -m flags is one symbol, and the linker keeps either).
-#if defined(__x86_64__) && defined(__AVX2__) && defined(__FMA__)
-#include <immintrin.h>
+// Everything here is in an anonymous namespace, and xsimd's own functions are templates on the
+// architecture A, so nothing compiled with -mavx2 or -mavx512f can be picked by the linker for code
+// that runs on other CPUs (an inline function emitted in two files with different -m flags is one
+// symbol, and the linker keeps either).
+#include <xsimd/xsimd.hpp>
 
 #include <cstdint>
+#include <type_traits>
+#include <utility>
 
 namespace minigrad::detail::simd {
 namespace {
@@ -20,10 +23,12 @@ namespace {
 // n * C1 is exact), e^r by a degree-7 polynomial (1 + r + r^2 P5(r)), then scaled by 2^n.
 // Inputs are clamped to [-104, 89] first: exp(-104) < 2^-150 rounds to 0 and exp(89) > FLT_MAX, so
 // -inf gives 0 and +inf gives inf; x is the clamps' second operand, which min/max return when
-// either is NaN, so NaN propagates. The scaling by 2^n for n in [-150, 128] is exact until the
-// final multiply: 2^n = 2^(n/2) 2^(n - n/2) with both factors normal (AVX2), or one vscalefps
-// (AVX-512), so results in the denormal range are rounded once. Max error ~1 ulp
-// (tests/core/test_vec_math.cpp sweeps it against std::exp).
+// either is NaN (x86's minps/maxps, what xsimd::min/max are on x86), so NaN propagates. The scaling
+// by 2^n for n in [-150, 128] is exact until the final multiply: 2^n = 2^(n/2) 2^(n - n/2) with
+// both factors normal, so results in the denormal range are rounded once (AVX-512's vscalefps gives
+// the same correctly rounded product in one instruction, the one place an intrinsic is used). Max
+// error ~1 ulp (tests/core/test_vec_math.cpp sweeps it against std::exp on every level). Not
+// xsimd::exp: its float exp is less accurate, and its double one breaks on NaN (fuzz finding F2).
 constexpr float kExpHi = 89.0f;
 constexpr float kExpLo = -104.0f;
 constexpr float kLog2e = 1.44269504088896341f;
@@ -36,119 +41,116 @@ constexpr float kP3 = 4.1665795894e-2f;
 constexpr float kP4 = 1.6666665459e-1f;
 constexpr float kP5 = 5.0000001201e-1f;
 
-/// AVX2 + FMA: 8 floats.
-struct Avx2 {
-  using Reg = __m256;
-  using Mask = __m256i;
-  static constexpr std::int64_t kWidth = 8;
+/// The operations the kernels use, over xsimd::batch<float, A>. A "mask" is the number k of
+/// leading lanes a partial load or store touches (xsimd 8.1 has no masked loads, so a tail goes
+/// through a small stack buffer: once per row).
+template <class A>
+struct Vec {
+  using Reg = xsimd::batch<float, A>;
+  using Mask = std::int64_t;
+  static constexpr std::int64_t kWidth = static_cast<std::int64_t>(Reg::size);
 
-  static Reg load(const float* p) { return _mm256_loadu_ps(p); }
-  static void store(float* p, Reg v) { _mm256_storeu_ps(p, v); }
-  /// The first k (1..7) lanes.
-  static Mask tail_mask(std::int64_t k) {
-    return _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(k)),
-                              _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
-  }
-  /// The masked lanes of p, fill elsewhere (lanes outside the mask are not read).
+  static Reg load(const float* p) { return Reg::load_unaligned(p); }
+  static void store(float* p, Reg v) { v.store_unaligned(p); }
+  /// The first k (1 .. kWidth - 1) lanes.
+  static Mask tail_mask(std::int64_t k) { return k; }
+  /// The first k lanes of p, fill elsewhere (lanes past k are not read).
   static Reg load_partial(const float* p, Mask k, Reg fill) {
-    return _mm256_blendv_ps(fill, _mm256_maskload_ps(p, k), _mm256_castsi256_ps(k));
+    alignas(64) float b[kWidth];
+    fill.store_aligned(b);
+    for (std::int64_t l = 0; l < k; ++l) b[l] = p[l];
+    return Reg::load_aligned(b);
   }
-  static void store_partial(float* p, Mask k, Reg v) { _mm256_maskstore_ps(p, k, v); }
-  /// v on the masked lanes, 0 elsewhere.
-  static Reg keep(Reg v, Mask k) { return _mm256_and_ps(v, _mm256_castsi256_ps(k)); }
+  static void store_partial(float* p, Mask k, Reg v) {
+    alignas(64) float b[kWidth];
+    v.store_aligned(b);
+    for (std::int64_t l = 0; l < k; ++l) p[l] = b[l];
+  }
+  /// v on the first k lanes, 0 elsewhere.
+  static Reg keep(Reg v, Mask k) {
+    alignas(64) float b[kWidth];
+    v.store_aligned(b);
+    for (std::int64_t l = k; l < kWidth; ++l) b[l] = 0.0f;
+    return Reg::load_aligned(b);
+  }
 
-  static Reg set1(float v) { return _mm256_set1_ps(v); }
-  static Reg zero() { return _mm256_setzero_ps(); }
-  static Reg add(Reg a, Reg b) { return _mm256_add_ps(a, b); }
-  static Reg sub(Reg a, Reg b) { return _mm256_sub_ps(a, b); }
-  static Reg mul(Reg a, Reg b) { return _mm256_mul_ps(a, b); }
-  /// a * b + c, one rounding.
-  static Reg fmadd(Reg a, Reg b, Reg c) { return _mm256_fmadd_ps(a, b, c); }
-  /// c - a * b, one rounding.
-  static Reg fnmadd(Reg a, Reg b, Reg c) { return _mm256_fnmadd_ps(a, b, c); }
+  static Reg set1(float v) { return Reg(v); }
+  static Reg zero() { return Reg(0.0f); }
+  static Reg add(Reg a, Reg b) { return a + b; }
+  static Reg sub(Reg a, Reg b) { return a - b; }
+  static Reg mul(Reg a, Reg b) { return a * b; }
+  /// a * b + c (one rounding where A has FMA: fma3<avx2> and avx512f).
+  static Reg fmadd(Reg a, Reg b, Reg c) { return xsimd::fma(a, b, c); }
+  /// -a. c - a * b is written fmadd(a, neg(b), c) with neg(b) made once outside the loop (or a
+  /// negated constant): the same single rounding as a fused c - a * b, and no xsimd::fnma, whose
+  /// 8.1.0 avx512f version negates a on every call.
+  static Reg neg(Reg a) { return -a; }
   /// a > b ? a : b; b when either is NaN (x86 semantics, relied on).
-  static Reg max(Reg a, Reg b) { return _mm256_max_ps(a, b); }
+  static Reg max(Reg a, Reg b) { return xsimd::max(a, b); }
   /// a < b ? a : b; b when either is NaN.
-  static Reg min(Reg a, Reg b) { return _mm256_min_ps(a, b); }
-  static Reg round(Reg x) {
-    return _mm256_round_ps(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-  }
-  /// p * 2^n for integral n in [-150, 128] (NaN n only with NaN p).
+  static Reg min(Reg a, Reg b) { return xsimd::min(a, b); }
+  static Reg round(Reg x) { return xsimd::nearbyint(x); }
+  /// p * 2^n for integral n in [-150, 128] (NaN n only with NaN p), rounded once.
   static Reg scale(Reg p, Reg n) {
-    const __m256i ni = _mm256_cvtps_epi32(n);
-    const __m256i n1 = _mm256_srai_epi32(ni, 1);
-    const __m256i n2 = _mm256_sub_epi32(ni, n1);
-    const __m256i bias = _mm256_set1_epi32(127);
-    const Reg s1 = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(n1, bias), 23));
-    const Reg s2 = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(n2, bias), 23));
-    return _mm256_mul_ps(_mm256_mul_ps(p, s1), s2);
-  }
-  static float reduce_add(Reg v) {
-    __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-    s = _mm_add_ps(s, _mm_movehl_ps(s, s));
-    s = _mm_add_ss(s, _mm_movehdup_ps(s));
-    return _mm_cvtss_f32(s);
-  }
-  static float reduce_max(Reg v) {
-    __m128 s = _mm_max_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-    s = _mm_max_ps(s, _mm_movehl_ps(s, s));
-    s = _mm_max_ss(s, _mm_movehdup_ps(s));
-    return _mm_cvtss_f32(s);
-  }
-};
-
 #if defined(__AVX512F__)
-/// AVX-512F: 16 floats.
-struct Avx512 {
-  using Reg = __m512;
-  using Mask = __mmask16;
-  static constexpr std::int64_t kWidth = 16;
-  // The unmasked max/min/roundscale/scalef of GCC 12 pass _mm512_undefined_ps() through, which
-  // -Wmaybe-uninitialized reports (a GCC 12 bug); the masked forms with every lane set do not.
-  static constexpr Mask kAll = static_cast<Mask>(0xFFFF);
-
-  static Reg load(const float* p) { return _mm512_loadu_ps(p); }
-  static void store(float* p, Reg v) { _mm512_storeu_ps(p, v); }
-  static Mask tail_mask(std::int64_t k) { return static_cast<Mask>((1u << k) - 1u); }
-  static Reg load_partial(const float* p, Mask k, Reg fill) {
-    return _mm512_mask_loadu_ps(fill, k, p);
+    if constexpr (std::is_same_v<A, xsimd::avx512f>) {
+      // vscalefps: the same result in one instruction. The masked form with every lane set: the
+      // unmasked one passes _mm512_undefined_ps() through, which GCC 12 reports as
+      // maybe-uninitialized.
+      const __m512 pv = p;
+      return _mm512_mask_scalef_ps(pv, static_cast<__mmask16>(0xFFFF), pv, n);
+    }
+#endif
+    using Int = xsimd::batch<std::int32_t, A>;
+    const Int ni = xsimd::batch_cast<std::int32_t>(n);
+    const Int n1 = ni >> 1;
+    const Int n2 = ni - n1;
+    const Int bias(127);
+    const Reg s1 = xsimd::bitwise_cast<Reg>((n1 + bias) << 23);
+    const Reg s2 = xsimd::bitwise_cast<Reg>((n2 + bias) << 23);
+    return (p * s1) * s2;
   }
-  static void store_partial(float* p, Mask k, Reg v) { _mm512_mask_storeu_ps(p, k, v); }
-  static Reg keep(Reg v, Mask k) { return _mm512_maskz_mov_ps(k, v); }
-
-  static Reg set1(float v) { return _mm512_set1_ps(v); }
-  static Reg zero() { return _mm512_setzero_ps(); }
-  static Reg add(Reg a, Reg b) { return _mm512_add_ps(a, b); }
-  static Reg sub(Reg a, Reg b) { return _mm512_sub_ps(a, b); }
-  static Reg mul(Reg a, Reg b) { return _mm512_mul_ps(a, b); }
-  static Reg fmadd(Reg a, Reg b, Reg c) { return _mm512_fmadd_ps(a, b, c); }
-  static Reg fnmadd(Reg a, Reg b, Reg c) { return _mm512_fnmadd_ps(a, b, c); }
-  static Reg max(Reg a, Reg b) { return _mm512_mask_max_ps(a, kAll, a, b); }
-  static Reg min(Reg a, Reg b) { return _mm512_mask_min_ps(a, kAll, a, b); }
-  static Reg round(Reg x) {
-    return _mm512_mask_roundscale_ps(x, kAll, x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  /// v with its lanes rotated down by kH (lane l gets lane (l + kH) mod kWidth).
+  template <std::int64_t kH, std::size_t... kI>
+  static Reg rotate(Reg v, std::index_sequence<kI...>) {
+    return xsimd::swizzle(
+        v, xsimd::batch_constant<xsimd::batch<std::uint32_t, A>,
+                                 static_cast<std::uint32_t>((kI + kH) % kWidth)...>{});
   }
-  /// p * 2^n, rounded once (vscalefps handles the denormal and overflow ranges).
-  static Reg scale(Reg p, Reg n) { return _mm512_mask_scalef_ps(p, kAll, p, n); }
-  /// Lanes 0-7 (i = 0) or 8-15 (i = 1). Not _mm512_castps512_ps256 / _mm512_extractf64x4_pd:
-  /// same GCC 12 warning as above.
-  template <int kI>
-  static __m256 half(Reg v) {
-    return _mm256_castpd_ps(_mm512_mask_extractf64x4_pd(
-        _mm256_setzero_pd(), static_cast<__mmask8>(0xFF), _mm512_castps_pd(v), kI));
+  /// Folds the lanes by halves (lane l with lane l + kWidth/2, then l + kWidth/4, ...), the order
+  /// of the hand-written AVX2 / AVX-512 code this replaced; the result is in lane 0. Not
+  /// xsimd::hadd: 8.1.0's avx512f version uses an AVX512DQ instruction (_mm512_extractf32x8_ps)
+  /// and does not compile for plain avx512f; and there is no xsimd reduce_max in 8.1.0.
+  template <std::int64_t kH, class F>
+  static Reg fold(Reg v, F f) {
+    if constexpr (kH == 0) {
+      return v;
+    } else {
+      return fold<kH / 2>(f(v, rotate<kH>(v, std::make_index_sequence<kWidth>{})), f);
+    }
+  }
+  static float lane0(Reg v) {
+    alignas(64) float b[kWidth];
+    v.store_aligned(b);
+    return b[0];
   }
   static float reduce_add(Reg v) {
-    const __m256 lo = half<0>(v);
-    const __m256 hi = half<1>(v);
-    return Avx2::reduce_add(_mm256_add_ps(lo, hi));
+#if defined(__AVX512F__)
+    // AVX-512: GCC's / clang's reduction sequence (256- then 128-bit halves: the same halving
+    // order, so the same bits) has a shorter dependency chain than 4 lane permutes, which made
+    // the forward ~8% slower (two reductions per row).
+    if constexpr (std::is_same_v<A, xsimd::avx512f>) return _mm512_reduce_add_ps(v);
+#endif
+    return lane0(fold<kWidth / 2>(v, [](Reg a, Reg b) { return a + b; }));
   }
+  /// The max of the lanes (none is NaN: row_max keeps NaN out).
   static float reduce_max(Reg v) {
-    const __m256 lo = half<0>(v);
-    const __m256 hi = half<1>(v);
-    return Avx2::reduce_max(_mm256_max_ps(lo, hi));
+#if defined(__AVX512F__)
+    if constexpr (std::is_same_v<A, xsimd::avx512f>) return _mm512_reduce_max_ps(v);
+#endif
+    return lane0(fold<kWidth / 2>(v, [](Reg a, Reg b) { return xsimd::max(a, b); }));
   }
 };
-#endif
 
 /// exp of each lane (Note [Vectorised exp]).
 template <class V>
@@ -156,8 +158,8 @@ typename V::Reg vexp(typename V::Reg x) {
   using Reg = typename V::Reg;
   x = V::max(V::set1(kExpLo), V::min(V::set1(kExpHi), x));
   const Reg n = V::round(V::mul(x, V::set1(kLog2e)));
-  Reg r = V::fnmadd(n, V::set1(kC1), x);
-  r = V::fnmadd(n, V::set1(kC2), r);
+  Reg r = V::fmadd(n, V::set1(-kC1), x);  // x - n C1, exact
+  r = V::fmadd(n, V::set1(-kC2), r);
   Reg p = V::set1(kP0);
   p = V::fmadd(p, r, V::set1(kP1));
   p = V::fmadd(p, r, V::set1(kP2));
@@ -171,4 +173,3 @@ typename V::Reg vexp(typename V::Reg x) {
 
 }  // namespace
 }  // namespace minigrad::detail::simd
-#endif
