@@ -75,6 +75,29 @@ Run add_2x2(bool with_grad) {
                    with_grad);
 }
 
+Run profiler_scope_off(bool with_scope) {
+  return [with_scope](std::int64_t iters) {
+    static volatile std::int64_t sink = 0;
+    if (with_scope) {
+      for (std::int64_t i = 0; i < iters; ++i) {
+        MG_PROFILE_OP("bench_scope");
+        sink = sink + 1;
+      }
+    } else {
+      for (std::int64_t i = 0; i < iters; ++i) sink = sink + 1;
+    }
+  };
+}
+
+Run add_2x2_profiled(bool profiled) {
+  Run run = add_2x2(false);
+  return [run, profiled](std::int64_t iters) {
+    if (!profiled) return run(iters);
+    minigrad::profiler::Profile prof;
+    run(iters);
+  };
+}
+
 Run matmul_4x4(bool with_grad) {
   return binary_op([](const mg::Tensor& a, const mg::Tensor& b) { return mg::matmul(a, b); }, 4,
                    with_grad);

@@ -250,6 +250,14 @@ std::vector<Workload> workloads() {
   }
   if (!th::available())
     for (auto& w : ws) w.make_reference = nullptr;
+  // Note [Profiler]: the scope at the top of every op, with no Profile alive, against the same
+  // loop without it (the scope's whole cost when off); then add 2x2 recorded against unrecorded.
+  ws.push_back({"profiler off: MG_PROFILE_OP scope vs none", 1,
+                [] { return mg::profiler_scope_off(true); },
+                [] { return mg::profiler_scope_off(false); }, "no scope", 0});
+  ws.push_back({"add 2x2, no_grad, profiler on vs off", 1,
+                [] { return mg::add_2x2_profiled(true); },
+                [] { return mg::add_2x2_profiled(false); }, "profiler off", 0});
   for (std::int64_t n : {64, 256, 1024}) {
     char name[64];
     std::snprintf(name, sizeof name, "matmul %lldx%lld vs raw cblas_sgemm",

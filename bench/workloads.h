@@ -76,6 +76,11 @@ Run bmm_fwd_bwd();
 Run matmul_square(std::int64_t n);
 /// The same product with cblas_sgemm into a preallocated output: the BLAS floor.
 Run cblas_sgemm_square(std::int64_t n);
+/// A loop of empty statements, each inside an MG_PROFILE_OP scope (with_scope) or not: what the
+/// scope every op opens costs while no Profile records (Note [Profiler]).
+Run profiler_scope_off(bool with_scope);
+/// add 2x2 without grad while a Profile records (profiled) or not.
+Run add_2x2_profiled(bool profiled);
 }  // namespace mg_side
 
 namespace torch_side {

@@ -25,3 +25,7 @@ ensure_packages() {
 # Graphviz's library builds minigrad::viz, which draws autograd graphs)
 MINIGRAD_BUILD_PACKAGES=(g++ cmake make pkg-config libxtensor-dev xtl-dev libxsimd-dev libopenblas-dev
   libcli11-dev libcairo2-dev nlohmann-json3-dev libopenmpi-dev openmpi-bin libgraphviz-dev)
+
+# Data the examples train on: char_gpt reads the English text of the fortunes package
+# (/usr/share/games/fortunes); its test in tests/examples does too.
+MINIGRAD_DATA_PACKAGES=(fortunes)

@@ -6,8 +6,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/deps.sh
-# python3-torch: the reference of the pytorch_parity test, which is skipped without it.
-ensure_packages "${MINIGRAD_BUILD_PACKAGES[@]}" libgtest-dev python3-torch
+# python3-torch: the reference of the pytorch_parity test, which is skipped without it;
+# fortunes: the text char_gpt's test trains on.
+ensure_packages "${MINIGRAD_BUILD_PACKAGES[@]}" "${MINIGRAD_DATA_PACKAGES[@]}" libgtest-dev python3-torch
 build=build
 type=Release
 if [ -n "${MINIGRAD_SANITIZERS:-}" ]; then build=build-asan; type=RelWithDebInfo; fi

@@ -10,26 +10,28 @@
 // then powers of two) and a freed block is pushed onto its class's free list in the *freeing*
 // thread's cache, to be handed out again by the next allocation of that class on that thread.
 // Above 1 MiB the classes are four per power of two (1.25, 1.5, 1.75, 2 MiB, 2.5, ...: at most 25%
-// unused) up to kMaxCachedBlock (64 MiB): a medium or large training step frees and re-creates
-// activations of several MiB each, and handing the same pages back saves the page faults that a
+// unused) up to kMaxCachedBlock (256 MiB): a medium or large training step frees and re-creates
+// activations of several MiB each (and GPT-2 small's step 500 MB of gradients, the largest, the
+// token embedding's, 154 MB), and handing the same pages back saves the page faults that a
 // fresh mmap or a trimmed heap costs on every step (docs/performance.md). Every block comes from
 // std::aligned_alloc(64, class size), so a block allocated on one thread and freed on another is
 // simply cached (or freed) by the second: no cross-thread bookkeeping. Each thread caches at most
-// kMaxCachedBytes (256 MiB); beyond that, and for larger blocks, free() is called. So a process
-// may keep up to 256 MiB per thread that used minigrad resident after its tensors are gone, as
-// PyTorch's CUDA caching allocator keeps GPU memory.
-// A thread's cache is released when the thread exits; frees after that (static tensors destroyed
-// at exit) go straight to free().
-// Under AddressSanitizer (gcc's __SANITIZE_ADDRESS__, clang's __has_feature(address_sanitizer))
-// nothing is cached: every block is a separate aligned_alloc/free, so a use after free is still
-// reported at the faulty access.
+// kMaxCachedBytes (1 GiB, which holds GPT-2 small's gradients and activations at batch 4 x 64;
+// with 256 MiB a 3-step run page-faulted 1.35 million times, with 1 GiB 0.70 million: the figures
+// are in docs/performance.md); beyond that, and for
+// larger blocks, free() is called. So a process may keep up to 1 GiB per thread that used minigrad
+// resident after its tensors are gone, as PyTorch's CUDA caching allocator keeps GPU memory. A
+// thread's cache is released when the thread exits; frees after that (static tensors destroyed at
+// exit) go straight to free(). Under AddressSanitizer (gcc's __SANITIZE_ADDRESS__, clang's
+// __has_feature(address_sanitizer)) nothing is cached: every block is a separate
+// aligned_alloc/free, so a use after free is still reported at the faulty access.
 #include <cstddef>
 #include <new>
 
 namespace minigrad::detail {
 
-inline constexpr std::size_t kMaxCachedBlock = std::size_t{64} << 20;   // 64 MiB
-inline constexpr std::size_t kMaxCachedBytes = std::size_t{256} << 20;  // 256 MiB per thread
+inline constexpr std::size_t kMaxCachedBlock = std::size_t{256} << 20;  // 256 MiB
+inline constexpr std::size_t kMaxCachedBytes = std::size_t{1} << 30;    // 1 GiB per thread
 
 /// A 64-byte aligned block of at least nbytes, or nullptr when the system is out of memory.
 void* cached_alloc(std::size_t nbytes) noexcept;

@@ -14,6 +14,7 @@
 #include "minigrad/ops/random.h"
 #include "minigrad/ops/reduce.h"
 #include "minigrad/ops/shape.h"
+#include "minigrad/profiler.h"
 #include "tensor_impl.h"
 
 namespace minigrad {
@@ -27,6 +28,7 @@ Storage::Storage(std::size_t n) : nbytes(n) {
   data = detail::cached_alloc(std::max<std::size_t>(n, 1));
   MG_CHECK(data != nullptr, "alloc", "out of memory: could not allocate ", n, " bytes");
   detail::live_add(detail::LiveKind::kStorage, 1);
+  if (profiler::detail::is_on()) profiler::detail::add_bytes(static_cast<std::int64_t>(n));
 }
 Storage::Storage(void* external_data, std::size_t n, std::nullptr_t)
     : data(external_data), nbytes(n), external(true) {
@@ -672,6 +674,10 @@ Tensor Tensor::scatter(std::int64_t d, const Tensor& i, Scalar v) const {
 }
 Tensor Tensor::scatter_add(std::int64_t d, const Tensor& i, const Tensor& src) const {
   return minigrad::scatter_add(*this, d, i, src);
+}
+Tensor Tensor::scatter_reduce(std::int64_t d, const Tensor& i, const Tensor& src,
+                              const std::string& reduce, bool include_self) const {
+  return minigrad::scatter_reduce(*this, d, i, src, reduce, include_self);
 }
 Tensor Tensor::masked_scatter(const Tensor& m, const Tensor& src) const {
   return minigrad::masked_scatter(*this, m, src);

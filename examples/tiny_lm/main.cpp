@@ -5,6 +5,7 @@
 //           [--lr 3e-3] [--dropout 0.1] [--seed 0] [--sample "the"] [--temperature 0.8]
 //           [--top-k 5] [--curve tiny_lm_loss_curve.png] [--attention tiny_lm_attention.png]
 //           [--save tiny_lm.safetensors] [--save-every 200] [--resume tiny_lm.safetensors]
+//           [--profile tiny_lm_trace.json]
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
@@ -70,6 +71,10 @@ int main(int argc, char** argv) {
   app.add_flag(
       "--summary", show_summary,
       "print the model's layers, output shapes and parameter counts (torchinfo's summary)");
+  std::string profile_path;
+  app.add_option("--profile", profile_path,
+                 "profile one training step (after one warm-up step): print the profiler's table, "
+                 "write this Chrome trace (Perfetto) and exit");
   CLI11_PARSE(app, argc, argv);
   opt.min_lr = opt.lr / 10;
   if (config.d_model % config.heads != 0) {
@@ -118,6 +123,20 @@ int main(int argc, char** argv) {
       return 2;
     }
     std::printf("resumed from %s at step %d\n", resume_path.c_str(), trainer.step);
+  }
+  if (!profile_path.empty()) {
+    trainer.run(
+        train, validation, [](const Progress&) {}, trainer.step + 1);  // warm-up
+    mg::profiler::Profile prof;
+    trainer.run(
+        train, validation, [](const Progress&) {}, trainer.step + 1);
+    prof.stop();
+    std::cout << "\none training step (step " << trainer.step
+              << "), the 25 rows of most self CPU:\n"
+              << prof.table("self_cpu_time_total", 25);
+    prof.export_chrome_trace(profile_path);
+    std::printf("trace: %s (open it in https://ui.perfetto.dev)\n", profile_path.c_str());
+    return 0;
   }
   std::vector<double> train_steps, train_losses, val_steps, val_losses;
   double last_val = evaluate(model, validation, opt.eval_windows), tokens_per_second = 0;

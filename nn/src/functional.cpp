@@ -5,10 +5,12 @@
 #include <cmath>
 
 #include "minigrad/nn/utils.h"
+#include "minigrad/profiler.h"
 
 namespace minigrad::nn::functional {
 
 Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
+  MG_PROFILE_OP("linear");
   MG_CHECK(x.defined() && weight.defined(), "linear",
            "got an undefined tensor (a default-constructed Tensor, or one moved from)");
   MG_CHECK(weight.dim() == 2, "linear", "weight must be 2-D [out, in], got shape ", weight.shape());
@@ -35,6 +37,7 @@ Tensor softmax(const Tensor& x, std::int64_t dim) { return minigrad::softmax(x, 
 Tensor log_softmax(const Tensor& x, std::int64_t dim) { return minigrad::log_softmax(x, dim); }
 
 Tensor mse_loss(const Tensor& input, const Tensor& target, const std::string& reduction) {
+  MG_PROFILE_OP("mse_loss");
   MG_CHECK(input.defined() && target.defined(), "mse_loss",
            "got an undefined tensor (a default-constructed Tensor, or one moved from)");
   MG_CHECK(input.shape() == target.shape(), "mse_loss", "input has shape ", input.shape(),
@@ -50,6 +53,7 @@ Tensor mse_loss(const Tensor& input, const Tensor& target, const std::string& re
 Tensor scaled_dot_product_attention(const Tensor& q, const Tensor& k, const Tensor& v,
                                     const Tensor& attn_mask, bool is_causal,
                                     std::optional<double> scale) {
+  MG_PROFILE_OP("scaled_dot_product_attention");
   const char* op = "scaled_dot_product_attention";
   MG_CHECK(q.defined() && k.defined() && v.defined(), op,
            "got an undefined tensor (a default-constructed Tensor, or one moved from)");

@@ -10,6 +10,7 @@
 #include "minigrad/custom_function.h"
 #include "minigrad/dispatch.h"
 #include "minigrad/nn/init.h"
+#include "minigrad/profiler.h"
 
 namespace minigrad::nn {
 
@@ -233,11 +234,13 @@ namespace functional {
 
 Tensor embedding(const Tensor& input, const Tensor& weight,
                  std::optional<std::int64_t> padding_idx) {
+  MG_PROFILE_OP("embedding");
   return embedding_impl(input, weight, padding_idx, "embedding");
 }
 
 Tensor layer_norm(const Tensor& x, const Shape& normalized_shape, const Tensor& weight,
                   const Tensor& bias, double eps) {
+  MG_PROFILE_OP("layer_norm");
   const char* op = "layer_norm";
   MG_CHECK(x.defined(), op, "got an undefined input");
   MG_CHECK(x.is_floating_point(), op, "expected a floating-point input, got ",
@@ -257,6 +260,7 @@ Tensor layer_norm(const Tensor& x, const Shape& normalized_shape, const Tensor& 
 
 Tensor rms_norm(const Tensor& x, const Shape& normalized_shape, const Tensor& weight,
                 std::optional<double> eps) {
+  MG_PROFILE_OP("rms_norm");
   const char* op = "rms_norm";
   MG_CHECK(x.defined(), op, "got an undefined input");
   MG_CHECK(x.is_floating_point(), op, "expected a floating-point input, got ",
@@ -284,6 +288,7 @@ Tensor rms_norm(const Tensor& x, const Shape& normalized_shape, const Tensor& we
 // mask with bernoulli_(1 - p), whose stream differs, so a seed gives the same statistics as
 // PyTorch but not the same mask.
 Tensor dropout(const Tensor& x, double p, bool training, bool inplace) {
+  MG_PROFILE_OP("dropout");
   MG_CHECK(x.defined(), "dropout", "got an undefined input");
   check_dropout_p(p, "dropout");
   if (!training || p == 0) return x;

@@ -8,10 +8,15 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <memory>
+#include <string>
+#include <variant>
 #include <vector>
 
 #include "minigrad/custom_function.h"
 #include "minigrad/dispatch.h"
+#include "minigrad/nn/functional.h"
+#include "minigrad/profiler.h"
 
 namespace minigrad::nn::functional {
 
@@ -454,6 +459,7 @@ struct NllLossFn : autograd::Function<NllLossFn> {
 Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& weight,
                      std::int64_t ignore_index, const std::string& reduction,
                      double label_smoothing) {
+  MG_PROFILE_OP("cross_entropy");
   const char* op = "cross_entropy";
   MG_CHECK(input.defined() && target.defined(), op,
            "got an undefined tensor (a default-constructed Tensor, or one moved from)");
@@ -470,6 +476,7 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& we
 
 Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight_in,
                 std::int64_t ignore_index, const std::string& reduction) {
+  MG_PROFILE_OP("nll_loss");
   const char* op = "nll_loss";
   MG_CHECK(input.defined() && target.defined(), op,
            "got an undefined tensor (a default-constructed Tensor, or one moved from)");
@@ -485,6 +492,7 @@ Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight_
 
 Tensor kl_div(const Tensor& input, const Tensor& target, const std::string& reduction,
               bool log_target) {
+  MG_PROFILE_OP("kl_div");
   const char* op = "kl_div";
   MG_CHECK(input.defined() && target.defined(), op,
            "got an undefined tensor (a default-constructed Tensor, or one moved from)");
@@ -514,6 +522,7 @@ Tensor kl_div(const Tensor& input, const Tensor& target, const std::string& redu
 Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& target,
                                         const Tensor& weight, const std::string& reduction,
                                         const Tensor& pos_weight) {
+  MG_PROFILE_OP("binary_cross_entropy_with_logits");
   const char* op = "binary_cross_entropy_with_logits";
   MG_CHECK(input.defined() && target.defined(), op,
            "got an undefined tensor (a default-constructed Tensor, or one moved from)");
@@ -548,6 +557,7 @@ Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& targe
 
 Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const Tensor& weight,
                             const std::string& reduction) {
+  MG_PROFILE_OP("binary_cross_entropy");
   const char* op = "binary_cross_entropy";
   check_pointwise(input, target, op);
   Reduction red = parse_reduction(reduction, op);
@@ -566,6 +576,7 @@ Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const Ten
 }
 
 Tensor l1_loss(const Tensor& input, const Tensor& target, const std::string& reduction) {
+  MG_PROFILE_OP("l1_loss");
   const char* op = "l1_loss";
   check_pointwise(input, target, op);
   return reduce(abs(input - target), parse_reduction(reduction, op));
@@ -573,6 +584,7 @@ Tensor l1_loss(const Tensor& input, const Tensor& target, const std::string& red
 
 Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, const std::string& reduction,
                       double beta) {
+  MG_PROFILE_OP("smooth_l1_loss");
   const char* op = "smooth_l1_loss";
   check_pointwise(input, target, op);
   Reduction red = parse_reduction(reduction, op);
@@ -594,6 +606,7 @@ Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, const std::stri
 
 Tensor huber_loss(const Tensor& input, const Tensor& target, const std::string& reduction,
                   double delta) {
+  MG_PROFILE_OP("huber_loss");
   const char* op = "huber_loss";
   check_pointwise(input, target, op);
   Reduction red = parse_reduction(reduction, op);
@@ -603,3 +616,131 @@ Tensor huber_loss(const Tensor& input, const Tensor& target, const std::string& 
 }
 
 }  // namespace minigrad::nn::functional
+
+// ---------------------------------------------------------------- modules
+
+namespace minigrad::nn {
+
+namespace F = functional;
+
+std::string reduction_name(const reduction_t& reduction) {
+  struct Name {
+    const char* operator()(enumtype::kNone) const { return "none"; }
+    const char* operator()(enumtype::kMean) const { return "mean"; }
+    const char* operator()(enumtype::kSum) const { return "sum"; }
+  };
+  return std::visit(Name{}, reduction);
+}
+
+namespace {
+
+/// An optional tensor option, copied for a clone (which must not share its buffers).
+Tensor clone_if_defined(const Tensor& t) { return t.defined() ? t.clone() : Tensor(); }
+
+/// Registers a defined optional tensor as a buffer, as PyTorch's register_buffer(name, None)
+/// (which lists only defined ones); returns it.
+Tensor register_optional_buffer(Module& m, const std::string& name, const Tensor& t) {
+  return t.defined() ? m.register_buffer(name, t) : Tensor();
+}
+
+}  // namespace
+
+L1LossImpl::L1LossImpl(const L1LossOptions& options_) : LossModule("L1Loss"), options(options_) {}
+Tensor L1LossImpl::forward(const Tensor& input, const Tensor& target) const {
+  return F::l1_loss(input, target, reduction_name(options.reduction()));
+}
+std::shared_ptr<Module> L1LossImpl::clone() const {
+  return clone_with([&] { return std::make_shared<L1LossImpl>(options); });
+}
+
+MSELossImpl::MSELossImpl(const MSELossOptions& options_)
+    : LossModule("MSELoss"), options(options_) {}
+Tensor MSELossImpl::forward(const Tensor& input, const Tensor& target) const {
+  return F::mse_loss(input, target, reduction_name(options.reduction()));
+}
+std::shared_ptr<Module> MSELossImpl::clone() const {
+  return clone_with([&] { return std::make_shared<MSELossImpl>(options); });
+}
+
+SmoothL1LossImpl::SmoothL1LossImpl(const SmoothL1LossOptions& options_)
+    : LossModule("SmoothL1Loss"), options(options_) {}
+Tensor SmoothL1LossImpl::forward(const Tensor& input, const Tensor& target) const {
+  return F::smooth_l1_loss(input, target, reduction_name(options.reduction()), options.beta());
+}
+std::shared_ptr<Module> SmoothL1LossImpl::clone() const {
+  return clone_with([&] { return std::make_shared<SmoothL1LossImpl>(options); });
+}
+
+HuberLossImpl::HuberLossImpl(const HuberLossOptions& options_)
+    : LossModule("HuberLoss"), options(options_) {}
+Tensor HuberLossImpl::forward(const Tensor& input, const Tensor& target) const {
+  return F::huber_loss(input, target, reduction_name(options.reduction()), options.delta());
+}
+std::shared_ptr<Module> HuberLossImpl::clone() const {
+  return clone_with([&] { return std::make_shared<HuberLossImpl>(options); });
+}
+
+BCELossImpl::BCELossImpl(const BCELossOptions& options_)
+    : LossModule("BCELoss"), options(options_) {
+  register_optional_buffer(*this, "weight", options.weight());
+}
+Tensor BCELossImpl::forward(const Tensor& input, const Tensor& target) const {
+  return F::binary_cross_entropy(input, target, options.weight(),
+                                 reduction_name(options.reduction()));
+}
+std::shared_ptr<Module> BCELossImpl::clone() const {
+  return clone_with([&] {
+    return std::make_shared<BCELossImpl>(
+        BCELossOptions(options).weight(clone_if_defined(options.weight())));
+  });
+}
+
+BCEWithLogitsLossImpl::BCEWithLogitsLossImpl(const BCEWithLogitsLossOptions& options_)
+    : LossModule("BCEWithLogitsLoss"), options(options_) {
+  weight = register_optional_buffer(*this, "weight", options.weight());
+  pos_weight = register_optional_buffer(*this, "pos_weight", options.pos_weight());
+}
+Tensor BCEWithLogitsLossImpl::forward(const Tensor& input, const Tensor& target) const {
+  return F::binary_cross_entropy_with_logits(input, target, weight,
+                                             reduction_name(options.reduction()), pos_weight);
+}
+std::shared_ptr<Module> BCEWithLogitsLossImpl::clone() const {
+  return clone_with([&] {
+    return std::make_shared<BCEWithLogitsLossImpl>(
+        BCEWithLogitsLossOptions(options)
+            .weight(clone_if_defined(options.weight()))
+            .pos_weight(clone_if_defined(options.pos_weight())));
+  });
+}
+
+NLLLossImpl::NLLLossImpl(const NLLLossOptions& options_)
+    : LossModule("NLLLoss"), options(options_) {
+  weight = register_optional_buffer(*this, "weight", options.weight());
+}
+Tensor NLLLossImpl::forward(const Tensor& input, const Tensor& target) const {
+  return F::nll_loss(input, target, weight, options.ignore_index(),
+                     reduction_name(options.reduction()));
+}
+std::shared_ptr<Module> NLLLossImpl::clone() const {
+  return clone_with([&] {
+    return std::make_shared<NLLLossImpl>(
+        NLLLossOptions(options).weight(clone_if_defined(options.weight())));
+  });
+}
+
+CrossEntropyLossImpl::CrossEntropyLossImpl(const CrossEntropyLossOptions& options_)
+    : LossModule("CrossEntropyLoss"), options(options_) {
+  weight = register_optional_buffer(*this, "weight", options.weight());
+}
+Tensor CrossEntropyLossImpl::forward(const Tensor& input, const Tensor& target) const {
+  return F::cross_entropy(input, target, weight, options.ignore_index(),
+                          reduction_name(options.reduction()), options.label_smoothing());
+}
+std::shared_ptr<Module> CrossEntropyLossImpl::clone() const {
+  return clone_with([&] {
+    return std::make_shared<CrossEntropyLossImpl>(
+        CrossEntropyLossOptions(options).weight(clone_if_defined(options.weight())));
+  });
+}
+
+}  // namespace minigrad::nn

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <tuple>
 
+#include "minigrad/fused_optim.h"
 #include "minigrad/ops/creation.h"
 #include "minigrad/ops/elementwise.h"
 
@@ -38,6 +39,25 @@ double init_and_count_step(ParamState& state, const Tensor& param, bool amsgrad)
   Tensor& step_t = state["step"];
   step_t.fill_(step_t.item<double>() + 1);
   return step_t.item<double>();
+}
+
+// One pass over param, grad and the moments (Note [Fused Adam], core/src/kernels/optim.h), with
+// PyTorch's arithmetic; false when the tensors do not suit the kernel (a non-contiguous gradient,
+// moments of another dtype loaded from a state_dict, ...): then the ops below run.
+template <typename Options>
+bool fused_update(const Tensor& param, ParamState& state, double step, const Options& o,
+                  bool decoupled) {
+  detail::FusedAdamOptions f;
+  f.lr = o.lr();
+  f.beta1 = std::get<0>(o.betas());
+  f.beta2 = std::get<1>(o.betas());
+  f.eps = o.eps();
+  f.weight_decay = o.weight_decay();
+  f.amsgrad = o.amsgrad();
+  f.maximize = o.maximize();
+  f.decoupled_weight_decay = decoupled;
+  return detail::fused_adam_(param, param.grad(), state["exp_avg"], state["exp_avg_sq"],
+                             o.amsgrad() ? state["max_exp_avg_sq"] : Tensor(), step, f);
 }
 
 // The part Adam and AdamW share (the non-capturable branch of _single_tensor_adam/adamw): update
@@ -81,7 +101,7 @@ Adam::Adam(std::vector<OptimizerParamGroup> groups, const AdamOptions& defaults)
 
 void Adam::check_options(const AdamOptions& o) const { check_adam_options("Adam", o); }
 
-// torch/optim/adam.py, _single_tensor_adam.
+// torch/optim/adam.py, _single_tensor_adam (fused when the tensors allow).
 Tensor Adam::step(LossClosure closure) {
   Tensor loss = evaluate_closure(closure);
   check_gradients();
@@ -90,9 +110,10 @@ Tensor Adam::step(LossClosure closure) {
     const AdamOptions& o = options_of(group);
     for (Tensor& param : group.params()) {
       if (!param.grad().defined()) continue;
-      Tensor grad = o.maximize() ? -param.grad() : param.grad();
       ParamState& state = this->state(param);
       const double step = init_and_count_step(state, param, o.amsgrad());
+      if (fused_update(param, state, step, o, /*decoupled=*/false)) continue;
+      Tensor grad = o.maximize() ? -param.grad() : param.grad();
       if (o.weight_decay() != 0) grad = grad + param * o.weight_decay();
       adam_update(param, grad, state, step, o);
     }
@@ -112,7 +133,7 @@ AdamW::AdamW(std::vector<OptimizerParamGroup> groups, const AdamWOptions& defaul
 
 void AdamW::check_options(const AdamWOptions& o) const { check_adam_options("AdamW", o); }
 
-// torch/optim/adamw.py, _single_tensor_adamw.
+// torch/optim/adamw.py, _single_tensor_adamw (fused when the tensors allow).
 Tensor AdamW::step(LossClosure closure) {
   Tensor loss = evaluate_closure(closure);
   check_gradients();
@@ -121,9 +142,10 @@ Tensor AdamW::step(LossClosure closure) {
     const AdamWOptions& o = options_of(group);
     for (Tensor& param : group.params()) {
       if (!param.grad().defined()) continue;
-      Tensor grad = o.maximize() ? -param.grad() : param.grad();
       ParamState& state = this->state(param);
       const double step = init_and_count_step(state, param, o.amsgrad());
+      if (fused_update(param, state, step, o, /*decoupled=*/true)) continue;
+      Tensor grad = o.maximize() ? -param.grad() : param.grad();
       param.copy_(param * (1 - o.lr() * o.weight_decay()));
       adam_update(param, grad, state, step, o);
     }

@@ -2338,6 +2338,107 @@ void add_more_ops(std::vector<OpInfo>& t) {
                {3, 2},
                {1.4984288331290485, 1.6145200171718135, -1.6517264478717082, 0.9731959116279132,
                 -1.0104023423278083, 1.8230406306271583}));
+  // scatter_reduce: every reduce; make() has no zeros (prod) and no ties (amax, amin).
+  t.push_back(
+      entry(
+          "scatter_reduce", [](const V& v) { return scatter_reduce(v[0], 1, v[1], v[2], "sum"); },
+          {s("sum, repeated index",
+             {arg({2, 3}, 1), indices({0, 0, 2, 1}, {2, 2}), arg({2, 2}, 2)}),
+           s("prod, repeated index",
+             {arg({2, 3}, 1), indices({0, 0, 2, 1}, {2, 2}), arg({2, 2}, 2)},
+             [](const V& v) { return v[0].scatter_reduce(1, v[1], v[2], "prod"); }),
+           s("mean without self, dim 0",
+             {arg({3, 2}, 3), indices({2, 0, 2, 2}, {2, 2}), arg({2, 2}, 4)},
+             [](const V& v) { return scatter_reduce(v[0], 0, v[1], v[2], "mean", false); }),
+           s("amax, repeated index",
+             {arg({2, 3}, 1), indices({0, 0, 2, 1}, {2, 2}), arg({2, 2}, 2)},
+             [](const V& v) { return scatter_reduce(v[0], 1, v[1], v[2], "amax"); }),
+           s("amin without self", {arg({2, 3}, 1), indices({0, 0, 2, 1}, {2, 2}), arg({2, 2}, 2)},
+             [](const V& v) { return scatter_reduce(v[0], 1, v[1], v[2], "amin", false); }),
+           s("prod without self, non-contiguous, src larger than index",
+             {arg_t({3, 2}, 5), indices({1, 1, 0, 2}, {2, 2}), arg_t({3, 3}, 6)},
+             [](const V& v) { return scatter_reduce(v[0], 1, v[1], v[2], "prod", false); }),
+           s("mean, only src requires grad",
+             {make({2, 3}, 7), indices({2, 2, 0}, {1, 3}), arg({1, 3}, 8)},
+             [](const V& v) { return scatter_reduce(v[0], 1, v[1], v[2], "mean"); })},
+          {e("scatter_reduce", "bad reduce",
+             "reduce must be \"sum\", \"prod\", \"mean\", \"amax\" or \"amin\", got \"max\"",
+             [] {
+               scatter_reduce(make({2, 3}, 1), 1, indices({0}, {1, 1}), make({1, 1}, 2), "max");
+             }),
+           e("scatter_reduce", "index out of bounds",
+             "index 3 is out of bounds for dim 1 with size 3",
+             [] {
+               scatter_reduce(make({2, 3}, 1), 1, indices({3}, {1, 1}), make({1, 1}, 2), "sum");
+             }),
+           e("scatter_reduce", "src smaller than index",
+             "index has shape (1, 2) which exceeds src's shape (1, 1) at dim 1",
+             [] {
+               scatter_reduce(make({2, 3}, 1), 1, indices({0, 1}, {1, 2}), make({1, 1}, 2), "amax");
+             }),
+           e("scatter_reduce", "float32 src",
+             "self and src must have the same dtype, got float64 and float32",
+             [] {
+               scatter_reduce(make({2, 3}, 1), 1, indices({0}, {1, 1}),
+                              make({1, 1}, 2).to(kFloat32), "mean");
+             })})
+          .py("scatter_reduce(x[0], 1, x[1], x[2], \"sum\")",
+              {{"prod, repeated index", "scatter_reduce(x[0], 1, x[1], x[2], \"prod\")"},
+               {"mean without self, dim 0",
+                "scatter_reduce(x[0], 0, x[1], x[2], \"mean\", include_self=False)"},
+               {"amax, repeated index", "scatter_reduce(x[0], 1, x[1], x[2], \"amax\")"},
+               {"amin without self",
+                "scatter_reduce(x[0], 1, x[1], x[2], \"amin\", include_self=False)"},
+               {"prod without self, non-contiguous, src larger than index",
+                "scatter_reduce(x[0], 1, x[1], x[2], \"prod\", include_self=False)"},
+               {"mean, only src requires grad", "scatter_reduce(x[0], 1, x[1], x[2], \"mean\")"}},
+              "PyTorch 1.13's scatter_reduce backward needs src.shape == index.shape; src is cut "
+              "to index's shape first (same values)")
+          .ref("torch.scatter_reduce(make((2, 3), 1), 1, I([0, 0, 2, 1], (2, 2)), make((2, 2), 2), "
+               "\"sum\")",
+               [] {
+                 return scatter_reduce(make({2, 3}, 1), 1, indices({0, 0, 2, 1}, {2, 2}),
+                                       make({2, 2}, 2), "sum");
+               },
+               {2, 3},
+               {-4.0444664392858005, 0.7410135435423859, -1.0340640969579933, 1.5908582625416283,
+                -0.7021922908739784, -0.7021922908739784})
+          .ref("torch.scatter_reduce(make((2, 3), 1), 1, I([0, 0, 2, 1], (2, 2)), make((2, 2), 2), "
+               "\"prod\")",
+               [] {
+                 return scatter_reduce(make({2, 3}, 1), 1, indices({0, 0, 2, 1}, {2, 2}),
+                                       make({2, 2}, 2), "prod");
+               },
+               {2, 3},
+               {-1.3079841036827229, 0.7410135435423859, -1.0340640969579933, 1.5908582625416283,
+                -0.19808076616586612, -1.3364808462307478})
+          .ref("torch.scatter_reduce(make((3, 2), 3), 0, I([2, 0, 2, 2], (2, 2)), make((2, 2), 4), "
+               "\"mean\", include_self=False)",
+               [] {
+                 return scatter_reduce(make({3, 2}, 3), 0, indices({2, 0, 2, 2}, {2, 2}),
+                                       make({2, 2}, 4), "mean", false);
+               },
+               {3, 2},
+               {1.4984288331290485, 1.6145200171718135, -1.6517264478717082, 0.9731959116279132,
+                -0.38547998282818663, -1.5356352638289432})
+          .ref("torch.scatter_reduce(make((2, 3), 1), 1, I([0, 0, 2, 1], (2, 2)), make((2, 2), 2), "
+               "\"amax\")",
+               [] {
+                 return scatter_reduce(make({2, 3}, 1), 1, indices({0, 0, 2, 1}, {2, 2}),
+                                       make({2, 2}, 2), "amax");
+               },
+               {2, 3},
+               {-0.3927399914140932, 0.7410135435423859, -1.0340640969579933, 1.5908582625416283,
+                0.21578062204124993, 0.85710472758515})
+          .ref("torch.scatter_reduce(make((2, 3), 1), 1, I([0, 0, 2, 1], (2, 2)), make((2, 2), 2), "
+               "\"amin\", include_self=False)",
+               [] {
+                 return scatter_reduce(make({2, 3}, 1), 1, indices({0, 0, 2, 1}, {2, 2}),
+                                       make({2, 2}, 2), "amin", false);
+               },
+               {2, 3},
+               {-1.7678176319144716, 0.7410135435423859, -1.0340640969579933, 1.5908582625416283,
+                -0.9179729129152283, 0.85710472758515}));
   t.push_back(
       entry("scatter_value", [](const V& v) { return scatter(v[0], 1, v[1], -2.5); },
             {s("dim 1", {arg({2, 3}, 1), indices({2, 0}, {2, 1})}),

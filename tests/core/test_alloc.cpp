@@ -43,7 +43,7 @@ TEST(CachingAllocator, IsCompiledOutUnderAddressSanitizer) {
 TEST(CachingAllocator, BlocksAreAlignedAndReusedPerSizeClass) {
   mg::detail::release_cached_blocks();
   for (std::size_t n : {1u, 63u, 64u, 65u, 1000u, 1025u, 5000u, 1u << 20, (1u << 20) + 1,
-                        (5u << 18) + 1, 3u << 21, (64u << 20) - 1, 64u << 20, (64u << 20) + 1}) {
+                        (5u << 18) + 1, 3u << 21, (256u << 20) - 1, 256u << 20, (256u << 20) + 1}) {
     void* p = mg::detail::cached_alloc(n);
     ASSERT_NE(p, nullptr);
     EXPECT_TRUE(aligned64(p)) << n;
@@ -72,10 +72,10 @@ TEST(CachingAllocator, BlocksAreAlignedAndReusedPerSizeClass) {
   EXPECT_NE(bigger, big);
   mg::detail::cached_free(bigger, (5u << 18) + 1);
   EXPECT_EQ(mg::detail::cached_bytes(), before + (5u << 18) + (6u << 18));
-  // Blocks larger than 64 MiB are never cached.
+  // Blocks larger than 256 MiB are never cached.
   before = mg::detail::cached_bytes();
-  void* huge = mg::detail::cached_alloc((64u << 20) + 1);
-  mg::detail::cached_free(huge, (64u << 20) + 1);
+  void* huge = mg::detail::cached_alloc((256u << 20) + 1);
+  mg::detail::cached_free(huge, (256u << 20) + 1);
   EXPECT_EQ(mg::detail::cached_bytes(), before);
   mg::detail::release_cached_blocks();
   EXPECT_EQ(mg::detail::cached_bytes(), 0u);
@@ -83,14 +83,14 @@ TEST(CachingAllocator, BlocksAreAlignedAndReusedPerSizeClass) {
 
 TEST(CachingAllocator, CapsTheBytesEachThreadKeeps) {
   mg::detail::release_cached_blocks();
-  // 320 MiB of 8 MiB blocks freed at once: the cache keeps at most its cap (256 MiB). (The
+  // 1.25 GiB of 32 MiB blocks freed at once: the cache keeps at most its cap (1 GiB). (The
   // blocks are never written, so this costs address space, not memory.)
   std::vector<void*> blocks;
-  for (int i = 0; i < 40; ++i) blocks.push_back(mg::detail::cached_alloc(8u << 20));
-  for (void* p : blocks) mg::detail::cached_free(p, 8u << 20);
-  EXPECT_LE(mg::detail::cached_bytes(), std::size_t{256} << 20);
+  for (int i = 0; i < 40; ++i) blocks.push_back(mg::detail::cached_alloc(32u << 20));
+  for (void* p : blocks) mg::detail::cached_free(p, 32u << 20);
+  EXPECT_LE(mg::detail::cached_bytes(), std::size_t{1} << 30);
   if (mg::detail::caching_enabled()) {
-    EXPECT_EQ(mg::detail::cached_bytes(), std::size_t{256} << 20);
+    EXPECT_EQ(mg::detail::cached_bytes(), std::size_t{1} << 30);
   }
   mg::detail::release_cached_blocks();
 }

@@ -45,6 +45,20 @@ TEST(ToDot, TheLessonsScoresGraph) {
   EXPECT_EQ(count(plain, "[label=\"(3, 3) float32\", fillcolor=lightblue]"), 1u);  // no name
 }
 
+// A saved input is a new handle on the tensor's data (Note [Saved inputs are snapshots]); it still
+// takes the name given to that tensor: X (no gradient) and h (a non-leaf) are saved by the ops.
+TEST(ToDot, SavedTensorsTakeTheNamesOfTheirTensors) {
+  mg::Tensor X = mg::eye(3);
+  mg::Tensor W = mg::ones({3, 3}).requires_grad_();
+  mg::Tensor h = mg::matmul(X, W);
+  mg::Tensor loss = (h * h).sum();
+  const std::string dot = mg::autograd::to_dot(loss, {.names = {{"X", X}, {"h", h}}});
+  EXPECT_EQ(count(dot, "[label=\"saved 1 (X)\\n(3, 3) float32\""), 1u);
+  EXPECT_EQ(count(dot, "[label=\"saved 0 (h)\\n(3, 3) float32\""), 1u);
+  EXPECT_EQ(count(dot, "[label=\"saved 1 (h)\\n(3, 3) float32\""), 1u);
+  EXPECT_EQ(count(dot, "fillcolor=orange"), 3u);
+}
+
 TEST(ToDot, SharedNodesAppearOnceAndNamesComeFromModules) {
   mg::manual_seed(0);
   mg::nn::Linear fc(2, 2);

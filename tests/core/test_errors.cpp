@@ -261,6 +261,18 @@ const std::vector<BadInput>& bad_inputs() {
                                    mg::zeros({1, 1}, mg::kFloat64));
        },
        "[scatter] self and src must have the same dtype, got float32 and float64"},
+      {"dtypes", "scatter_reduce of a float64 src into float32",
+       [] {
+         mg::zeros({2, 3}).scatter_reduce(1, mg::zeros({1, 1}, mg::kInt64),
+                                          mg::zeros({1, 1}, mg::kFloat64), "sum");
+       },
+       "[scatter_reduce] self and src must have the same dtype, got float32 and float64"},
+      {"dtypes", "scatter_reduce of bool tensors",
+       [] {
+         mg::zeros({2, 3}, mg::kBool)
+             .scatter_reduce(1, mg::zeros({1, 1}, mg::kInt64), mg::ones({1, 1}, mg::kBool), "amax");
+       },
+       "[scatter_reduce] self and src have dtype bool, which is not supported"},
       {"indices", "index_select index 3 of 3 rows",
        [] {
          mg::index_select(mg::zeros({3, 2}), 0, mg::tensor({0, 3}, mg::kInt64));
@@ -338,6 +350,17 @@ const std::vector<BadInput>& bad_inputs() {
          mg::zeros({2, 3}).scatter(1, mg::tensor({{5}}), 1.0);
        },
        "[scatter] index 5 is out of bounds for dim 1 with size 3"},
+      {"indices", "scatter_reduce index out of range",
+       [] {
+         mg::zeros({2, 3}).scatter_reduce(1, mg::tensor({{5}}), mg::ones({1, 1}), "prod");
+       },
+       "[scatter_reduce] index 5 is out of bounds for dim 1 with size 3"},
+      {"indices", "scatter_reduce with an unknown reduce",
+       [] {
+         mg::zeros({2, 3}).scatter_reduce(1, mg::tensor({{0}}), mg::ones({1, 1}), "max");
+       },
+       "[scatter_reduce] reduce must be \"sum\", \"prod\", \"mean\", \"amax\" or \"amin\", got "
+       "\"max\""},
       {"empty", "max of an empty tensor",
        [] {
          mg::zeros({0, 3}).max();
@@ -350,6 +373,15 @@ const std::vector<BadInput>& bad_inputs() {
       {"empty", "item of an empty tensor", [] { mg::zeros({0}).item<float>(); },
        "[item] a Tensor with 0 elements (shape (0,)) cannot be converted to a scalar; only "
        "one-element tensors can"},
+      {"autograd", "double backward of a scatter_reduce prod with two src zeros at one position",
+       [] {
+         mg::Tensor s = mg::zeros({2}, mg::kFloat64).requires_grad_();
+         mg::Tensor out = mg::scatter_reduce(mg::ones({1}, mg::kFloat64), 0,
+                                             mg::zeros({2}, mg::kInt64), s, "prod");
+         mg::autograd::grad({out.sum()}, {s}, {}, true, true)[0].sum().backward();
+       },
+       "[scatter_reduce] double backward is unsupported for src when more than one zero in src "
+       "is scattered to the same position (as PyTorch)"},
       {"autograd", "backward of a non-scalar without gradient",
        [] { (mg::ones({2}).requires_grad_() * 2.0).backward(); },
        "[backward] grad can be implicitly created only for scalar outputs, but output 0 has shape "

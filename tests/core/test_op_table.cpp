@@ -168,6 +168,32 @@ const std::vector<NanCase>& nan_cases() {
   const Tensor zero = zeros({4}, kFloat64);
   static const std::vector<NanCase> cases = {
       {"relu", [](const Tensor& x) { return relu(x); }, {1.5, nan, 0, 0.5}, {1, 2, 0, 4}},
+      // torch.scatter_reduce(x, 0, torch.tensor([0, 1, 3]), torch.tensor([2.0, 1.0, 0.25]), "amax")
+      {"scatter_reduce",
+       [](const Tensor& x) {
+         return scatter_reduce(x, 0, indices({0, 1, 3}, {3}), tensor({2.0, 1.0, 0.25}, kFloat64),
+                               "amax");
+       },
+       {2, nan, -2, 0.5},
+       {0, nan, 3, 4}},
+      // torch.scatter_reduce(torch.tensor([0., 0., 5., -1.]), 0, torch.tensor([0, 0, 1, 1]), x,
+      //                      "amin")
+      {"scatter_reduce",
+       [](const Tensor& x) {
+         return scatter_reduce(tensor({0.0, 0.0, 5.0, -1.0}, kFloat64), 0,
+                               indices({0, 0, 1, 1}, {4}), x, "amin");
+       },
+       {nan, -2, 5, -1},
+       {nan, nan, 2, 0}},
+      // torch.scatter_reduce(torch.tensor([1., 2., 5., -1.]), 0, torch.tensor([0, 0, 1, 3]), x,
+      //                      "prod", include_self=False)
+      {"scatter_reduce",
+       [](const Tensor& x) {
+         return scatter_reduce(tensor({1.0, 2.0, 5.0, -1.0}, kFloat64), 0,
+                               indices({0, 0, 1, 3}, {4}), x, "prod", false);
+       },
+       {nan, -2, 5, 0.5},
+       {nan, nan, 2, 4}},
       {"clamp",
        [](const Tensor& x) { return clamp(x, -1.0, 1.0); },
        {1, nan, -1, 0.5},

@@ -388,4 +388,89 @@ TEST(Cumsum, IntegerAndBoolGiveInt64) {
   expect_tensor(mg::cumsum(mg::tensor({true, true, false}), 0), mg::kInt64, {3}, {1, 2, 2});
 }
 
+// scatter_reduce's gradients at ties, at zeros (prod) and integer means, which the op table avoids.
+TEST(ScatterReduce, TiesShareTheGradient) {
+  // x = torch.tensor([[3., 1., 2.]], dtype=torch.float64, requires_grad=True)
+  // s = torch.tensor([[3., 3., 5., -1.]], dtype=torch.float64, requires_grad=True)
+  // out = torch.scatter_reduce(x, 1, torch.tensor([[0, 0, 1, 2]]), s, "amax", include_self=inc)
+  // (out * torch.tensor([[1., 2., 3.]])).sum().backward(); out, x.grad, s.grad
+  struct Row {
+    bool include_self;
+    std::vector<double> out, gx, gs;
+  };
+  const double third = 1.0 / 3.0;
+  for (const Row& r : {Row{true, {3, 5, 2}, {third, 0, 3}, {third, third, 2, 0}},
+                       Row{false, {3, 5, -1}, {0, 0, 0}, {third, third, 2, 3}}}) {
+    mg::Tensor x = mg::tensor({3.0, 1.0, 2.0}, {1, 3}, mg::kFloat64).requires_grad_();
+    mg::Tensor s = mg::tensor({3.0, 3.0, 5.0, -1.0}, {1, 4}, mg::kFloat64).requires_grad_();
+    mg::Tensor out = x.scatter_reduce(1, mg::tensor({{0, 0, 1, 2}}), s, "amax", r.include_self);
+    (out * mg::tensor({1.0, 2.0, 3.0}, mg::kFloat64)).sum().backward();
+    expect_tensor(out, mg::kFloat64, {1, 3}, r.out);
+    expect_tensor(x.grad(), mg::kFloat64, {1, 3}, r.gx);
+    expect_tensor(s.grad(), mg::kFloat64, {1, 4}, r.gs);
+  }
+  // The same with "amin" and s = [[3., 3., 5., 2.]]: PyTorch 1.13 counts self's tie at position
+  // 0 even without include_self (its grad is then zeroed).
+  for (const Row& r : {Row{true, {3, 1, 2}, {third, 2, 1.5}, {third, third, 0, 1.5}},
+                       Row{false, {3, 5, 2}, {0, 0, 0}, {third, third, 2, 1.5}}}) {
+    mg::Tensor x = mg::tensor({3.0, 1.0, 2.0}, {1, 3}, mg::kFloat64).requires_grad_();
+    mg::Tensor s = mg::tensor({3.0, 3.0, 5.0, 2.0}, {1, 4}, mg::kFloat64).requires_grad_();
+    mg::Tensor out = x.scatter_reduce(1, mg::tensor({{0, 0, 1, 2}}), s, "amin", r.include_self);
+    (out * mg::tensor({1.0, 2.0, 3.0}, mg::kFloat64)).sum().backward();
+    expect_tensor(out, mg::kFloat64, {1, 3}, r.out);
+    expect_tensor(x.grad(), mg::kFloat64, {1, 3}, r.gx);
+    expect_tensor(s.grad(), mg::kFloat64, {1, 4}, r.gs);
+  }
+}
+
+TEST(ScatterReduce, ProdWithZeros) {
+  // x = torch.tensor([2., 0., 3.], dtype=torch.float64, requires_grad=True)
+  // s = torch.tensor([0., 4., 5., 0., 0.], dtype=torch.float64, requires_grad=True)
+  // out = torch.scatter_reduce(x, 0, torch.tensor([0, 1, 1, 2, 2]), s, "prod", include_self=inc)
+  // out.backward(torch.tensor([1., 2., 3.])); out, x.grad, s.grad
+  struct Row {
+    bool include_self;
+    std::vector<double> out, gx, gs;
+  };
+  for (const Row& r : {Row{true, {0, 0, 0}, {0, 40, 0}, {2, 0, 0, 0, 0}},
+                       Row{false, {0, 20, 0}, {0, 0, 0}, {1, 10, 8, 0, 0}}}) {
+    mg::Tensor x = mg::tensor({2.0, 0.0, 3.0}, mg::kFloat64).requires_grad_();
+    mg::Tensor s = mg::tensor({0.0, 4.0, 5.0, 0.0, 0.0}, mg::kFloat64).requires_grad_();
+    mg::Tensor out =
+        mg::scatter_reduce(x, 0, mg::tensor({0, 1, 1, 2, 2}), s, "prod", r.include_self);
+    out.backward(mg::tensor({1.0, 2.0, 3.0}, mg::kFloat64));
+    expect_tensor(out, mg::kFloat64, {3}, r.out);
+    expect_tensor(x.grad(), mg::kFloat64, {3}, r.gx);
+    expect_tensor(s.grad(), mg::kFloat64, {5}, r.gs);
+  }
+  // Two zeros of src at position 2: the second derivative is PyTorch's error, raised when it is
+  // computed: gx, gs = torch.autograd.grad(out.sum(), (x, s), create_graph=True);
+  // torch.autograd.grad(gs.sum(), (x, s)) -> RuntimeError: scatter_reduce(): Double backward is
+  // unsupported for src when >1 zeros in src are scattered to the same position in self
+  mg::Tensor x = mg::tensor({2.0, 0.0, 3.0}, mg::kFloat64).requires_grad_();
+  mg::Tensor s = mg::tensor({0.0, 4.0, 5.0, 0.0, 0.0}, mg::kFloat64).requires_grad_();
+  mg::Tensor out = mg::scatter_reduce(x, 0, mg::tensor({0, 1, 1, 2, 2}), s, "prod");
+  std::vector<mg::Tensor> g = mg::autograd::grad({out.sum()}, {x, s}, {}, true, true);
+  try {
+    mg::autograd::grad({g[1].sum()}, {x, s});
+    ADD_FAILURE() << "no error";
+  } catch (const mg::Error& e) {
+    EXPECT_STREQ(e.what(),
+                 "[scatter_reduce] double backward is unsupported for src when more than one zero "
+                 "in src is scattered to the same position (as PyTorch)");
+  }
+}
+
+TEST(ScatterReduce, IntegerMeanRoundsDown) {
+  // torch.scatter_reduce(torch.tensor([5, -7, 2]), 0, torch.tensor([0, 1, 1]),
+  //                      torch.tensor([2, -2, 0]), "mean").tolist()  -> [3, -3, 2]
+  expect_tensor(mg::scatter_reduce(mg::tensor({5, -7, 2}), 0, mg::tensor({0, 1, 1}),
+                                   mg::tensor({2, -2, 0}), "mean"),
+                mg::kInt64, {3}, {3, -3, 2});
+  // ... src torch.tensor([2, -2, 1]), include_self=False  -> [2, -1, 2]
+  expect_tensor(mg::scatter_reduce(mg::tensor({5, -7, 2}), 0, mg::tensor({0, 1, 1}),
+                                   mg::tensor({2, -2, 1}), "mean", false),
+                mg::kInt64, {3}, {2, -1, 2});
+}
+
 }  // namespace

@@ -7,6 +7,7 @@
 
 #include "core/test_util.h"
 
+#include <memory>
 #include <string>
 
 namespace mg = minigrad;
@@ -164,4 +165,75 @@ TEST(SavedTensors, SavedOutputIsItsDataNotACopy) {
   // gradient); x * 2 is freed, since ExpBackward0 reads y's own data.
   EXPECT_EQ(mg::live_storage_count() - before, 3);  // x, the constant 2, y
   y.sum().backward();
+}
+
+// Fuzz finding F8 (Note [Saved inputs are snapshots]): b = a * x saves a; then a *= b gives a a
+// history through b's node, which held a itself: a -> MulBackward0 -> b's MulBackward0 -> a, a
+// reference cycle that nothing freed (LeakSanitizer). PyTorch 1.13 leaks there too; it refuses
+// the backward, as minigrad must:
+//   x = torch.tensor([1., 2.], requires_grad=True); a = torch.tensor([3., 4.])
+//   b = a * x; a.mul_(b)  -> a == tensor([9., 32.]), grad_fn MulBackward0, a._version == 1
+//   (a + a).sum().backward() -> RuntimeError: ... [torch.FloatTensor [2]], which is output 0 of
+//   MulBackward0, is at version 1; expected version 0 instead.
+TEST(SavedTensors, InPlaceOnASavedTensorWithoutGradLeavesNoReferenceCycle) {
+  const std::int64_t nodes = mg::autograd::live_node_count();
+  const std::int64_t storages = mg::live_storage_count();
+  std::weak_ptr<mg::TensorImpl> a_impl, b_impl;
+  {
+    auto x = mg::tensor({1.0, 2.0}).requires_grad_();
+    auto a = mg::tensor({3.0, 4.0});
+    auto b = a * x;
+    a *= b;
+    EXPECT_EQ(a.to_vector<float>(), (std::vector<float>{9.0f, 32.0f}));
+    ASSERT_NE(a.grad_fn(), nullptr);
+    EXPECT_EQ(a.grad_fn()->name(), "MulBackward0");
+    EXPECT_EQ(a._version(), 1);
+    a_impl = a.impl_ptr();
+    b_impl = b.impl_ptr();
+    auto r = a;
+    for (int i = 0; i < 6; ++i) r = r + r;  // the fuzz input's add(a, a) six times
+    EXPECT_EQ(error_of([&] { r.sum().backward(); }),
+              "[MulBackward0] a tensor saved for backward (shape (2,), float32) was modified in "
+              "place: it is at version 1, expected version 0. Use clone() before the in-place op, "
+              "or do it after backward.");
+  }
+  EXPECT_TRUE(a_impl.expired());
+  EXPECT_TRUE(b_impl.expired());
+  EXPECT_EQ(mg::autograd::live_node_count(), nodes);
+  EXPECT_EQ(mg::live_storage_count(), storages);
+}
+
+// The same cycle through a tensor that requires grad (a non-leaf), and with no backward at all:
+//   w = torch.tensor([1., 2.], requires_grad=True); x = torch.tensor([5., 6.], requires_grad=True)
+//   a = w * 2; b = a * x; a.add_(b)  -> a == tensor([12., 28.])
+//   a.sum().backward() -> RuntimeError: ... which is output 0 of AddBackward0, is at version 1;
+//   expected version 0 instead.
+TEST(SavedTensors, InPlaceOnASavedNonLeafLeavesNoReferenceCycle) {
+  const std::int64_t nodes = mg::autograd::live_node_count();
+  const std::int64_t storages = mg::live_storage_count();
+  std::weak_ptr<mg::TensorImpl> a_impl;
+  {
+    auto w = mg::tensor({1.0, 2.0}).requires_grad_();
+    auto x = mg::tensor({5.0, 6.0}).requires_grad_();
+    auto a = w * 2;
+    auto b = a * x;
+    a += b;
+    EXPECT_EQ(a.to_vector<float>(), (std::vector<float>{12.0f, 28.0f}));
+    a_impl = a.impl_ptr();
+    EXPECT_NE(error_of([&] {
+                a.sum().backward();
+              }).find("was modified in place: it is at version 1, expected version 0"),
+              std::string::npos);
+  }
+  EXPECT_TRUE(a_impl.expired());
+  {
+    auto w = mg::tensor({1.0, 2.0}).requires_grad_();
+    auto a = mg::tensor({3.0, 4.0});
+    auto b = a * w;
+    a /= b;
+    a_impl = a.impl_ptr();
+  }
+  EXPECT_TRUE(a_impl.expired());
+  EXPECT_EQ(mg::autograd::live_node_count(), nodes);
+  EXPECT_EQ(mg::live_storage_count(), storages);
 }

@@ -1071,3 +1071,104 @@ TEST(ClipGrad, NonFinite) {
 }
 
 }  // namespace
+
+// ---------------------------------------------------------------- fused Adam / AdamW, bit for bit
+
+// Note [Fused Adam] (core/src/kernels/optim.h): the float32 step is PyTorch's arithmetic element
+// for element, so 3 steps over 37 values (a full AVX-512 vector, two AVX2 ones and a tail) give
+// PyTorch's bits exactly. Inputs are exact in float32:
+//   n = 37; p0 = [((i*7) % 13 - 6) / 8 for i in range(n)]
+//   grad at step s = [((i*5 + s*3) % 11 - 5) / 16 for i in range(n)], s = 0, 1, 2
+// printed with "%.9g" after opt.step() x3 (foreach=False; foreach=True printed the same values).
+namespace {
+std::vector<float> fused_p0() {
+  std::vector<float> p;
+  for (int i = 0; i < 37; ++i) p.push_back(static_cast<float>((i * 7) % 13 - 6) / 8.0f);
+  return p;
+}
+mg::Tensor fused_grad(int s) {
+  std::vector<float> g;
+  for (int i = 0; i < 37; ++i) g.push_back(static_cast<float>((i * 5 + s * 3) % 11 - 5) / 16.0f);
+  return mg::tensor(g);
+}
+void expect_bits(const mg::Tensor& t, const std::vector<float>& expected, const char* what) {
+  const std::vector<float> got = t.to_vector<float>();
+  ASSERT_EQ(got.size(), expected.size());
+  for (std::size_t i = 0; i < got.size(); ++i)
+    EXPECT_EQ(got[i], expected[i]) << what << "[" << i << "]";
+}
+}  // namespace
+
+TEST(OptimFused, AdamWFloat32BitsOfPyTorch) {
+  for (int threads : {1, 2}) {
+    mg::set_num_threads(threads);
+    mg::Tensor p = mg::tensor(fused_p0()).requires_grad_();
+    // AdamW([p], lr=0.1, betas=(0.9, 0.95), weight_decay=0.1)
+    optim::AdamW opt({p}, optim::AdamWOptions(0.1).betas({0.9, 0.95}).weight_decay(0.1));
+    for (int s = 0; s < 3; ++s) {
+      p.set_grad(fused_grad(s));
+      opt.step();
+    }
+    expect_bits(p, {-0.482150018f,   0.0732734874f, -0.738602161f,  0.23611334f,   -0.562636852f,
+                    0.443358421f,    -0.390629619f, 0.641760707f,   -0.465027392f, 0.817891777f,
+                    -0.310405642f,   0.97329849f,   -0.0480138883f, -0.859889567f, 0.114825979f,
+                    -0.683924198f,   0.322071046f,  -0.511916935f,  0.520473301f,  -0.586314797f,
+                    0.69660449f,     -0.431692988f, 0.852011085f,   -0.169301271f, 0.595558941f,
+                    -0.00646139681f, -0.805211604f, 0.200783685f,   -0.633204281f, 0.399185985f,
+                    -0.707602203f,   0.575317085f,  -0.552980423f,  0.730723739f,  -0.290588647f,
+                    0.474271566f,    -0.127748773f},
+                "p");
+    expect_bits(opt.state(p).at("exp_avg_sq"),
+                {0.00534423813f, 0.00655273441f, 0.00607666047f, 0.00580126978f, 0.00598437432f,
+                 0.00401562499f, 0.00700634765f, 0.00334423827f, 0.00710156281f, 0.0037871094f,
+                 0.00627001934f, 0.00534423813f, 0.00655273441f, 0.00607666047f, 0.00580126978f,
+                 0.00598437432f, 0.00401562499f, 0.00700634765f, 0.00334423827f, 0.00710156281f,
+                 0.0037871094f,  0.00627001934f, 0.00534423813f, 0.00655273441f, 0.00607666047f,
+                 0.00580126978f, 0.00598437432f, 0.00401562499f, 0.00700634765f, 0.00334423827f,
+                 0.00710156281f, 0.0037871094f,  0.00627001934f, 0.00534423813f, 0.00655273441f,
+                 0.00607666047f, 0.00580126978f},
+                "exp_avg_sq");
+  }
+  mg::set_num_threads(1);
+}
+
+TEST(OptimFused, AdamAmsgradMaximizeFloat32BitsOfPyTorch) {
+  mg::Tensor p = mg::tensor(fused_p0()).requires_grad_();
+  // Adam([p], lr=0.05, betas=(0.8, 0.9), weight_decay=0.2, amsgrad=True, maximize=True)
+  optim::Adam opt(
+      {p},
+      optim::AdamOptions(0.05).betas({0.8, 0.9}).weight_decay(0.2).amsgrad(true).maximize(true));
+  for (int s = 0; s < 3; ++s) {
+    p.set_grad(fused_grad(s));
+    opt.step();
+  }
+  expect_bits(p, {-0.803663313f,  0.0893322676f, -0.525103688f, 0.228626668f,   -0.426459014f,
+                  0.301754028f,   -0.337658137f, 0.390078515f,  -0.131714195f,  0.498230994f,
+                  -0.0265787113f, 0.614658296f,  0.022616649f,  -0.644661367f,  0.12030232f,
+                  -0.542334437f,  0.189569429f,  -0.451979071f, 0.273985445f,   -0.252515167f,
+                  0.376802057f,   -0.145123392f, 0.491640806f,  -0.0451334156f, 0.749785602f,
+                  0.00955402292f, -0.659533203f, 0.0784303844f, -0.566433609f,  0.159241363f,
+                  -0.37448597f,   0.256153017f,  -0.264270961f, 0.36895293f,    -0.162280053f,
+                  0.632720768f,   -0.104580633f},
+              "p");
+  expect_bits(opt.state(p).at("exp_avg_sq"),
+              {0.0074010063f,  0.0138981091f,  0.0171901099f,  0.00911633391f, 0.0122890323f,
+               0.00689714635f, 0.0114447195f,  0.00854825322f, 0.016134223f,   0.0142630395f,
+               0.0129056266f,  0.0241092369f,  0.013414165f,   0.0193428043f,  0.0104280207f,
+               0.0132727362f,  0.00715478137f, 0.0112743629f,  0.00766526628f, 0.0178143624f,
+               0.0122097293f,  0.0134085324f,  0.0208734609f,  0.0130960383f,  0.0154286884f,
+               0.012074491f,   0.0145889269f,  0.00772336824f, 0.0114331041f,  0.00711280201f,
+               0.0198323186f,  0.0104933223f,  0.0142464647f,  0.0179758575f,  0.0127743576f,
+               0.0139351645f,  0.0140751014f},
+              "exp_avg_sq");
+  expect_bits(opt.state(p).at("max_exp_avg_sq"),
+              {0.0074010063f,  0.0138981091f,  0.0191406254f,  0.00911633391f, 0.0135849994f,
+               0.00689714635f, 0.0123271868f,  0.00854825322f, 0.016134223f,   0.0158068743f,
+               0.0129056266f,  0.0262740627f,  0.013414165f,   0.0213906262f,  0.0104280207f,
+               0.0144787505f,  0.00715478137f, 0.0123896869f,  0.00766526628f, 0.0178506263f,
+               0.0133506246f,  0.0134085324f,  0.0229865611f,  0.0130960383f,  0.0154286884f,
+               0.012074491f,   0.0160000008f,  0.00772336824f, 0.0126896882f,  0.00711280201f,
+               0.0207568742f,  0.0111318734f,  0.0142464647f,  0.0199365616f,  0.0127743576f,
+               0.0139351645f,  0.0140751014f},
+              "max_exp_avg_sq");
+}

@@ -142,6 +142,13 @@ def scatter_add(x, dim, index, src):
     return torch.scatter_add(x, dim, index, src[tuple(slice(0, n) for n in index.shape)])
 
 
+def scatter_reduce(x, dim, index, src, reduce, include_self=True):
+    """torch.scatter_reduce with src cut to index's shape first, as scatter_add above (PyTorch's
+    backward needs src.shape == index.shape; minigrad gives the unused entries a zero gradient)."""
+    return torch.scatter_reduce(x, dim, index, src[tuple(slice(0, n) for n in index.shape)],
+                                reduce, include_self=include_self)
+
+
 def scatter(x, dim, index, src):
     """torch.scatter with src cut to index's shape first, as scatter_add above (the same values;
     PyTorch 1.13's ScatterBackward0 raises for a src larger than index)."""

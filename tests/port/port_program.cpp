@@ -81,5 +81,31 @@ int main() {
   std::printf("accuracy %.3f, first logit %.4f\n",
               predicted.eq(labels).sum().item<int64_t>() / 200.0,
               net->forward(test.index({Slice(0, 1)})).index({0, 1}).item<float>());
+
+  // The loss modules with their options and reduction tags.
+  torch::Tensor logits = net->forward(test);
+  torch::Tensor z = logits.index({Slice(), 1});
+  torch::Tensor y = labels.to(torch::kFloat);
+  torch::nn::CrossEntropyLoss ce(torch::nn::CrossEntropyLossOptions()
+                                     .weight(torch::tensor({1.0f, 2.0f}))
+                                     .label_smoothing(0.1)
+                                     .reduction(torch::kMean));
+  torch::nn::NLLLoss nll(torch::nn::NLLLossOptions().ignore_index(1));
+  torch::nn::MSELoss mse_sum(torch::kSum);
+  torch::nn::L1Loss l1;
+  torch::nn::SmoothL1Loss smooth_l1(torch::nn::SmoothL1LossOptions().beta(0.5));
+  torch::nn::HuberLoss huber(torch::nn::HuberLossOptions(torch::kMean).delta(0.5));
+  torch::nn::BCEWithLogitsLoss bce_logits(
+      torch::nn::BCEWithLogitsLossOptions().pos_weight(torch::tensor({2.0f})));
+  torch::nn::BCELoss bce;
+  torch::nn::AnyModule any_mse(torch::nn::MSELoss{});
+  std::printf("losses: ce %.4f nll %.4f mse(sum of 4) %.4f mse %.4f l1 %.4f\n",
+              ce(logits, labels).item<float>(),
+              nll(torch::log_softmax(logits, 1), labels).item<float>(),
+              mse_sum(z.index({Slice(0, 4)}), y.index({Slice(0, 4)})).item<float>(),
+              any_mse.forward(z, y).item<float>(), l1(z, y).item<float>());
+  std::printf("losses: smooth_l1 %.4f huber %.4f bce_with_logits %.4f bce %.4f\n",
+              smooth_l1(z, y).item<float>(), huber(z, y).item<float>(),
+              bce_logits(z, y).item<float>(), bce(torch::sigmoid(z), y).item<float>());
   return 0;
 }

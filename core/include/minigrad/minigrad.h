@@ -9,6 +9,7 @@
 #include "minigrad/ops.h"
 #include "minigrad/parallel.h"
 #include "minigrad/parameter_names.h"
+#include "minigrad/profiler.h"
 #include "minigrad/tensor.h"
 
 // nn and optim, when the target links minigrad::nn / minigrad::optim (minigrad::minigrad does).

@@ -316,6 +316,8 @@ class Tensor {
   Tensor scatter(std::int64_t dim, const Tensor& index, const Tensor& src) const;
   Tensor scatter(std::int64_t dim, const Tensor& index, Scalar value) const;
   Tensor scatter_add(std::int64_t dim, const Tensor& index, const Tensor& src) const;
+  Tensor scatter_reduce(std::int64_t dim, const Tensor& index, const Tensor& src,
+                        const std::string& reduce, bool include_self = true) const;
   Tensor masked_scatter(const Tensor& mask, const Tensor& source) const;
   Tensor multinomial(std::int64_t num_samples, bool replacement = false) const;
 

@@ -125,6 +125,21 @@ class DotWriter {
     return parameter_name(t);
   }
 
+  /// A saved input other than a leaf that requires grad is a new handle on the tensor's data
+  /// (Note [Saved inputs are snapshots]): it is named after the named tensor whose data it is.
+  std::string saved_name(const Tensor& t) const {
+    std::string name = name_of(t.impl(), t);
+    if (!name.empty()) return name;
+    const TensorImpl& s = *t.impl();
+    for (const auto& [n, named] : options_.names) {
+      const TensorImpl* o = named.impl();
+      if (o && o->storage == s.storage && o->offset == s.offset && o->shape == s.shape &&
+          o->strides == s.strides && o->dtype == s.dtype)
+        return n;
+    }
+    return name;
+  }
+
   void write_saved(const detail::FunctionNode& fn, const std::string& id) {
     for (std::size_t i = 0; i < fn.saved_count(); ++i) {
       if (!fn.has_saved(i)) continue;
@@ -136,7 +151,7 @@ class DotWriter {
       }
       if (!t.defined()) continue;
       const std::string sid = cat(id, "_saved", i);
-      std::string name = name_of(t.impl(), t);
+      std::string name = saved_name(t);
       os_ << "  " << sid << " [label="
           << quoted(cat("saved ", i, name.empty() ? "" : " (", name, name.empty() ? "" : ")", "\n",
                         describe(t.shape(), t.dtype())))

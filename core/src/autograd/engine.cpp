@@ -23,6 +23,7 @@
 #include "autograd/function.h"
 #include "minigrad/ops/creation.h"
 #include "minigrad/ops/elementwise.h"
+#include "minigrad/profiler.h"
 #include "tensor_impl.h"
 
 namespace minigrad {
@@ -177,6 +178,14 @@ void run_backward(const std::vector<Edge>& roots, std::vector<Tensor> root_grads
         skip = is_accumulator;  // autograd::grad never writes .grad
       }
       if (!skip) {
+        // Note [Profiler]: a backward node is timed under its name ("MmBackward0").
+        const bool profiled = profiler::detail::is_on() && profiler::detail::begin(n->name());
+        struct EndScope {
+          bool open;
+          ~EndScope() {
+            if (open) profiler::detail::end();
+          }
+        } end_scope{profiled};
         if (outputs == 1) {
           grads = n->apply(in.first);
         } else {

@@ -13,14 +13,15 @@
 //
 // Note [Saved tensors]
 // A node owns the tensors its backward reads, as PyTorch's SavedVariable: each is an input (or
-// another tensor such as a mask), kept as it is, or the op's own output (kOutput), kept as its
-// data without grad_fn so that output -> grad_fn -> output is no reference cycle; reading it
-// re-attaches it to this node, so create_graph differentiates through it. Each op saves only what
-// the gradients that are actually needed read, as derivatives.yaml: mul saves b only when a needs
-// a gradient (`needs_grad(a) ? &b : nullptr`), so ((w + 1) * m) keeps nothing of w + 1 when m
-// does not require grad. Every saved tensor remembers its version (Note [Version counters]);
-// apply() checks them all before the lambda runs. release() drops them after a backward without
-// retain_graph; a second backward through a node that saved something then throws, as PyTorch.
+// another tensor such as a mask), kept as it was when saved (Note [Saved inputs are snapshots],
+// node.cpp), or the op's own output (kOutput), kept as its data without grad_fn so that output ->
+// grad_fn -> output is no reference cycle; reading it re-attaches it to this node, so create_graph
+// differentiates through it. Each op saves only what the gradients that are actually needed read,
+// as derivatives.yaml: mul saves b only when a needs a gradient (`needs_grad(a) ? &b : nullptr`),
+// so ((w + 1) * m) keeps nothing of w + 1 when m does not require grad. Every saved tensor
+// remembers its version (Note [Version counters]); apply() checks them all before the lambda runs.
+// release() drops them after a backward without retain_graph; a second backward through a node that
+// saved something then throws, as PyTorch.
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -33,6 +34,7 @@
 #include <utility>
 #include <vector>
 
+#include "minigrad/profiler.h"
 #include "tensor_impl.h"
 
 namespace minigrad::detail {
@@ -73,7 +75,8 @@ inline bool needs_grad(const Tensor& t) { return t.defined() && t.requires_grad(
 class SavedTensor {
  public:
   SavedTensor() = default;
-  /// Keeps t itself (an input, a mask, an index).
+  /// Keeps t (an input, a mask, an index) as it is now: t itself when it is a leaf that requires
+  /// grad, else a new handle on its data and grad_fn (Note [Saved inputs are snapshots]).
   static SavedTensor of(const Tensor& t);
   /// Keeps the op's output: its data without grad_fn.
   static SavedTensor of_output(const Tensor& out);

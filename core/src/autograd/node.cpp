@@ -309,17 +309,39 @@ SavedTensor SavedTensor::of(const Tensor& t) {
   MG_CHECK(!t.impl()->is_inference, "save_for_backward",
            "inference tensors cannot be saved for backward; clone() the tensor outside "
            "InferenceMode to get a normal tensor and use that in autograd");
-  if (t.impl()->view_base) {
-    // A view keeps its base alive (Note [In-place on views]); what backward reads is the view's
-    // data and grad_fn, so keep a handle without the base: a node that saves a view of a tensor
-    // whose history leads back to that node would otherwise be a reference cycle.
-    auto copy = new_impl(*t.impl());
-    copy->view_base.reset();
-    s.impl_ = std::move(copy);
-  } else {
+  const TensorImpl& impl = *t.impl();
+  if (impl.requires_grad && !impl.grad_fn && !impl.view_base) {
+    // A leaf that requires grad is kept itself: its AccumulateGrad is found through it, and no
+    // in-place op may give it a history in grad mode (check_writable).
     s.impl_ = t.impl_ptr();
+  } else {
+    // Note [Saved inputs are snapshots]
+    // Anything else can gain a new grad_fn after it was saved: an in-place op (or a custom
+    // Function's mark_dirty) on it, or on a view of it, gives it one that may lead back to this
+    // node (b = a * x saves a; a *= b: a -> MulBackward0 -> b's MulBackward0 -> a), and a view
+    // keeps its base, whose history an in-place op on the view rewrites. Holding the tensor
+    // itself would then be a reference cycle that nothing frees (fuzz finding F8; PyTorch 1.13
+    // leaks there). What backward reads is the tensor as it was when saved: its data, dtype,
+    // geometry and grad_fn. So keep a new handle with exactly that (no base, gradient or hooks).
+    // A write after the save bumps the shared version counter, so backward still refuses it.
+    auto copy = new_impl();
+    copy->storage = impl.storage;
+    copy->offset = impl.offset;
+    copy->shape = impl.shape;
+    copy->strides = impl.strides;
+    copy->numel = impl.numel;
+    copy->dtype = impl.dtype;
+    copy->requires_grad = impl.requires_grad;
+    copy->grad_fn = impl.grad_fn;
+    copy->output_nr = impl.output_nr;
+    // A view that is a leaf requiring grad (a transposed input): its gradient still goes to its
+    // own AccumulateGrad, which the node's edge keeps alive.
+    if (impl.requires_grad && !impl.grad_fn) copy->grad_accumulator = impl.grad_accumulator;
+    copy->view_creation = impl.view_creation;
+    copy->is_inference = impl.is_inference;
+    s.impl_ = std::move(copy);
   }
-  s.version_ = t.impl()->storage->version;
+  s.version_ = impl.storage->version;
   return s;
 }
 

@@ -12,12 +12,15 @@
 // which of them may run and hands out their function table; off x86-64 the table is null and
 // callers keep their portable code. Why: one binary for every x86-64 (and non-x86) machine, yet
 // AVX2 / AVX-512 speed where available, as PyTorch's ATen dispatches its CPU kernels. Used by
-// softmax / log_softmax (ops/softmax.cpp). Not xsimd::dispatch: xsimd 8.1.0's reads CPUID only,
+// softmax / log_softmax (ops/softmax.cpp) and the fused Adam update (kernels/optim.cpp,
+// optim_simd_impl.h). Not xsimd::dispatch: xsimd 8.1.0's reads CPUID only,
 // without XGETBV, so on a CPU whose OS does not save the YMM / ZMM registers (a VM with AVX-512
 // masked off in XCR0) it would run AVX-512 code and crash; and it can neither be capped
 // (MINIGRAD_CPU_CAPABILITY) nor asked for one level (the tests run every level this CPU has).
 // __builtin_cpu_supports checks both CPUID and XGETBV.
 #include <cstdint>
+
+#include "optim.h"  // relative: tests include this file by path
 
 namespace minigrad::detail::simd {
 
@@ -37,6 +40,9 @@ struct Kernels {
   /// gx = y * (g - sum(g * y)) (softmax) or g - exp(y) * sum(g) (log_softmax, y its output).
   void (*softmax_backward)(const float* g, const float* y, float* gx, std::int64_t outer,
                            std::int64_t n, std::int64_t inner, bool log);
+  /// The fused Adam / AdamW update over n contiguous values (Note [Fused Adam], optim.h).
+  void (*adam)(float* p, const float* g, float* m, float* v, float* max_v, std::int64_t n,
+               const AdamCoeffs<float>& c);
 };
 
 /// The best level this CPU supports among those compiled in (kPortable off x86-64).

@@ -85,6 +85,21 @@ struct Vec {
   /// negated constant): the same single rounding as a fused c - a * b, and no xsimd::fnma, whose
   /// 8.1.0 avx512f version negates a on every call.
   static Reg neg(Reg a) { return -a; }
+  /// a / b and sqrt(a), correctly rounded (as their scalar forms: the same bits).
+  static Reg div(Reg a, Reg b) { return a / b; }
+  static Reg sqrt(Reg a) { return xsimd::sqrt(a); }
+  /// a, hidden from the optimiser: GCC contracts a multiply feeding an add into one fma
+  /// (-ffp-contract=fast), which rounds once where the scalar code rounds twice (the fused Adam
+  /// update, Note [Fused Adam] in optim.h, must round as PyTorch does).
+  static Reg rounded(Reg a) {
+    typename Reg::register_type r = a;
+#if defined(__AVX512F__)
+    asm("" : "+v"(r));
+#else
+    asm("" : "+x"(r));
+#endif
+    return Reg(r);
+  }
   /// a > b ? a : b; b when either is NaN (x86 semantics, relied on).
   static Reg max(Reg a, Reg b) { return xsimd::max(a, b); }
   /// a < b ? a : b; b when either is NaN.

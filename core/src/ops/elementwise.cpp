@@ -118,6 +118,7 @@ Tensor wrap(const char* op, const Tensor& a, Scalar s) {
 // ---------------------------------------------------------------- arithmetic
 
 Tensor add(const Tensor& a, const Tensor& b) {
+  MG_PROFILE_OP("add");
   check_defined("add", {&a, &b});
   Tensor out = binary_kernel("add", a, b, detail::result_type(a, b), detail::result_type(a, b),
                              [](auto x, auto y) { return detail::wrapping_add(x, y); });
@@ -126,6 +127,7 @@ Tensor add(const Tensor& a, const Tensor& b) {
 }
 
 Tensor sub(const Tensor& a, const Tensor& b) {
+  MG_PROFILE_OP("sub");
   check_defined("sub", {&a, &b});
   MG_CHECK(!(a.dtype() == kBool && b.dtype() == kBool), "sub",
            "subtraction of two bool tensors is not supported; use logical_xor or ~");
@@ -138,6 +140,7 @@ Tensor sub(const Tensor& a, const Tensor& b) {
 }
 
 Tensor mul(const Tensor& a, const Tensor& b) {
+  MG_PROFILE_OP("mul");
   check_defined("mul", {&a, &b});
   Tensor out = binary_kernel("mul", a, b, detail::result_type(a, b), detail::result_type(a, b),
                              [](auto x, auto y) { return detail::wrapping_mul(x, y); });
@@ -152,6 +155,7 @@ Tensor mul(const Tensor& a, const Tensor& b) {
 }
 
 Tensor div(const Tensor& a, const Tensor& b) {
+  MG_PROFILE_OP("div");
   check_defined("div", {&a, &b});
   Dtype dt = detail::result_type(a, b);
   if (!is_floating_point(dt)) dt = get_default_dtype();  // true division
@@ -172,6 +176,7 @@ Tensor mul(const Tensor& a, Scalar b) { return mul(a, wrap("mul", a, b)); }
 Tensor div(const Tensor& a, Scalar b) { return div(a, wrap("div", a, b)); }
 
 Tensor neg(const Tensor& x) {
+  MG_PROFILE_OP("neg");
   check_defined("neg", {&x});
   MG_CHECK(x.dtype() != kBool, "neg", "negation of a bool tensor is not supported; use ~ instead");
   Tensor out = same_dtype_unary("neg", x, [](auto v) { return detail::wrapping_neg(v); });
@@ -182,6 +187,7 @@ Tensor neg(const Tensor& x) {
 // ---------------------------------------------------------------- unary math
 
 Tensor exp(const Tensor& x) {
+  MG_PROFILE_OP("exp");
   Tensor out = float_unary(
       "exp", x, [](auto&& e) { return xt::exp(e); }, [](auto v) { return std::exp(v); });
   record("ExpBackward0", out, {&x}, {kOutput},
@@ -190,6 +196,7 @@ Tensor exp(const Tensor& x) {
 }
 
 Tensor log(const Tensor& x) {
+  MG_PROFILE_OP("log");
   Tensor out = float_unary(
       "log", x, [](auto&& e) { return xt::log(e); }, [](auto v) { return std::log(v); });
   record("LogBackward0", out, {&x}, {&x},
@@ -198,6 +205,7 @@ Tensor log(const Tensor& x) {
 }
 
 Tensor sqrt(const Tensor& x) {
+  MG_PROFILE_OP("sqrt");
   Tensor out = float_unary(
       "sqrt", x, [](auto&& e) { return xt::sqrt(e); }, [](auto v) { return std::sqrt(v); });
   record("SqrtBackward0", out, {&x}, {kOutput},
@@ -206,6 +214,7 @@ Tensor sqrt(const Tensor& x) {
 }
 
 Tensor rsqrt(const Tensor& x) {
+  MG_PROFILE_OP("rsqrt");
   Tensor out = float_unary(
       "rsqrt", x, [](auto&& e) { return 1 / xt::sqrt(e); },
       [](auto v) { return 1 / std::sqrt(v); });
@@ -218,6 +227,7 @@ Tensor rsqrt(const Tensor& x) {
 }
 
 Tensor tanh(const Tensor& x) {
+  MG_PROFILE_OP("tanh");
   Tensor out = float_unary(
       "tanh", x, [](auto&& e) { return xt::tanh(e); }, [](auto v) { return std::tanh(v); });
   record("TanhBackward0", out, {&x}, {kOutput}, [](const Tensor& g, FunctionNode& n) {
@@ -228,6 +238,7 @@ Tensor tanh(const Tensor& x) {
 }
 
 Tensor sigmoid(const Tensor& x) {
+  MG_PROFILE_OP("sigmoid");
   // NOTE: 1 / (1 + exp(-x)) saturates to 0 and 1 without NaN at both ends.
   Tensor out = float_unary(
       "sigmoid", x, [](auto&& e) { return 1 / (1 + xt::exp(-e)); },
@@ -240,6 +251,7 @@ Tensor sigmoid(const Tensor& x) {
 }
 
 Tensor erf(const Tensor& x) {
+  MG_PROFILE_OP("erf");
   Tensor out = float_unary(
       "erf", x, [](auto&& e) { return xt::erf(e); }, [](auto v) { return std::erf(v); });
   record("ErfBackward0", out, {&x}, {&x}, [](const Tensor& g, FunctionNode& n) {
@@ -311,6 +323,7 @@ Tensor gelu_backward_fused(const Tensor& g, const Tensor& x, bool tanh_form) {
 }  // namespace
 
 Tensor gelu(const Tensor& x, const std::string& approximate) {
+  MG_PROFILE_OP("gelu");
   check_defined("gelu", {&x});
   MG_CHECK(approximate == "none" || approximate == "tanh", "gelu",
            "approximate must be \"none\" or ", "\"tanh\", got \"", approximate, "\"");
@@ -360,6 +373,7 @@ Tensor gelu(const Tensor& x, const std::string& approximate) {
 }
 
 Tensor silu(const Tensor& x) {
+  MG_PROFILE_OP("silu");
   Tensor out = float_unary(
       "silu", x, [](auto&& e) { return e / (1 + xt::exp(-e)); },
       [](auto v) { return v / (1 + std::exp(-v)); });
@@ -373,6 +387,7 @@ Tensor silu(const Tensor& x) {
 }
 
 Tensor mish(const Tensor& x) {
+  MG_PROFILE_OP("mish");
   Tensor out = float_unary(
       "mish", x, [](auto&& e) { return e * xt::tanh(xt::log1p(xt::exp(e))); },
       [](auto v) { return v * std::tanh(std::log1p(std::exp(v))); });
@@ -387,6 +402,7 @@ Tensor mish(const Tensor& x) {
 }
 
 Tensor abs(const Tensor& x) {
+  MG_PROFILE_OP("abs");
   Tensor out = same_dtype_unary("abs", x, [](auto v) {
     if constexpr (std::is_same_v<decltype(v), bool>)
       return v;
@@ -400,6 +416,7 @@ Tensor abs(const Tensor& x) {
 }
 
 Tensor sign(const Tensor& x) {
+  MG_PROFILE_OP("sign");
   Tensor out = same_dtype_unary("sign", x, [](auto v) {
     using T = decltype(v);
     if constexpr (std::is_same_v<T, bool>)
@@ -413,6 +430,7 @@ Tensor sign(const Tensor& x) {
 }
 
 Tensor relu(const Tensor& x) {
+  MG_PROFILE_OP("relu");
   check_defined("relu", {&x});
   MG_CHECK(x.dtype() != kBool, "relu", "not supported for bool tensors");
   // NOTE: NaN stays NaN (v != v), as PyTorch: a NaN in the activations must not vanish.
@@ -426,6 +444,7 @@ Tensor relu(const Tensor& x) {
 }
 
 Tensor clamp(const Tensor& x, std::optional<double> lo, std::optional<double> hi) {
+  MG_PROFILE_OP("clamp");
   check_defined("clamp", {&x});
   MG_CHECK(lo.has_value() || hi.has_value(), "clamp", "at least one of min and max must be given");
   MG_CHECK(x.dtype() != kBool, "clamp", "not supported for bool tensors");
@@ -469,6 +488,7 @@ Tensor clamp(const Tensor& x, std::optional<double> lo, std::optional<double> hi
 }
 
 Tensor pow(const Tensor& x, Scalar exponent) {
+  MG_PROFILE_OP("pow");
   check_defined("pow", {&x});
   Tensor e = wrap("pow", x, exponent);
   Dtype dt = detail::result_type(x, e);
@@ -494,6 +514,7 @@ Tensor pow(const Tensor& x, Scalar exponent) {
 }
 
 Tensor pow(const Tensor& x, const Tensor& exponent) {
+  MG_PROFILE_OP("pow");
   check_defined("pow", {&x, &exponent});
   Dtype dt = detail::result_type(x, exponent);
   MG_CHECK(is_floating_point(dt), "pow",
@@ -554,13 +575,16 @@ Tensor extremum(const char* op, const char* node, const Tensor& a, const Tensor&
 }  // namespace
 
 Tensor maximum(const Tensor& a, const Tensor& b) {
+  MG_PROFILE_OP("maximum");
   return extremum<true>("maximum", "MaximumBackward0", a, b);
 }
 Tensor minimum(const Tensor& a, const Tensor& b) {
+  MG_PROFILE_OP("minimum");
   return extremum<false>("minimum", "MinimumBackward0", a, b);
 }
 
 Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
+  MG_PROFILE_OP("where");
   check_defined("where", {&cond, &a, &b});
   MG_CHECK(cond.dtype() == kBool, "where", "condition must be a bool tensor, got ",
            dtype_name(cond.dtype()));
@@ -602,6 +626,7 @@ Tensor where(const Tensor& cond, Scalar a, const Tensor& b) {
 }
 
 Tensor masked_fill(const Tensor& x, const Tensor& mask, Scalar value) {
+  MG_PROFILE_OP("masked_fill");
   check_defined("masked_fill", {&x, &mask});
   MG_CHECK(mask.dtype() == kBool, "masked_fill", "mask must be a bool tensor, got ",
            dtype_name(mask.dtype()));
@@ -636,16 +661,19 @@ MG_COMPARISON(ge, x >= y)
 #undef MG_COMPARISON
 
 Tensor logical_and(const Tensor& a, const Tensor& b) {
+  MG_PROFILE_OP("logical_and");
   check_defined("logical_and", {&a, &b});
   return binary_kernel("logical_and", a, b, detail::result_type(a, b), kBool,
                        [](auto x, auto y) { return x != 0 && y != 0; });
 }
 Tensor logical_or(const Tensor& a, const Tensor& b) {
+  MG_PROFILE_OP("logical_or");
   check_defined("logical_or", {&a, &b});
   return binary_kernel("logical_or", a, b, detail::result_type(a, b), kBool,
                        [](auto x, auto y) { return x != 0 || y != 0; });
 }
 Tensor logical_not(const Tensor& a) {
+  MG_PROFILE_OP("logical_not");
   check_defined("logical_not", {&a});
   Tensor out = detail::make_tensor(a.shape(), kBool);
   detail::dispatch(a.dtype(), [&]<typename T>() {
@@ -675,12 +703,15 @@ Tensor float_class(const char* op, const Tensor& x, bool integer_result, Pred pr
 }  // namespace
 
 Tensor isnan(const Tensor& x) {
+  MG_PROFILE_OP("isnan");
   return float_class("isnan", x, false, [](double v) { return std::isnan(v); });
 }
 Tensor isinf(const Tensor& x) {
+  MG_PROFILE_OP("isinf");
   return float_class("isinf", x, false, [](double v) { return std::isinf(v); });
 }
 Tensor isfinite(const Tensor& x) {
+  MG_PROFILE_OP("isfinite");
   return float_class("isfinite", x, true, [](double v) { return std::isfinite(v); });
 }
 
@@ -688,6 +719,7 @@ Tensor isfinite(const Tensor& x) {
 // kernel switches to end - (end - start) * (1 - weight) for weight >= 0.5, which differs only in
 // rounding. The three operands broadcast.
 Tensor lerp(const Tensor& start, const Tensor& end, Scalar weight) {
+  MG_PROFILE_OP("lerp");
   check_defined("lerp", {&start, &end});
   MG_CHECK(start.is_floating_point() && end.dtype() == start.dtype(), "lerp", "start (",
            dtype_name(start.dtype()), ") and end (", dtype_name(end.dtype()),
@@ -696,6 +728,7 @@ Tensor lerp(const Tensor& start, const Tensor& end, Scalar weight) {
   return start + (end - start) * weight;
 }
 Tensor lerp(const Tensor& start, const Tensor& end, const Tensor& weight) {
+  MG_PROFILE_OP("lerp");
   check_defined("lerp", {&start, &end, &weight});
   MG_CHECK(
       start.is_floating_point() && end.dtype() == start.dtype() && weight.dtype() == start.dtype(),

@@ -2,7 +2,9 @@
 // scatter, take_along_dim, masked_scatter, tril, triu; the rearranging copies flip, roll, repeat,
 // repeat_interleave; sort, argsort, topk.
 #include <algorithm>
+#include <limits>
 #include <numeric>
+#include <string>
 
 #include "autograd/function.h"
 #include "kernels/dispatch.h"
@@ -12,6 +14,7 @@
 #include "minigrad/ops/creation.h"
 #include "minigrad/ops/elementwise.h"
 #include "minigrad/ops/index.h"
+#include "minigrad/ops/reduce.h"
 #include "minigrad/ops/shape.h"
 #include "tensor_impl.h"
 
@@ -25,6 +28,7 @@ using Grads = std::vector<Tensor>;
 // ---------------------------------------------------------------- cat, stack, split, chunk
 
 Tensor cat(const std::vector<Tensor>& tensors, std::int64_t dim) {
+  MG_PROFILE_OP("cat");
   MG_CHECK(!tensors.empty(), "cat", "expected a non-empty list of tensors");
   for (std::size_t i = 0; i < tensors.size(); ++i)
     MG_CHECK(tensors[i].defined(), "cat", "tensor ", i, " is undefined");
@@ -69,6 +73,7 @@ Tensor cat(const std::vector<Tensor>& tensors, std::int64_t dim) {
 }
 
 Tensor stack(const std::vector<Tensor>& tensors, std::int64_t dim) {
+  MG_PROFILE_OP("stack");
   MG_CHECK(!tensors.empty(), "stack", "expected a non-empty list of tensors");
   MG_CHECK(tensors[0].defined(), "stack", "tensor 0 is undefined");
   std::int64_t d = detail::wrap_dim(dim, tensors[0].dim() + 1, "stack");
@@ -84,6 +89,7 @@ Tensor stack(const std::vector<Tensor>& tensors, std::int64_t dim) {
 }
 
 std::vector<Tensor> split(const Tensor& x, const Shape& split_sizes, std::int64_t dim) {
+  MG_PROFILE_OP("split");
   MG_CHECK(x.defined(), "split",
            "got an undefined tensor (a default-constructed Tensor, or one moved from)");
   MG_CHECK(x.dim() > 0, "split", "cannot split a 0-dim tensor");
@@ -119,6 +125,7 @@ std::vector<Tensor> split(const Tensor& x, std::int64_t split_size, std::int64_t
 }
 
 std::vector<Tensor> chunk(const Tensor& x, std::int64_t chunks, std::int64_t dim) {
+  MG_PROFILE_OP("chunk");
   MG_CHECK(x.defined(), "chunk",
            "got an undefined tensor (a default-constructed Tensor, or one moved from)");
   MG_CHECK(chunks > 0, "chunk", "number of chunks must be positive, got ", chunks);
@@ -152,6 +159,7 @@ std::vector<std::int64_t> checked_indices(const Tensor& index, std::int64_t n, c
 }  // namespace
 
 Tensor index_select(const Tensor& x, std::int64_t dim, const Tensor& index) {
+  MG_PROFILE_OP("index_select");
   MG_CHECK(x.defined(), "index_select",
            "got an undefined tensor (a default-constructed Tensor, or one moved from)");
   check_index_tensor(index, "index_select");
@@ -181,6 +189,7 @@ Tensor index_select(const Tensor& x, std::int64_t dim, const Tensor& index) {
 }
 
 Tensor index_add(const Tensor& self, std::int64_t dim, const Tensor& index, const Tensor& source) {
+  MG_PROFILE_OP("index_add");
   MG_CHECK(self.defined() && source.defined(), "index_add",
            "got an undefined tensor (a default-constructed Tensor, or one moved from)");
   check_index_tensor(index, "index_add");
@@ -308,10 +317,12 @@ Tensor gather_as(const Tensor& x, std::int64_t dim, const Tensor& index, const c
 }  // namespace
 
 Tensor gather(const Tensor& x, std::int64_t dim, const Tensor& index) {
+  MG_PROFILE_OP("gather");
   return gather_as(x, dim, index, "gather");
 }
 
 Tensor scatter_add(const Tensor& self, std::int64_t dim, const Tensor& index, const Tensor& src) {
+  MG_PROFILE_OP("scatter_add");
   MG_CHECK(self.defined() && src.defined(), "scatter_add",
            "got an undefined tensor (a default-constructed Tensor, or one moved from)");
   check_index_tensor(index, "scatter_add");
@@ -345,6 +356,7 @@ Tensor scatter_add(const Tensor& self, std::int64_t dim, const Tensor& index, co
 // ---------------------------------------------------------------- scatter, take_along_dim
 
 Tensor scatter(const Tensor& self, std::int64_t dim, const Tensor& index, const Tensor& src) {
+  MG_PROFILE_OP("scatter");
   MG_CHECK(self.defined() && src.defined(), "scatter",
            "got an undefined tensor (a default-constructed Tensor, or one moved from)");
   check_index_tensor(index, "scatter");
@@ -374,6 +386,7 @@ Tensor scatter(const Tensor& self, std::int64_t dim, const Tensor& index, const 
 }
 
 Tensor scatter(const Tensor& self, std::int64_t dim, const Tensor& index, Scalar value) {
+  MG_PROFILE_OP("scatter");
   MG_CHECK(self.defined(), "scatter",
            "got an undefined tensor (a default-constructed Tensor, or one moved from)");
   check_index_tensor(index, "scatter");
@@ -393,7 +406,177 @@ Tensor scatter(const Tensor& self, std::int64_t dim, const Tensor& index, Scalar
   return out;
 }
 
+// ---------------------------------------------------------------- scatter_reduce
+
+namespace {
+
+enum class ScatterReduce { kSum, kProd, kMean, kAmax, kAmin };
+
+ScatterReduce parse_scatter_reduce(const std::string& reduce) {
+  if (reduce == "sum") return ScatterReduce::kSum;
+  if (reduce == "prod") return ScatterReduce::kProd;
+  if (reduce == "mean") return ScatterReduce::kMean;
+  if (reduce == "amax") return ScatterReduce::kAmax;
+  MG_CHECK(reduce == "amin", "scatter_reduce",
+           "reduce must be \"sum\", \"prod\", \"mean\", \"amax\" or \"amin\", got \"", reduce,
+           "\"");
+  return ScatterReduce::kAmin;
+}
+
+/// x for the first backward; differentiating it again throws `message` (PyTorch's DelayedError).
+Tensor delayed_error(const Tensor& x, const char* message) {
+  Tensor out = x.detach().clone();
+  record("DelayedError", out, {&x},
+         [message](const Tensor&, FunctionNode&) -> Grads { MG_ERROR("scatter_reduce", message); });
+  return out;
+}
+
+/// x narrowed to the leading `shape` of each dim (src cut to index's shape).
+Tensor cut_to(Tensor x, const Shape& shape) {
+  for (std::int64_t k = 0; k < x.dim(); ++k)
+    if (x.size(k) != shape[k]) x = x.narrow(k, 0, shape[k]);
+  return x;
+}
+
+}  // namespace
+
+Tensor scatter_reduce(const Tensor& self, std::int64_t dim, const Tensor& index, const Tensor& src,
+                      const std::string& reduce, bool include_self) {
+  MG_PROFILE_OP("scatter_reduce");
+  const char* op = "scatter_reduce";
+  MG_CHECK(self.defined() && src.defined(), op,
+           "got an undefined tensor (a default-constructed Tensor, or one moved from)");
+  const ScatterReduce r = parse_scatter_reduce(reduce);
+  check_index_tensor(index, op);
+  std::int64_t d = detail::wrap_dim(dim, self.dim(), op);
+  check_gather_shapes(self, index, d, op);
+  check_src(src, index, op);
+  MG_CHECK(src.dtype() == self.dtype(), op, "self and src must have the same dtype, got ",
+           dtype_name(self.dtype()), " and ", dtype_name(src.dtype()));
+  MG_CHECK(self.dtype() != kBool, op, "self and src have dtype bool, which is not supported");
+  Tensor out = self.detach().clone().contiguous();
+  detail::dispatch(self.dtype(), [&]<typename T>() {
+    if constexpr (!std::is_same_v<T, bool>) {
+      const T* ps = static_cast<const T*>(src.impl()->storage->data);
+      T* po = static_cast<T*>(out.impl()->storage->data);
+      const std::int64_t base = out.storage_offset();
+      constexpr bool floating = std::is_floating_point_v<T>;
+      if (!include_self) {
+        // Positions that receive src start from the reduction's identity instead of self.
+        T identity = r == ScatterReduce::kProd   ? T(1)
+                     : r == ScatterReduce::kAmax ? (floating ? -std::numeric_limits<T>::infinity()
+                                                             : std::numeric_limits<T>::lowest())
+                     : r == ScatterReduce::kAmin ? (floating ? std::numeric_limits<T>::infinity()
+                                                             : std::numeric_limits<T>::max())
+                                                 : T(0);
+        for_each_gather(out, index, d, src, op,
+                        [&](std::int64_t, std::int64_t oi) { po[oi] = identity; });
+      }
+      std::vector<std::int64_t> count;
+      if (r == ScatterReduce::kMean) count.assign(out.numel(), include_self ? 1 : 0);
+      for_each_gather(out, index, d, src, op, [&](std::int64_t si, std::int64_t oi) {
+        const T v = ps[si];
+        T& o = po[oi];
+        switch (r) {
+          case ScatterReduce::kSum:
+          case ScatterReduce::kMean:
+            o = detail::wrapping_add(o, v);
+            if (r == ScatterReduce::kMean) ++count[oi - base];
+            break;
+          case ScatterReduce::kProd:
+            o = detail::wrapping_mul(o, v);
+            break;
+          // NOTE: a NaN in src wins, as PyTorch's ReduceMaximum/ReduceMinimum (std::max keeps
+          // a NaN already in self).
+          case ScatterReduce::kAmax:
+            o = (floating && v != v) ? v : std::max(o, v);
+            break;
+          case ScatterReduce::kAmin:
+            o = (floating && v != v) ? v : std::min(o, v);
+            break;
+        }
+      });
+      if (r == ScatterReduce::kMean) {
+        // NOTE: integer means round down (PyTorch divides with rounding_mode="floor").
+        for (std::int64_t i = 0; i < out.numel(); ++i) {
+          const std::int64_t c = count[i] == 0 ? 1 : count[i];
+          T& o = po[base + i];
+          if constexpr (floating) {
+            o = o / static_cast<T>(c);
+          } else {
+            T q = o / c;
+            if ((o % c != 0) && ((o < 0) != (c < 0))) --q;
+            o = q;
+          }
+        }
+      }
+    }
+  });
+  Shape src_shape = src.shape();
+  // PyTorch 1.13's scatter_reduce_backward (torch/csrc/autograd/FunctionsManual.cpp), with
+  // public ops so that it can be differentiated again. g, self and result [self's shape]; src
+  // is cut to index's shape, and its gradient padded back with zeros.
+  record("ScatterReduceBackward0", out, {&self, &src}, {&self, &index, &src, detail::kOutput},
+         [d, r, reduce, include_self, src_shape](const Tensor& g, FunctionNode& n) {
+           Tensor x = n.saved(0), idx = n.saved(1), result = n.saved(3);
+           Tensor s = cut_to(n.saved(2), idx.shape());
+           Tensor gx, gs;
+           switch (r) {
+             case ScatterReduce::kSum:
+               gx = g;
+               gs = gather(g, d, idx);
+               break;
+             case ScatterReduce::kMean: {
+               // Each output is divided by the number N of values it averaged.
+               Tensor count =
+                   scatter_add(include_self ? ones_like(g) : zeros_like(g), d, idx, ones_like(s));
+               count = masked_fill(count, count == 0, 1);
+               gx = g / count;
+               gs = gather(g, d, idx) / gather(count, d, idx);
+               break;
+             }
+             case ScatterReduce::kProd: {
+               // The product of the others, computed without dividing by a zero: a zero in self
+               // is replaced by 1, and so is a src zero that is alone at its position.
+               Tensor masked_self = masked_fill(x, x == 0, 1);
+               gx = g * scatter_reduce(masked_self, d, idx, s, reduce, include_self) / masked_self;
+               Tensor src_zero = s == 0;
+               Tensor zeros_at =
+                   gather(scatter_add(zeros_like(x), d, idx, src_zero.to(x.dtype())), d, idx);
+               Tensor single_zero = logical_and(src_zero, zeros_at == 1);
+               Tensor masked_src_result =
+                   scatter_reduce(x, d, idx, masked_fill(s, single_zero, 1), reduce, include_self);
+               gs = where(single_zero, gather(g * masked_src_result, d, idx),
+                          gather(g * result, d, idx) / masked_fill(s, src_zero, 1));
+               if (any(zeros_at > 1).item<bool>())
+                 gs = delayed_error(gs,
+                                    "double backward is unsupported for src when more than one "
+                                    "zero in src is scattered to the same position (as PyTorch)");
+               break;
+             }
+             case ScatterReduce::kAmax:
+             case ScatterReduce::kAmin: {
+               // NOTE: ties share the gradient evenly: every self or src value equal to the
+               // result gets grad / (number of them), as PyTorch 1.13.
+               Tensor value = gather(result, d, idx);
+               Tensor self_is = (x == result).to(x.dtype());
+               Tensor src_is = (s == value).to(x.dtype());
+               Tensor share = g / scatter_add(self_is, d, idx, src_is);
+               gx = self_is * share;
+               gs = src_is * gather(share, d, idx);
+               break;
+             }
+           }
+           // Without include_self, self's values at scattered positions took no part.
+           if (!include_self) gx = scatter(gx, d, idx, 0.0);
+           return Grads{n.needs_input_grad(0) ? gx : Tensor(),
+                        n.needs_input_grad(1) ? zero_padded(gs, src_shape) : Tensor()};
+         });
+  return out;
+}
+
 Tensor take_along_dim(const Tensor& x, const Tensor& indices, std::optional<std::int64_t> dim) {
+  MG_PROFILE_OP("take_along_dim");
   MG_CHECK(x.defined(), "take_along_dim",
            "got an undefined tensor (a default-constructed Tensor, or one moved from)");
   check_index_tensor(indices, "take_along_dim");
@@ -412,6 +595,7 @@ Tensor take_along_dim(const Tensor& x, const Tensor& indices, std::optional<std:
 }
 
 Tensor masked_scatter(const Tensor& self, const Tensor& mask, const Tensor& source) {
+  MG_PROFILE_OP("masked_scatter");
   MG_CHECK(self.defined() && mask.defined() && source.defined(), "masked_scatter",
            "got an undefined tensor (a default-constructed Tensor, or one moved from)");
   MG_CHECK(mask.dtype() == kBool, "masked_scatter", "mask must be a bool tensor, got ",
@@ -447,6 +631,7 @@ Shape unique_dims(const Shape& dims, std::int64_t nd, const char* op) {
 }  // namespace
 
 Tensor flip(const Tensor& x, const Shape& dims) {
+  MG_PROFILE_OP("flip");
   MG_CHECK(x.defined(), "flip",
            "got an undefined tensor (a default-constructed Tensor, or one moved from)");
   Shape ds = unique_dims(dims, x.dim(), "flip");
@@ -467,6 +652,7 @@ Tensor flip(const Tensor& x, const Shape& dims) {
 }
 
 Tensor roll(const Tensor& x, const Shape& shifts, const Shape& dims) {
+  MG_PROFILE_OP("roll");
   MG_CHECK(x.defined(), "roll",
            "got an undefined tensor (a default-constructed Tensor, or one moved from)");
   if (dims.empty()) {
@@ -497,6 +683,7 @@ Tensor roll(const Tensor& x, const Shape& shifts, const Shape& dims) {
 }
 
 Tensor repeat(const Tensor& x, const Shape& repeats) {
+  MG_PROFILE_OP("repeat");
   MG_CHECK(x.defined(), "repeat",
            "got an undefined tensor (a default-constructed Tensor, or one moved from)");
   auto nr = static_cast<std::int64_t>(repeats.size());
@@ -529,6 +716,7 @@ Tensor repeat(const Tensor& x, const Shape& repeats) {
 }
 
 Tensor repeat_interleave(const Tensor& x, std::int64_t repeats, std::optional<std::int64_t> dim) {
+  MG_PROFILE_OP("repeat_interleave");
   MG_CHECK(x.defined(), "repeat_interleave",
            "got an undefined tensor (a default-constructed Tensor, or one moved from)");
   MG_CHECK(repeats >= 0, "repeat_interleave", "repeats must be non-negative, got ", repeats);
@@ -580,6 +768,7 @@ Tensor sort_indices(const Tensor& x, std::int64_t d, bool descending) {
 }  // namespace
 
 std::tuple<Tensor, Tensor> sort(const Tensor& x, std::int64_t dim, bool descending) {
+  MG_PROFILE_OP("sort");
   MG_CHECK(x.defined(), "sort",
            "got an undefined tensor (a default-constructed Tensor, or one moved from)");
   std::int64_t d = detail::wrap_dim(dim, x.dim(), "sort");
@@ -590,6 +779,7 @@ std::tuple<Tensor, Tensor> sort(const Tensor& x, std::int64_t dim, bool descendi
 }
 
 Tensor argsort(const Tensor& x, std::int64_t dim, bool descending) {
+  MG_PROFILE_OP("argsort");
   MG_CHECK(x.defined(), "argsort",
            "got an undefined tensor (a default-constructed Tensor, or one moved from)");
   return sort_indices(x, detail::wrap_dim(dim, x.dim(), "argsort"), descending);
@@ -597,6 +787,7 @@ Tensor argsort(const Tensor& x, std::int64_t dim, bool descending) {
 
 std::tuple<Tensor, Tensor> topk(const Tensor& x, std::int64_t k, std::int64_t dim, bool largest,
                                 bool /*sorted*/) {
+  MG_PROFILE_OP("topk");
   MG_CHECK(x.defined(), "topk",
            "got an undefined tensor (a default-constructed Tensor, or one moved from)");
   std::int64_t d = detail::wrap_dim(dim, x.dim(), "topk");
@@ -639,9 +830,11 @@ Tensor triangle(const Tensor& x, std::int64_t diagonal, const char* op, const ch
 }  // namespace
 
 Tensor tril(const Tensor& x, std::int64_t diagonal) {
+  MG_PROFILE_OP("tril");
   return triangle<true>(x, diagonal, "tril", "TrilBackward0");
 }
 Tensor triu(const Tensor& x, std::int64_t diagonal) {
+  MG_PROFILE_OP("triu");
   return triangle<false>(x, diagonal, "triu", "TriuBackward0");
 }
 

@@ -348,6 +348,7 @@ bool has_tensor(const std::vector<std::optional<Tensor>>& indices) {
 // ---------------------------------------------------------------- advanced indexing
 
 Tensor index(const Tensor& x, const std::vector<std::optional<Tensor>>& indices) {
+  MG_PROFILE_OP("index");
   MG_CHECK(x.defined(), "index", "called on an undefined tensor");
   if (!has_tensor(indices)) return x.index({"..."});
   return index_plan(x, make_plan(x, indices, "index"));
@@ -355,6 +356,7 @@ Tensor index(const Tensor& x, const std::vector<std::optional<Tensor>>& indices)
 
 Tensor index_put(const Tensor& x, const std::vector<std::optional<Tensor>>& indices,
                  const Tensor& values, bool accumulate) {
+  MG_PROFILE_OP("index_put");
   MG_CHECK(x.defined() && values.defined(), "index_put", "called with an undefined tensor");
   MG_CHECK(values.dtype() == x.dtype(), "index_put",
            "index put requires the source and destination dtypes match, got ",
@@ -373,6 +375,7 @@ Tensor index_put(const Tensor& x, const std::vector<std::optional<Tensor>>& indi
 }
 
 Tensor nonzero(const Tensor& x) {
+  MG_PROFILE_OP("nonzero");
   MG_CHECK(x.defined(), "nonzero", "called on an undefined tensor");
   Tensor c = x.detach().contiguous();
   std::vector<std::int64_t> hits;
@@ -395,6 +398,7 @@ Tensor nonzero(const Tensor& x) {
 }
 
 Tensor masked_select(const Tensor& x, const Tensor& mask) {
+  MG_PROFILE_OP("masked_select");
   MG_CHECK(x.defined() && mask.defined(), "masked_select", "called with an undefined tensor");
   MG_CHECK(mask.dtype() == kBool, "masked_select", "mask must be a bool tensor, got ",
            dtype_name(mask.dtype()));

@@ -152,6 +152,7 @@ Tensor matmul_nd(const Tensor& a_in, const Tensor& b_in, const char* node) {
   BlasLayout la = blas_layout(M, K, a.strides()[na - 2], a.strides()[na - 1]);
   BlasLayout lb = blas_layout(K, N, b.strides()[nb - 2], b.strides()[nb - 1]);
   std::int64_t n_batch = detail::shape_numel(batch);
+  if (profiler::detail::is_on()) profiler::detail::add_flops(2 * n_batch * M * N * K);
 
   detail::dispatch(a.dtype(), [&]<typename T>() {
     if constexpr (std::is_same_v<T, bool>) {
@@ -242,6 +243,7 @@ void check_operands(const Tensor& a, const Tensor& b, const char* op) {
 }  // namespace
 
 Tensor matmul(const Tensor& a, const Tensor& b) {
+  MG_PROFILE_OP("matmul");
   check_operands(a, b, "matmul");
   if (a.dim() == 1 && b.dim() == 1)
     return matmul_nd(a.unsqueeze(0), b.unsqueeze(1), "DotBackward0").reshape({});
@@ -273,6 +275,7 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
 }
 
 Tensor mm(const Tensor& a, const Tensor& b) {
+  MG_PROFILE_OP("mm");
   MG_CHECK(a.defined() && b.defined(), "mm",
            "got an undefined tensor (a default-constructed Tensor, or one moved from)");
   MG_CHECK(a.dim() == 2 && b.dim() == 2, "mm", "expected 2-D tensors, got shapes ", a.shape(),
@@ -282,6 +285,7 @@ Tensor mm(const Tensor& a, const Tensor& b) {
 }
 
 Tensor bmm(const Tensor& a, const Tensor& b) {
+  MG_PROFILE_OP("bmm");
   MG_CHECK(a.defined() && b.defined(), "bmm",
            "got an undefined tensor (a default-constructed Tensor, or one moved from)");
   MG_CHECK(a.dim() == 3 && b.dim() == 3, "bmm", "expected 3-D tensors, got shapes ", a.shape(),
@@ -298,6 +302,7 @@ Tensor bmm(const Tensor& a, const Tensor& b) {
 
 Tensor addmm(const Tensor& input, const Tensor& mat1, const Tensor& mat2, Scalar beta,
              Scalar alpha) {
+  MG_PROFILE_OP("addmm");
   MG_CHECK(input.defined() && mat1.defined() && mat2.defined(), "addmm",
            "got an undefined tensor (a default-constructed Tensor, or one moved from)");
   MG_CHECK(mat1.dim() == 2 && mat2.dim() == 2, "addmm", "mat1 and mat2 must be 2-D, got shapes ",
@@ -317,6 +322,7 @@ Tensor addmm(const Tensor& input, const Tensor& mat1, const Tensor& mat2, Scalar
 }
 
 Tensor einsum(const std::string& equation, const std::vector<Tensor>& tensors) {
+  MG_PROFILE_OP("einsum");
   const char* op = "einsum";
   std::string eq;
   for (char c : equation)

@@ -160,6 +160,7 @@ Tensor to_keepdim(const Tensor& g, const ReduceDims& r) { return g.reshape(r.kee
 // ---------------------------------------------------------------- sum, mean
 
 Tensor sum(const Tensor& x, const Shape& dims, bool keepdim) {
+  MG_PROFILE_OP("sum");
   ReduceDims r = plan(x, dims, keepdim, "sum");
   Dtype dt = x.is_floating_point() ? x.dtype() : kInt64;
   Tensor out = detail::make_tensor(r.out_shape, dt);
@@ -192,6 +193,7 @@ Tensor sum(const Tensor& x, const Shape& dims, bool keepdim) {
 }
 
 Tensor mean(const Tensor& x, const Shape& dims, bool keepdim) {
+  MG_PROFILE_OP("mean");
   MG_CHECK(x.defined(), "mean",
            "got an undefined tensor (a default-constructed Tensor, or one moved from)");
   MG_CHECK(x.is_floating_point(), "mean", "could not infer output dtype: input dtype must be ",
@@ -296,22 +298,33 @@ std::tuple<Tensor, Tensor> max_dim_impl(const Tensor& x, std::int64_t dim, bool 
 
 }  // namespace
 
-Tensor max(const Tensor& x) { return amax_impl<true>(x, {}, false, "max", "MaxBackward1", true); }
-Tensor min(const Tensor& x) { return amax_impl<false>(x, {}, false, "min", "MinBackward1", true); }
+Tensor max(const Tensor& x) {
+  MG_PROFILE_OP("max");
+  return amax_impl<true>(x, {}, false, "max", "MaxBackward1", true);
+}
+Tensor min(const Tensor& x) {
+  MG_PROFILE_OP("min");
+  return amax_impl<false>(x, {}, false, "min", "MinBackward1", true);
+}
 std::tuple<Tensor, Tensor> max(const Tensor& x, std::int64_t dim, bool keepdim) {
+  MG_PROFILE_OP("max");
   return max_dim_impl<true>(x, dim, keepdim, "max", "MaxBackward0");
 }
 std::tuple<Tensor, Tensor> min(const Tensor& x, std::int64_t dim, bool keepdim) {
+  MG_PROFILE_OP("min");
   return max_dim_impl<false>(x, dim, keepdim, "min", "MinBackward0");
 }
 Tensor amax(const Tensor& x, const Shape& dims, bool keepdim) {
+  MG_PROFILE_OP("amax");
   return amax_impl<true>(x, dims, keepdim, "amax", "AmaxBackward0");
 }
 Tensor amin(const Tensor& x, const Shape& dims, bool keepdim) {
+  MG_PROFILE_OP("amin");
   return amax_impl<false>(x, dims, keepdim, "amin", "AminBackward0");
 }
 
 Tensor argmax(const Tensor& x, std::optional<std::int64_t> dim, bool keepdim) {
+  MG_PROFILE_OP("argmax");
   MG_CHECK(x.defined(), "argmax",
            "got an undefined tensor (a default-constructed Tensor, or one moved from)");
   if (!dim) {
@@ -322,6 +335,7 @@ Tensor argmax(const Tensor& x, std::optional<std::int64_t> dim, bool keepdim) {
 }
 
 Tensor argmin(const Tensor& x, std::optional<std::int64_t> dim, bool keepdim) {
+  MG_PROFILE_OP("argmin");
   MG_CHECK(x.defined(), "argmin",
            "got an undefined tensor (a default-constructed Tensor, or one moved from)");
   if (!dim) {
@@ -335,6 +349,7 @@ Tensor argmin(const Tensor& x, std::optional<std::int64_t> dim, bool keepdim) {
 // Forward values are computed with the ops above under NoGradGuard; each gets its own node.
 
 Tensor var(const Tensor& x, const Shape& dims, double correction, bool keepdim) {
+  MG_PROFILE_OP("var");
   MG_CHECK(x.defined(), "var",
            "got an undefined tensor (a default-constructed Tensor, or one moved from)");
   MG_CHECK(x.is_floating_point(), "var", "expected a floating-point tensor, got ",
@@ -356,6 +371,7 @@ Tensor var(const Tensor& x, const Shape& dims, double correction, bool keepdim) 
 }
 
 Tensor std(const Tensor& x, const Shape& dims, double correction, bool keepdim) {
+  MG_PROFILE_OP("std");
   MG_CHECK(x.defined(), "std",
            "got an undefined tensor (a default-constructed Tensor, or one moved from)");
   MG_CHECK(x.is_floating_point(), "std", "expected a floating-point tensor, got ",
@@ -377,6 +393,7 @@ Tensor std(const Tensor& x, const Shape& dims, double correction, bool keepdim) 
 }
 
 Tensor logsumexp(const Tensor& x, const Shape& dims, bool keepdim) {
+  MG_PROFILE_OP("logsumexp");
   MG_CHECK(x.defined(), "logsumexp",
            "got an undefined tensor (a default-constructed Tensor, or one moved from)");
   Tensor xf = x.is_floating_point() ? x : x.to(get_default_dtype());
@@ -400,6 +417,7 @@ Tensor logsumexp(const Tensor& x, const Shape& dims, bool keepdim) {
 }
 
 Tensor norm(const Tensor& x, double p, const Shape& dims, bool keepdim) {
+  MG_PROFILE_OP("norm");
   MG_CHECK(x.defined(), "norm",
            "got an undefined tensor (a default-constructed Tensor, or one moved from)");
   MG_CHECK(x.is_floating_point(), "norm", "expected a floating-point tensor, got ",
@@ -441,6 +459,7 @@ namespace minigrad {
 
 std::tuple<Tensor, Tensor> var_mean(const Tensor& x, const Shape& dims, double correction,
                                     bool keepdim) {
+  MG_PROFILE_OP("var_mean");
   MG_CHECK(x.defined(), "var_mean",
            "got an undefined tensor (a default-constructed Tensor, or one moved from)");
   MG_CHECK(x.is_floating_point(), "var_mean", "expected a floating-point tensor, got ",
@@ -452,6 +471,7 @@ std::tuple<Tensor, Tensor> var_mean(const Tensor& x, const Shape& dims, double c
 
 std::tuple<Tensor, Tensor> std_mean(const Tensor& x, const Shape& dims, double correction,
                                     bool keepdim) {
+  MG_PROFILE_OP("std_mean");
   MG_CHECK(x.defined(), "std_mean",
            "got an undefined tensor (a default-constructed Tensor, or one moved from)");
   MG_CHECK(x.is_floating_point(), "std_mean", "expected a floating-point tensor, got ",
@@ -486,18 +506,27 @@ Tensor all_any(const Tensor& x, const ReduceDims& r) {
 
 }  // namespace
 
-Tensor all(const Tensor& x) { return all_any<true>(x, plan(x, {}, false, "all")); }
+Tensor all(const Tensor& x) {
+  MG_PROFILE_OP("all");
+  return all_any<true>(x, plan(x, {}, false, "all"));
+}
 Tensor all(const Tensor& x, std::int64_t dim, bool keepdim) {
+  MG_PROFILE_OP("all");
   return all_any<true>(x, plan(x, {dim}, keepdim, "all"));
 }
-Tensor any(const Tensor& x) { return all_any<false>(x, plan(x, {}, false, "any")); }
+Tensor any(const Tensor& x) {
+  MG_PROFILE_OP("any");
+  return all_any<false>(x, plan(x, {}, false, "any"));
+}
 Tensor any(const Tensor& x, std::int64_t dim, bool keepdim) {
+  MG_PROFILE_OP("any");
   return all_any<false>(x, plan(x, {dim}, keepdim, "any"));
 }
 
 // ---------------------------------------------------------------- cumsum
 
 Tensor cumsum(const Tensor& x, std::int64_t dim) {
+  MG_PROFILE_OP("cumsum");
   MG_CHECK(x.defined(), "cumsum",
            "got an undefined tensor (a default-constructed Tensor, or one moved from)");
   std::int64_t d = detail::wrap_dim(dim, x.dim(), "cumsum");

@@ -121,6 +121,7 @@ Tensor narrow_backward(const Tensor& g, const Shape& in_shape, std::int64_t dim,
 }  // namespace detail
 
 Tensor transpose(const Tensor& x, std::int64_t dim0, std::int64_t dim1) {
+  MG_PROFILE_OP("transpose");
   check_defined("transpose", x);
   std::int64_t d0 = detail::wrap_dim(dim0, x.dim(), "transpose");
   std::int64_t d1 = detail::wrap_dim(dim1, x.dim(), "transpose");
@@ -143,6 +144,7 @@ Tensor Tensor::t() const {
 }
 
 Tensor permute(const Tensor& x, const Shape& dims) {
+  MG_PROFILE_OP("permute");
   check_defined("permute", x);
   MG_CHECK(static_cast<std::int64_t>(dims.size()) == x.dim(), "permute", "number of dims ",
            dims.size(), " in ", dims, " does not match the tensor's ", x.dim(), " dims");
@@ -197,6 +199,7 @@ Tensor Tensor::expand(const Shape& target) const {
 }
 
 Tensor unsqueeze(const Tensor& x, std::int64_t dim) {
+  MG_PROFILE_OP("unsqueeze");
   check_defined("unsqueeze", x);
   std::int64_t d = detail::wrap_dim(dim, x.dim() + 1, "unsqueeze");
   Shape shape = x.shape(), strides = x.strides();
@@ -210,6 +213,7 @@ Tensor unsqueeze(const Tensor& x, std::int64_t dim) {
 }
 
 Tensor squeeze(const Tensor& x) {
+  MG_PROFILE_OP("squeeze");
   check_defined("squeeze", x);
   Shape shape, strides;
   for (std::int64_t i = 0; i < x.dim(); ++i) {
@@ -225,6 +229,7 @@ Tensor squeeze(const Tensor& x) {
 }
 
 Tensor squeeze(const Tensor& x, std::int64_t dim) {
+  MG_PROFILE_OP("squeeze");
   check_defined("squeeze", x);
   std::int64_t d = detail::wrap_dim(dim, x.dim(), "squeeze");
   Shape shape = x.shape(), strides = x.strides();
@@ -281,6 +286,7 @@ Tensor Tensor::narrow(std::int64_t dim_, std::int64_t start, std::int64_t length
 }
 
 Tensor reshape(const Tensor& x, const Shape& shape) {
+  MG_PROFILE_OP("reshape");
   return reshape_impl(x, shape, /*allow_copy=*/true, "reshape");
 }
 
@@ -289,6 +295,7 @@ Tensor Tensor::view(const Shape& shape) const {
 }
 
 Tensor flatten(const Tensor& x, std::int64_t start_dim, std::int64_t end_dim) {
+  MG_PROFILE_OP("flatten");
   check_defined("flatten", x);
   if (x.dim() == 0) return x.reshape({1});
   std::int64_t s = detail::wrap_dim(start_dim, x.dim(), "flatten");
@@ -305,6 +312,7 @@ Tensor flatten(const Tensor& x, std::int64_t start_dim, std::int64_t end_dim) {
 }
 
 Tensor view_as(const Tensor& x, const Tensor& other) {
+  MG_PROFILE_OP("view_as");
   check_defined("view_as", x);
   check_defined("view_as", other);
   return x.view(other.shape());

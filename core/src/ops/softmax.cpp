@@ -245,6 +245,7 @@ Tensor softmax_backward_fused(const Tensor& g_in, const Tensor& y, std::int64_t 
 }  // namespace
 
 Tensor softmax(const Tensor& x, std::int64_t dim) {
+  MG_PROFILE_OP("softmax");
   Tensor out = softmax_forward<false>(x, dim, "softmax");
   std::int64_t d = detail::wrap_dim(dim, x.dim(), "softmax");
   detail::record("SoftmaxBackward0", out, {&x}, {kOutput}, [d](const Tensor& g, FunctionNode& n) {
@@ -258,6 +259,7 @@ Tensor softmax(const Tensor& x, std::int64_t dim) {
 }
 
 Tensor log_softmax(const Tensor& x, std::int64_t dim) {
+  MG_PROFILE_OP("log_softmax");
   Tensor out = softmax_forward<true>(x, dim, "log_softmax");
   std::int64_t d = detail::wrap_dim(dim, x.dim(), "log_softmax");
   detail::record("LogSoftmaxBackward0", out, {&x}, {kOutput},

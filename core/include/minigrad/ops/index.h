@@ -3,6 +3,7 @@
 // Part of minigrad/ops.h, which includes every family; include one family to depend on less.
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <tuple>
 
 #include "minigrad/tensor.h"
@@ -35,6 +36,13 @@ Tensor take_along_dim(const Tensor& x, const Tensor& indices,
 Tensor scatter(const Tensor& self, std::int64_t dim, const Tensor& index, const Tensor& src);
 /// A copy of self with value written at index along dim.
 Tensor scatter(const Tensor& self, std::int64_t dim, const Tensor& index, Scalar value);
+/// A copy of self with src's entries reduced into it at index along dim (torch.scatter_reduce,
+/// PyTorch 1.13): reduce is "sum", "prod", "mean", "amax" or "amin"; with include_self false,
+/// self's values at the positions that receive src are left out of the reduction. Integer means
+/// round down. Shapes as scatter; self and src have the same (non-bool) dtype. Differentiable
+/// in self and src with PyTorch's rules (amax/amin share the gradient evenly among ties).
+Tensor scatter_reduce(const Tensor& self, std::int64_t dim, const Tensor& index, const Tensor& src,
+                      const std::string& reduce, bool include_self = true);
 /// A copy of self (broadcast with the bool mask) with source's first elements, in row-major
 /// order, written where mask is true; source needs at least as many elements as true entries.
 Tensor masked_scatter(const Tensor& self, const Tensor& mask, const Tensor& source);

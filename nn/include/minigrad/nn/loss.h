@@ -6,9 +6,19 @@
 // the result has the input's shape without the class dim (cross_entropy, nll_loss) or the
 // broadcast shape of input and target (kl_div, binary_cross_entropy_with_logits).
 // Every loss throws minigrad::Error "[op] ..." on bad shapes, dtypes, reductions or targets.
+//
+// The module forms (nn::MSELoss, nn::CrossEntropyLoss, ...) are libtorch's: an options struct
+// whose reduction is mg::kNone, mg::kMean or mg::kSum, a holder with `->`, and
+// forward(input, target) calling the functional form:
+//   nn::CrossEntropyLoss loss(nn::CrossEntropyLossOptions().label_smoothing(0.1));
+//   mg::Tensor l = loss(logits, target);
 #include <cstdint>
 #include <string>
 
+#include <memory>
+
+#include "minigrad/nn/module.h"
+#include "minigrad/nn/options.h"
 #include "minigrad/ops.h"
 #include "minigrad/tensor.h"
 
@@ -84,3 +94,214 @@ Tensor huber_loss(const Tensor& input, const Tensor& target, const std::string& 
                   double delta = 1.0);
 
 }  // namespace minigrad::nn::functional
+
+namespace minigrad::nn {
+
+/// libtorch's TORCH_OPTIONS_CTOR_VARIANT_ARG3: an options struct made from a reduction tag, so
+/// that `nn::MSELoss(mg::kSum)` and `nn::MSELossOptions(mg::kNone)` work.
+#define MG_LOSS_REDUCTION_CTORS(Options)                               \
+  Options() {}                                                         \
+  Options(enumtype::kNone r) : reduction_(r) {} /* NOLINT: implicit */ \
+  Options(enumtype::kMean r) : reduction_(r) {} /* NOLINT: implicit */ \
+  Options(enumtype::kSum r) : reduction_(r) {}  /* NOLINT: implicit */
+
+/// nn::L1Loss's options: L1LossOptions(mg::kSum), or L1LossOptions().reduction(mg::kNone).
+struct L1LossOptions {
+  using reduction_t = nn::reduction_t;
+  MG_LOSS_REDUCTION_CTORS(L1LossOptions)
+  MG_ARG(reduction_t, reduction) = kMean;
+};
+
+/// nn::MSELoss's options: MSELossOptions(mg::kSum), or MSELossOptions().reduction(mg::kNone).
+struct MSELossOptions {
+  using reduction_t = nn::reduction_t;
+  MG_LOSS_REDUCTION_CTORS(MSELossOptions)
+  MG_ARG(reduction_t, reduction) = kMean;
+};
+
+/// nn::SmoothL1Loss's options: SmoothL1LossOptions().reduction(mg::kNone).beta(0.5).
+struct SmoothL1LossOptions {
+  using reduction_t = nn::reduction_t;
+  MG_LOSS_REDUCTION_CTORS(SmoothL1LossOptions)
+  MG_ARG(reduction_t, reduction) = kMean;
+  /// Where the loss changes from quadratic to linear (>= 0).
+  MG_ARG(double, beta) = 1.0;
+};
+
+/// nn::HuberLoss's options: HuberLossOptions().reduction(mg::kNone).delta(0.5).
+struct HuberLossOptions {
+  using reduction_t = nn::reduction_t;
+  MG_LOSS_REDUCTION_CTORS(HuberLossOptions)
+  MG_ARG(reduction_t, reduction) = kMean;
+  /// Where the loss changes from quadratic to linear (> 0).
+  MG_ARG(double, delta) = 1.0;
+};
+
+#undef MG_LOSS_REDUCTION_CTORS
+
+/// nn::BCELoss's options: BCELossOptions().weight(w).reduction(mg::kSum).
+struct BCELossOptions {
+  using reduction_t = nn::reduction_t;
+  /// Rescales each element's loss; broadcasts to the input's shape (optional).
+  MG_ARG(Tensor, weight) = {};
+  MG_ARG(reduction_t, reduction) = kMean;
+};
+
+/// nn::BCEWithLogitsLoss's options: BCEWithLogitsLossOptions().pos_weight(pw).reduction(mg::kSum).
+struct BCEWithLogitsLossOptions {
+  using reduction_t = nn::reduction_t;
+  /// Rescales each element's loss; broadcasts to the input's shape (optional).
+  MG_ARG(Tensor, weight) = {};
+  MG_ARG(reduction_t, reduction) = kMean;
+  /// The weight of positive examples, per class (the last dim; optional).
+  MG_ARG(Tensor, pos_weight) = {};
+};
+
+/// nn::NLLLoss's options: NLLLossOptions().weight(w).ignore_index(0).reduction(mg::kSum).
+struct NLLLossOptions {
+  using reduction_t = nn::reduction_t;
+  /// Per-class weight [C] (optional).
+  MG_ARG(Tensor, weight) = {};
+  /// Targets equal to it contribute nothing.
+  MG_ARG(std::int64_t, ignore_index) = -100;
+  MG_ARG(reduction_t, reduction) = kMean;
+};
+
+/// nn::CrossEntropyLoss's options:
+/// CrossEntropyLossOptions().weight(w).ignore_index(0).reduction(mg::kSum).label_smoothing(0.1).
+struct CrossEntropyLossOptions {
+  using reduction_t = nn::reduction_t;
+  /// Per-class weight [C] (optional).
+  MG_ARG(Tensor, weight) = {};
+  /// Class-index targets equal to it contribute nothing.
+  MG_ARG(std::int64_t, ignore_index) = -100;
+  MG_ARG(reduction_t, reduction) = kMean;
+  /// In [0, 1]: how much of the target is mixed with the uniform distribution.
+  MG_ARG(double, label_smoothing) = 0.0;
+};
+
+/// A loss: forward(input, target) -> the loss tensor (0-dim unless the reduction is kNone).
+class LossModule : public Module {
+ public:
+  using Module::Module;
+  /// The loss of input against target.
+  virtual Tensor forward(const Tensor& input, const Tensor& target) const = 0;
+  /// Same as forward(input, target).
+  Tensor operator()(const Tensor& input, const Tensor& target) const {
+    return forward(input, target);
+  }
+};
+
+/// Mean absolute error, as torch.nn.L1Loss: functional::l1_loss.
+class L1LossImpl : public LossModule {
+ public:
+  /// A deep copy of this module (Module::clone).
+  std::shared_ptr<Module> clone() const override;
+  explicit L1LossImpl(const L1LossOptions& options_ = {});
+  /// l1_loss(input, target, reduction).
+  Tensor forward(const Tensor& input, const Tensor& target) const override;
+  L1LossOptions options;
+};
+MG_MODULE(L1Loss);
+
+/// Mean squared error, as torch.nn.MSELoss: functional::mse_loss.
+class MSELossImpl : public LossModule {
+ public:
+  /// A deep copy of this module (Module::clone).
+  std::shared_ptr<Module> clone() const override;
+  explicit MSELossImpl(const MSELossOptions& options_ = {});
+  /// mse_loss(input, target, reduction).
+  Tensor forward(const Tensor& input, const Tensor& target) const override;
+  MSELossOptions options;
+};
+MG_MODULE(MSELoss);
+
+/// Smooth L1, as torch.nn.SmoothL1Loss: functional::smooth_l1_loss.
+class SmoothL1LossImpl : public LossModule {
+ public:
+  /// A deep copy of this module (Module::clone).
+  std::shared_ptr<Module> clone() const override;
+  /// A negative beta throws in forward ("[smooth_l1_loss] ..."), as PyTorch.
+  explicit SmoothL1LossImpl(const SmoothL1LossOptions& options_ = {});
+  /// smooth_l1_loss(input, target, reduction, beta).
+  Tensor forward(const Tensor& input, const Tensor& target) const override;
+  SmoothL1LossOptions options;
+};
+MG_MODULE(SmoothL1Loss);
+
+/// Huber, as torch.nn.HuberLoss: functional::huber_loss.
+class HuberLossImpl : public LossModule {
+ public:
+  /// A deep copy of this module (Module::clone).
+  std::shared_ptr<Module> clone() const override;
+  /// A delta <= 0 throws in forward ("[huber_loss] ..."), as PyTorch.
+  explicit HuberLossImpl(const HuberLossOptions& options_ = {});
+  /// huber_loss(input, target, reduction, delta).
+  Tensor forward(const Tensor& input, const Tensor& target) const override;
+  HuberLossOptions options;
+};
+MG_MODULE(HuberLoss);
+
+/// Binary cross entropy of probabilities, as torch.nn.BCELoss: functional::binary_cross_entropy.
+/// A given weight is registered as the buffer "weight", as PyTorch's.
+class BCELossImpl : public LossModule {
+ public:
+  /// A deep copy of this module (Module::clone).
+  std::shared_ptr<Module> clone() const override;
+  explicit BCELossImpl(const BCELossOptions& options_ = {});
+  /// binary_cross_entropy(input, target, weight, reduction).
+  Tensor forward(const Tensor& input, const Tensor& target) const override;
+  BCELossOptions options;
+};
+MG_MODULE(BCELoss);
+
+/// Binary cross entropy on logits, as torch.nn.BCEWithLogitsLoss:
+/// functional::binary_cross_entropy_with_logits. Given weight and pos_weight are registered as the
+/// buffers "weight" and "pos_weight", as PyTorch's.
+class BCEWithLogitsLossImpl : public LossModule {
+ public:
+  /// A deep copy of this module (Module::clone).
+  std::shared_ptr<Module> clone() const override;
+  explicit BCEWithLogitsLossImpl(const BCEWithLogitsLossOptions& options_ = {});
+  /// binary_cross_entropy_with_logits(input, target, weight, reduction, pos_weight).
+  Tensor forward(const Tensor& input, const Tensor& target) const override;
+  BCEWithLogitsLossOptions options;
+  /// options.weight() (undefined without one).
+  Tensor weight;
+  /// options.pos_weight() (undefined without one).
+  Tensor pos_weight;
+};
+MG_MODULE(BCEWithLogitsLoss);
+
+/// Negative log likelihood, as torch.nn.NLLLoss: functional::nll_loss. A given weight is
+/// registered as the buffer "weight", as PyTorch's.
+class NLLLossImpl : public LossModule {
+ public:
+  /// A deep copy of this module (Module::clone).
+  std::shared_ptr<Module> clone() const override;
+  explicit NLLLossImpl(const NLLLossOptions& options_ = {});
+  /// nll_loss(input, target, weight, ignore_index, reduction).
+  Tensor forward(const Tensor& input, const Tensor& target) const override;
+  NLLLossOptions options;
+  /// options.weight() (undefined without one).
+  Tensor weight;
+};
+MG_MODULE(NLLLoss);
+
+/// Cross entropy of logits, as torch.nn.CrossEntropyLoss: functional::cross_entropy. A given
+/// weight is registered as the buffer "weight", as PyTorch's. A label_smoothing outside [0, 1]
+/// throws in forward ("[cross_entropy] ..."), as PyTorch.
+class CrossEntropyLossImpl : public LossModule {
+ public:
+  /// A deep copy of this module (Module::clone).
+  std::shared_ptr<Module> clone() const override;
+  explicit CrossEntropyLossImpl(const CrossEntropyLossOptions& options_ = {});
+  /// cross_entropy(input, target, weight, ignore_index, reduction, label_smoothing).
+  Tensor forward(const Tensor& input, const Tensor& target) const override;
+  CrossEntropyLossOptions options;
+  /// options.weight() (undefined without one).
+  Tensor weight;
+};
+MG_MODULE(CrossEntropyLoss);
+
+}  // namespace minigrad::nn

@@ -6,4 +6,40 @@
 //     MG_ARG(std::int64_t, start_dim) = 1;
 //   };
 //   FlattenOptions().start_dim(2).start_dim()  // 2
+//
+// It also has the loss modules' reduction tags, libtorch's torch::kNone, kMean and kSum.
+#include <string>
+#include <variant>
+
 #include "minigrad/arg.h"
+
+namespace minigrad {
+
+/// The tag types of libtorch's reductions (torch::enumtype::kMean, ...): the values kNone, kMean
+/// and kSum select a loss module's reduction, as in libtorch:
+/// `nn::MSELoss(mg::kSum)`, `nn::CrossEntropyLossOptions().reduction(mg::kNone)`.
+namespace enumtype {
+struct kNone {};
+struct kMean {};
+struct kSum {};
+}  // namespace enumtype
+
+/// No reduction: the loss of every element (Python's reduction="none").
+inline constexpr enumtype::kNone kNone{};
+/// The mean of the losses (Python's reduction="mean", the default).
+inline constexpr enumtype::kMean kMean{};
+/// The sum of the losses (Python's reduction="sum").
+inline constexpr enumtype::kSum kSum{};
+
+}  // namespace minigrad
+
+namespace minigrad::nn {
+
+/// A loss module's reduction, as libtorch's `reduction_t` (each loss options struct also names it
+/// `XxxLossOptions::reduction_t`).
+using reduction_t = std::variant<enumtype::kNone, enumtype::kMean, enumtype::kSum>;
+
+/// The reduction as the functional losses take it: "none", "mean" or "sum".
+std::string reduction_name(const reduction_t& reduction);
+
+}  // namespace minigrad::nn
