@@ -13,8 +13,8 @@ Checks, each failure printed as file:line: message:
   are handled as such;
 - every markdown link to `file.md#anchor` (or `#anchor`) names a heading of that file;
 - every ```cpp block in README.md and docs/*.md says `program` or `fragment` in its info string;
-- every public op in core/include/minigrad/ops.h has a `///` line directly above one of its
-  declarations.
+- every public op in the family headers core/include/minigrad/ops/*.h (which ops.h includes) has
+  a `///` line directly above one of its declarations.
 With --extract DIR it also writes each `cpp program` block to DIR/NN/main.cpp (or the file name
 its info string gives: `cpp program an.cpp -g`), the output block that follows it (info string
 `output`, if any) to DIR/NN.expected, and DIR/index (NN doc:line file flags...).
@@ -351,7 +351,8 @@ def main():
         check_doc_paths_and_links(d)
     for f in files:
         check_comment_paths(f)
-    check_ops_doc_lines()
+    for family in sorted(glob.glob("core/include/minigrad/ops/*.h", root_dir=ROOT)):
+        check_ops_doc_lines(family)
     index = []
     for d in DOCS:
         check_blocks(d, extract_dir, index)

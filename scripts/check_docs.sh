@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Checks that the docs and the code comments tell the truth (scripts/check_docs.py: Notes, file
-# paths and section links that must exist, `///` lines in ops.h, every ```cpp block marked
+# paths and section links that must exist, `///` lines in the ops family headers
+# (minigrad/ops/*.h), every ```cpp block marked
 # `program` or `fragment`), then compiles every `cpp program` block of README.md and docs/*.md
 # against the INSTALLED package with the flags `pkg-config --cflags --libs minigrad` gives, runs
 # it, and compares its output with the ```output block that follows it in the doc, if any.

@@ -5,7 +5,9 @@
 #include <type_traits>
 
 #include "kernels/dispatch.h"
-#include "minigrad/ops.h"
+#include "minigrad/ops/creation.h"
+#include "minigrad/ops/elementwise.h"
+#include "minigrad/ops/random.h"
 #include "tensor_impl.h"
 
 namespace minigrad {

@@ -13,7 +13,8 @@
 #include <vector>
 
 #include "minigrad/autograd.h"
-#include "minigrad/ops.h"
+#include "minigrad/ops/creation.h"
+#include "minigrad/ops/elementwise.h"
 #include "tensor_impl.h"
 
 namespace minigrad {

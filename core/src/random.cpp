@@ -17,7 +17,11 @@
 
 #include "kernels/dispatch.h"
 #include "minigrad/generator.h"
-#include "minigrad/ops.h"
+#include "minigrad/ops/creation.h"
+#include "minigrad/ops/elementwise.h"
+#include "minigrad/ops/index.h"
+#include "minigrad/ops/random.h"
+#include "minigrad/ops/reduce.h"
 #include "random_engine.h"
 #include "tensor_impl.h"
 

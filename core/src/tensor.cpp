@@ -8,7 +8,12 @@
 #include "kernels/dispatch.h"
 #include "kernels/loops.h"
 #include "live_count.h"
-#include "minigrad/ops.h"
+#include "minigrad/ops/elementwise.h"
+#include "minigrad/ops/index.h"
+#include "minigrad/ops/linalg.h"
+#include "minigrad/ops/random.h"
+#include "minigrad/ops/reduce.h"
+#include "minigrad/ops/shape.h"
 #include "minigrad/profiler.h"
 #include "tensor_impl.h"
 

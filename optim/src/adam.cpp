@@ -4,7 +4,8 @@
 #include <tuple>
 
 #include "minigrad/fused_optim.h"
-#include "minigrad/ops.h"
+#include "minigrad/ops/creation.h"
+#include "minigrad/ops/elementwise.h"
 
 namespace minigrad::optim {
 

@@ -4,7 +4,9 @@
 #include <cmath>
 #include <tuple>
 
-#include "minigrad/ops.h"
+#include "minigrad/ops/creation.h"
+#include "minigrad/ops/elementwise.h"
+#include "minigrad/ops/shape.h"
 
 namespace minigrad::optim {
 

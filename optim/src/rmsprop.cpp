@@ -1,6 +1,7 @@
 #include "minigrad/optim/rmsprop.h"
 
-#include "minigrad/ops.h"
+#include "minigrad/ops/creation.h"
+#include "minigrad/ops/elementwise.h"
 
 namespace minigrad::optim {
 

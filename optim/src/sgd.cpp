@@ -1,6 +1,6 @@
 #include "minigrad/optim/sgd.h"
 
-#include "minigrad/ops.h"
+#include "minigrad/ops/elementwise.h"
 
 namespace minigrad::optim {
 

@@ -5,8 +5,8 @@
 
 For every op-table entry and sample in the dump (see parity_dump.cpp for the format), the inputs
 are rebuilt as torch tensors from the dumped values, with the dumped strides (a transposed input
-is transposed in PyTorch too), the entry's PyTorch call in TORCH_OPS runs forward, and backward
-runs with the dumped upstream gradient (make(output.shape, 99)). Output and gradients must match:
+is transposed in PyTorch too), the sample's PyTorch call runs forward, and backward runs with the
+dumped upstream gradient (make(output.shape, 99)). Output and gradients must match:
 
     float64 runs: |minigrad - torch| <= 1e-10 * |torch| + 1e-12
     float32 runs: |minigrad - torch| <= 1e-5  * |torch| + 1e-6
@@ -14,9 +14,13 @@ runs with the dumped upstream gradient (make(output.shape, 99)). Output and grad
 The relative difference reported is |minigrad - torch| / max(|torch|, atol / rtol), so a run passes
 exactly when that is <= rtol. Shapes and dtypes must be equal too.
 
-Exit status: 0 when everything matched; 1 on any mismatch, on a table entry or a sample with its
-own fn that has no PyTorch mapping here (a new op cannot be skipped silently), or on a sample that
-minigrad rejected but PyTorch accepts.
+The PyTorch calls come from the op table itself (OpInfo::torch and Sample::torch in
+tests/core/op_table.h), written into the dump by parity_dump: each is a Python expression over x,
+the list of input tensors, evaluated here with torch, F, math and the helpers below in scope. This
+file holds no list of ops.
+
+Exit status: 0 when everything matched; 1 on any mismatch, on a run without a PyTorch call (a new
+op cannot be skipped silently), or on a sample that minigrad rejected but PyTorch accepts.
 """
 
 import argparse
@@ -95,63 +99,14 @@ def dropout_default(x):
 
 
 # ------------------------------------------------------------------------------------------------
-# The PyTorch call of every op-table entry: name -> (default, {desc: call}). `default` runs the
-# samples without their own fn (the entry's fn); the dict runs the samples that have one, keyed by
-# the sample's desc. Each call takes the list of input tensors (x) and returns the output.
+# Helpers the op table's PyTorch calls use (OpInfo::torch in tests/core/op_table.h).
 
-def unary(f):
-    return (lambda x: f(x[0]), {})
-
-
-def binary(f):
-    return (lambda x: f(x[0], x[1]), {"expanded inside fn": lambda x: f(x[0].expand(4, 3), x[1])})
-
-
-def softmax_like(f):
-    return (lambda x: f(x[0], 1), {
-        "dim 0": lambda x: f(x[0], 0),
-        "3-D, dim -1": lambda x: f(x[0], -1),
-        "3-D, middle dim": lambda x: f(x[0], 1),
-        "large logits": lambda x: f(x[0] * 1000, 1),
-        "0-dim": lambda x: f(x[0], 0),
-    })
-
-
-def amax_like(f):
-    return (lambda x: f(x[0], all_dims(x[0])), {
-        "dim 1 keepdim": lambda x: f(x[0], (1,), True),
-        "dims 0, 2 of 3-D": lambda x: f(x[0], (0, 2), False),
-        "non-contiguous": lambda x: f(x[0], (0,), False),
-        "empty kept dim": lambda x: f(x[0], (1,), False),
-    })
-
-
-def tri_like(f):
-    return (lambda x: f(x[0]), {
-        "diagonal 1, wide": lambda x: f(x[0], 1),
-        "diagonal -1, tall": lambda x: f(x[0], -1),
-    })
-
-
-def norm_samples():
-    r = {}
-    for p, ps in ((1.0, "1"), (2.0, "2"), (3.0, "3"), (math.inf, "inf")):
-        r[f"p={ps}, all"] = lambda x, p=p: torch.linalg.vector_norm(x[0], p)
-        r[f"p={ps}, dim 1"] = lambda x, p=p: torch.linalg.vector_norm(x[0], p, (1,))
-        r[f"p={ps}, non-contiguous dim 0 keepdim"] = (
-            lambda x, p=p: torch.linalg.vector_norm(x[0], p, (0,), True))
-    r["p=0.5, all"] = lambda x: torch.linalg.vector_norm(x[0], 0.5)
-    return r
-
-
-def pow_scalar():
-    return (lambda x: torch.pow(x[0], 2), {
-        "exponent 3 (int)": lambda x: torch.pow(x[0], 3),
-        "exponent 0.5": lambda x: torch.pow(x[0], 0.5),
-        "exponent -1.5": lambda x: torch.pow(x[0], -1.5),
-        "exponent 0": lambda x: torch.pow(x[0], 0),
-        "exponent 1": lambda x: torch.pow(x[0], 1.0),
-    })
+def on_clone(x, call, view=None):
+    """An in-place entry: call(y) writes y, a clone of x[0] (or the view of it that view(clone)
+    returns: CopySlices); returns the whole clone."""
+    h = x[0].clone()
+    call(view(h) if view is not None else h)
+    return h
 
 
 def index_select_minigrad(x, dim, index):
@@ -200,15 +155,6 @@ def scatter(x, dim, index, src):
     return torch.scatter(x, dim, index, src[tuple(slice(0, n) for n in index.shape)])
 
 
-def setitem(call):
-    """op_table.cpp's index_put_ entry: call(y, x) assigns into y, a clone of x[0]."""
-    def f(x):
-        y = x[0].clone()
-        call(y, x)
-        return y
-    return f
-
-
 def index_put_second_dim(x, index, values):
     # minigrad's index_put(x, {nullopt, i}, v): ATen's index_put with an undefined first index,
     # which Python writes as x[:, i] = v.
@@ -224,463 +170,6 @@ def rms_norm(x, normalized_shape, weight=None, eps=None):
     dims = tuple(range(-len(normalized_shape), 0))
     y = x * torch.rsqrt(x.pow(2).mean(dims, keepdim=True) + eps)
     return y * weight if weight is not None else y
-
-
-def inplace(call):
-    """An in-place entry of op_table.cpp's add_inplace: call(y, x) writes y, a clone of x[0]."""
-    def run(target_of):
-        def f(x):
-            h = x[0].clone()
-            call(target_of(h), x)
-            return h
-        return f
-    return (run(lambda h: h), {
-        "on a row view (CopySlices)": run(lambda h: h.narrow(0, 1, 2)),
-        "on a transposed view (CopySlices)": run(lambda h: h.t()),
-    })
-
-
-TORCH_OPS = {
-    # elementwise
-    "add": binary(torch.add),
-    "sub": binary(torch.sub),
-    "mul": binary(torch.mul),
-    "div": binary(torch.div),
-    "maximum": binary(torch.maximum),
-    "minimum": binary(torch.minimum),
-    "pow_tensor": binary(torch.pow),
-    "add_scalar": unary(lambda a: (a + 2.5) + 3),
-    "sub_scalar": unary(lambda a: (a - 2.5) - 3),
-    "mul_scalar": unary(lambda a: (a * 2.5) * -3),
-    "div_scalar": unary(lambda a: (a / 2.5) / -3),
-    "rsub_scalar": unary(lambda a: 2.5 - a),
-    "rdiv_scalar": unary(lambda a: 2.5 / a),
-    "neg": unary(torch.neg),
-    "exp": unary(torch.exp),
-    "log": unary(torch.log),
-    "sqrt": unary(torch.sqrt),
-    "rsqrt": unary(torch.rsqrt),
-    "abs": unary(torch.abs),
-    "sign": unary(torch.sign),
-    "tanh": unary(torch.tanh),
-    "sigmoid": unary(torch.sigmoid),
-    "relu": unary(torch.relu),
-    "erf": unary(torch.erf),
-    "gelu": unary(F.gelu),
-    "gelu_tanh": unary(lambda a: F.gelu(a, approximate="tanh")),
-    "silu": unary(F.silu),
-    "mish": unary(F.mish),
-    "clamp": (lambda x: torch.clamp(x[0], -0.5, 0.7), {
-        "min only": lambda x: torch.clamp(x[0], min=-0.5),
-        "max only": lambda x: torch.clamp(x[0], max=0.7),
-        "non-contiguous, min only": lambda x: torch.clamp(x[0], min=0.1),
-    }),
-    "pow_scalar": pow_scalar(),
-    "pow_scalar_base": (lambda x: torch.pow(2.5, x[0]), {
-        "base 0.5": lambda x: torch.pow(0.5, x[0]),
-    }),
-    "where": (lambda x: torch.where(x[0], x[1], x[2]), {
-        "scalar b": lambda x: torch.where(x[0], x[1], 0.5),
-        "scalar a": lambda x: torch.where(x[0], -1.5, x[1]),
-    }),
-    "masked_fill": (lambda x: x[0].masked_fill(x[1], -2.5), {
-        "-inf fill, then softmax (attention mask)": lambda x: torch.softmax(
-            x[0].masked_fill(torch.ones(3, 3).triu(1).bool(), float("-inf")), -1),
-    }),
-    # reductions
-    "sum": (lambda x: torch.sum(x[0]), {
-        "dim 1": lambda x: torch.sum(x[0], (1,)),
-        "dim 0 keepdim": lambda x: torch.sum(x[0], (0,), True),
-        "dims 0, 2 of 3-D": lambda x: torch.sum(x[0], (0, 2)),
-        "negative dim": lambda x: torch.sum(x[0], (-2,)),
-        "non-contiguous": lambda x: torch.sum(x[0], (1,)),
-        "non-contiguous 3-D, dims 0, 2": lambda x: torch.sum(x[0], (0, 2)),
-        "0-dim, dim 0": lambda x: torch.sum(x[0], (0,)),
-        "all dims keepdim": lambda x: torch.sum(x[0], all_dims(x[0]), True),
-        "size-1 dim": lambda x: torch.sum(x[0], (0,)),
-        "empty reduced dim": lambda x: torch.sum(x[0], (0,)),
-        "empty kept dim": lambda x: torch.sum(x[0], (0,)),
-    }),
-    "mean": (lambda x: torch.mean(x[0]), {
-        "dim 1": lambda x: torch.mean(x[0], (1,)),
-        "dim 0 keepdim": lambda x: torch.mean(x[0], (0,), True),
-        "dims 0, 2 of 3-D": lambda x: torch.mean(x[0], (0, 2)),
-        "non-contiguous": lambda x: torch.mean(x[0], (-1,)),
-        "empty kept dim": lambda x: torch.mean(x[0], (0,)),
-    }),
-    "max": unary(torch.max),
-    "min": unary(torch.min),
-    "max_dim": (lambda x: torch.max(x[0], 1)[0], {
-        "dim 0 keepdim": lambda x: torch.max(x[0], 0, True)[0],
-        "negative dim of 3-D": lambda x: torch.max(x[0], -1)[0],
-        "0-dim": lambda x: torch.max(x[0], 0)[0],
-    }),
-    "min_dim": (lambda x: torch.min(x[0], 1)[0], {
-        "dim 0 keepdim": lambda x: torch.min(x[0], 0, True)[0],
-    }),
-    "amax": amax_like(torch.amax),
-    "amin": amax_like(torch.amin),
-    "var": (lambda x: torch.var(x[0]), {
-        "dim 1": lambda x: torch.var(x[0], (1,)),
-        "correction 0, keepdim": lambda x: torch.var(x[0], (0,), correction=0, keepdim=True),
-        "dims 0, 2 of 3-D": lambda x: torch.var(x[0], (0, 2)),
-        "non-contiguous": lambda x: torch.var(x[0], (1,)),
-    }),
-    "std": (lambda x: torch.std(x[0]), {
-        "dim 1": lambda x: torch.std(x[0], (1,)),
-        "correction 0, keepdim": lambda x: torch.std(x[0], (0,), correction=0, keepdim=True),
-        "non-contiguous": lambda x: torch.std(x[0], (1,)),
-    }),
-    "logsumexp": (lambda x: torch.logsumexp(x[0], (1,)), {
-        "dims 0, 1 keepdim": lambda x: torch.logsumexp(x[0], (0, 1), True),
-        "3-D, negative dim": lambda x: torch.logsumexp(x[0], (-1,)),
-        "large values": lambda x: torch.logsumexp(x[0] * 300, (1,)),
-    }),
-    "norm": (lambda x: torch.linalg.vector_norm(x[0]), norm_samples()),
-    # linear algebra, softmax
-    "matmul": (lambda x: torch.matmul(x[0], x[1]), {
-        "q . k^T (batched transposed view)": lambda x: torch.matmul(x[0], x[1].transpose(-2, -1)),
-        "permuted batch": lambda x: torch.matmul(x[0].permute(1, 0, 2), x[1]),
-        "expanded operand": lambda x: torch.matmul(x[0].unsqueeze(0).expand(2, 3, 2), x[1]),
-    }),
-    "mm": (lambda x: torch.mm(x[0], x[1]), {}),
-    "bmm": (lambda x: torch.bmm(x[0], x[1]), {
-        "transposed b": lambda x: torch.bmm(x[0], x[1].transpose(1, 2)),
-        "non-contiguous batch": lambda x: torch.bmm(x[0].transpose(0, 1).narrow(0, 0, 2), x[1]),
-    }),
-    "softmax": softmax_like(torch.softmax),
-    "log_softmax": softmax_like(torch.log_softmax),
-    # shape
-    "transpose": (lambda x: torch.transpose(x[0], 0, 1), {
-        "3-D dims 0, 2": lambda x: torch.transpose(x[0], 0, 2),
-        "negative dims": lambda x: x[0].transpose(-1, -2),
-        "same dim": lambda x: torch.transpose(x[0], 1, 1),
-        "0-dim": lambda x: torch.transpose(x[0], 0, -1),
-    }),
-    "t": unary(lambda a: a.t()),
-    "permute": (lambda x: x[0].permute(2, 0, 1), {
-        "negative dims": lambda x: x[0].permute(-1, 1, 0),
-        "non-contiguous 2-D": lambda x: x[0].permute(1, 0),
-    }),
-    "expand": (lambda x: x[0].expand(3, 4), {
-        "new leading dims": lambda x: x[0].expand(2, 2, 3),
-        "-1 keeps a size": lambda x: x[0].expand(4, -1),
-        "expand_as": lambda x: x[0].expand_as(x[1]),
-        "non-contiguous": lambda x: x[0].expand(3, 2),
-        "0-dim": lambda x: x[0].expand(2, 3),
-    }),
-    "unsqueeze": (lambda x: torch.unsqueeze(x[0], 1), {
-        "end (-1)": lambda x: x[0].unsqueeze(-1),
-        "0-dim": lambda x: x[0].unsqueeze(0),
-    }),
-    "squeeze": (lambda x: torch.squeeze(x[0]), {
-        "dim 0": lambda x: torch.squeeze(x[0], 0),
-        "non-size-1 dim (no-op)": lambda x: x[0].squeeze(1),
-        "0-dim": lambda x: torch.squeeze(x[0], 0),
-    }),
-    "select": (lambda x: x[0].select(0, 1), {
-        "dim 1, negative index": lambda x: x[0].select(1, -1),
-        "1-D to 0-dim": lambda x: x[0].select(0, 2),
-    }),
-    "narrow": (lambda x: x[0].narrow(1, 1, 2), {
-        "dim 0, length 0": lambda x: x[0].narrow(0, 1, 0),
-        "negative start": lambda x: x[0].narrow(0, -2, 2),
-    }),
-    "reshape": (lambda x: x[0].reshape(3, 2), {
-        "-1": lambda x: x[0].reshape(-1, 4),
-        "non-contiguous (copies)": lambda x: x[0].reshape(6),
-        "to 0-dim": lambda x: x[0].reshape(()),
-        "expanded (copies)": lambda x: x[0].expand(3, 2).reshape(6),
-        "empty": lambda x: x[0].reshape(3, 0),
-    }),
-    "view": (lambda x: x[0].view(3, 2), {
-        "split a dim": lambda x: x[0].view(2, 2, 3),
-        "non-contiguous, compatible": lambda x: x[0].view(2, 3, 1),
-    }),
-    "flatten": (lambda x: torch.flatten(x[0]), {
-        "dims 1..2": lambda x: x[0].flatten(1),
-    }),
-    "contiguous": unary(lambda a: a.contiguous()),
-    "clone": unary(lambda a: a.clone()),
-    "to": (lambda x: x[0].to(torch.float32).to(torch.float64), {
-        "float64 -> float64 (no-op)": lambda x: x[0].to(torch.float64) * 2,
-    }),
-    # joining and indexing
-    "cat": (lambda x: torch.cat(x, 0), {
-        "dim 1, three tensors": lambda x: torch.cat(x, 1),
-        "negative dim": lambda x: torch.cat(x, -1),
-    }),
-    "stack": (lambda x: torch.stack(x, 0), {
-        "dim 1": lambda x: torch.stack(x, 1),
-        "dim -1, non-contiguous": lambda x: torch.stack(x, -1),
-    }),
-    "split": (lambda x: weighted(torch.split(x[0], 2, 1), 1), {
-        "sizes {1, 3} along dim 0": lambda x: weighted(torch.split(x[0], [1, 3], 0), 0),
-        "one piece only": lambda x: x[0].split(2, 1)[1],
-    }),
-    "chunk": (lambda x: weighted(torch.chunk(x[0], 3, 1), 1), {
-        "2 chunks along dim 0": lambda x: weighted(x[0].chunk(2, 0), 0),
-    }),
-    "index_select": (lambda x: index_select_minigrad(x[0], 0, x[1]), {
-        "dim 1, negative index": lambda x: index_select_minigrad(x[0], 1, x[1]),
-    }),
-    "gather": (lambda x: torch.gather(x[0], 1, x[1]), {
-        "dim 0, index smaller than input": lambda x: torch.gather(x[0], 0, x[1]),
-        "negative dim": lambda x: torch.gather(x[0], -1, x[1]),
-    }),
-    "scatter_add": (lambda x: scatter_add(x[0], 1, x[1], x[2]), {
-        "dim 0, index smaller than src": lambda x: scatter_add(x[0], 0, x[1], x[2]),
-    }),
-    "scatter_reduce": (lambda x: scatter_reduce(x[0], 1, x[1], x[2], "sum"), {
-        "prod, repeated index": lambda x: scatter_reduce(x[0], 1, x[1], x[2], "prod"),
-        "mean without self, dim 0":
-            lambda x: scatter_reduce(x[0], 0, x[1], x[2], "mean", include_self=False),
-        "amax, repeated index": lambda x: scatter_reduce(x[0], 1, x[1], x[2], "amax"),
-        "amin without self":
-            lambda x: scatter_reduce(x[0], 1, x[1], x[2], "amin", include_self=False),
-        "prod without self, non-contiguous, src larger than index":
-            lambda x: scatter_reduce(x[0], 1, x[1], x[2], "prod", include_self=False),
-        "mean, only src requires grad": lambda x: scatter_reduce(x[0], 1, x[1], x[2], "mean"),
-    }),
-    "index_add": (lambda x: torch.index_add(x[0], 0, x[1], x[2]), {
-        "dim 1": lambda x: torch.index_add(x[0], 1, x[1], x[2]),
-    }),
-    # x.index({...}) is x[...]; index_put(x, {i}, v) is torch.index_put(x, (i,), v)
-    "slice": (lambda x: x[0][:, 0::2], {
-        "negative start, stop past the end": lambda x: x[0][-3:100:2],
-        "step 3, non-contiguous": lambda x: x[0][:, 1::3],
-        "empty": lambda x: x[0][:, 3:1:2],
-    }),
-    "index": (lambda x: x[0][x[1]], {
-        "two indices broadcast, after a slice": lambda x: x[0][:, x[1], x[2]],
-        "index, slice, index (not adjacent)": lambda x: x[0][x[1], :, x[2]],
-        "int, stepped slice, None, Ellipsis": lambda x: x[0][1, ::2, None, ...],
-        "negative slice ends": lambda x: x[0][-2:, :-1],
-        "Ellipsis then an index": lambda x: x[0][..., x[1]],
-        "bool scalar": lambda x: x[0][True],
-        "non-contiguous": lambda x: x[0][:, x[1]],
-        "mask and index broadcast": lambda x: x[0][x[1], x[2]],
-    }),
-    "index_put": (lambda x: torch.index_put(x[0], (x[1],), x[2]), {
-        "accumulate, repeated index":
-            lambda x: torch.index_put(x[0], (x[1],), x[2], accumulate=True),
-        "second dim": lambda x: index_put_second_dim(x[0], x[1], x[2]),
-    }),
-    "index_put_": (setitem(lambda y, x: y.__setitem__((slice(None), x[1]), x[2])), {
-        "basic indices only (copy_)":
-            setitem(lambda y, x: y.__setitem__((slice(None, None, 2), 1), x[1][:2])),
-        "a scalar value": setitem(lambda y, x: y.__setitem__(x[1], 2.5)),
-        "value with leading size-1 dims":
-            setitem(lambda y, x: y.__setitem__((slice(None), x[1]), x[2].reshape(1, 3, 1))),
-        "on a row view (CopySlices)":
-            setitem(lambda y, x: y[1:3].__setitem__((slice(None), x[1]), x[2])),
-        "accumulate (ATen form)":
-            setitem(lambda y, x: y.index_put_((x[1],), x[2], accumulate=True)),
-    }),
-    "masked_select": (lambda x: torch.masked_select(x[0], x[1]), {}),
-    "tril": tri_like(torch.tril),
-    "triu": tri_like(torch.triu),
-    # issue 14's further ops (op_table.cpp's add_more_ops)
-    "cumsum": (lambda x: torch.cumsum(x[0], 1), {
-        "dim 0 of 3-D": lambda x: torch.cumsum(x[0], 0),
-        "negative dim": lambda x: x[0].cumsum(-1),
-        "0-dim": lambda x: torch.cumsum(x[0], 0),
-    }),
-    "flip": (lambda x: torch.flip(x[0], (0,)), {
-        "dims 0 and 1, non-contiguous": lambda x: torch.flip(x[0], (0, 1)),
-        "negative dim of 3-D": lambda x: x[0].flip(-1),
-    }),
-    "roll": (lambda x: torch.roll(x[0], 1, 1), {
-        "two dims, negative shift": lambda x: torch.roll(x[0], (-1, 5), (0, 1)),
-        "flattened": lambda x: x[0].roll(2),
-    }),
-    "repeat": (lambda x: x[0].repeat(2, 3), {
-        "new leading dims": lambda x: x[0].repeat(2, 1, 2),
-        "a zero repeat": lambda x: x[0].repeat(0, 2),
-    }),
-    "repeat_interleave": (lambda x: torch.repeat_interleave(x[0], 2, 1), {
-        "flattened": lambda x: x[0].repeat_interleave(3),
-        "dim 0, non-contiguous": lambda x: torch.repeat_interleave(x[0], 2, 0),
-    }),
-    "sort": (lambda x: torch.sort(x[0], stable=True, dim=-1)[0], {
-        "descending, dim 0": lambda x: x[0].sort(stable=True, dim=0, descending=True)[0],
-    }),
-    "topk": (lambda x: torch.topk(x[0], 2, 1)[0], {
-        "smallest 3, dim 0": lambda x: x[0].topk(3, 0, largest=False)[0],
-        "k 0": lambda x: torch.topk(x[0], 0, 1)[0],
-    }),
-    "lerp": (lambda x: torch.lerp(x[0], x[1], 0.3), {}),
-    "lerp_tensor": (lambda x: torch.lerp(x[0], x[1], x[2]), {
-        "method": lambda x: x[0].lerp(x[1], x[2]),
-    }),
-    "addmm": (lambda x: torch.addmm(x[0], x[1], x[2]), {
-        "broadcast input, beta 0.5, alpha 2":
-            lambda x: torch.addmm(x[0], x[1], x[2], beta=0.5, alpha=2),
-        "method, beta 0": lambda x: x[0].addmm(x[1], x[2], beta=0, alpha=1.5),
-    }),
-    "view_as": (lambda x: x[0].view_as(x[1]), {
-        "method, as 1-D": lambda x: x[0].view_as(x[1]),
-    }),
-    "var_mean": (lambda x: torch.stack(torch.var_mean(x[0])), {
-        "dim 1, biased, keepdim":
-            lambda x: torch.stack(torch.var_mean(x[0], (1,), unbiased=False, keepdim=True)),
-        "non-contiguous, dim 0": lambda x: torch.stack(torch.var_mean(x[0], (0,))),
-    }),
-    "std_mean": (lambda x: torch.stack(torch.std_mean(x[0])), {
-        "dim 1": lambda x: torch.stack(torch.std_mean(x[0], (1,), unbiased=True)),
-        "non-contiguous, biased, keepdim":
-            lambda x: torch.stack(torch.std_mean(x[0], (0,), unbiased=False, keepdim=True)),
-    }),
-    "take_along_dim": (lambda x: torch.take_along_dim(x[0], x[1], 1), {
-        "flattened": lambda x: x[0].take_along_dim(x[1]),
-    }),
-    "scatter": (lambda x: torch.scatter(x[0], 1, x[1], x[2]), {
-        "dim 0, src larger than index": lambda x: scatter(x[0], 0, x[1], x[2]),
-    }),
-    "scatter_value": (lambda x: torch.scatter(x[0], 1, x[1], -2.5), {
-        "dim 0, non-contiguous": lambda x: x[0].scatter(0, x[1], -2.5),
-    }),
-    "masked_scatter": (lambda x: torch.masked_scatter(x[0], x[1], x[2]), {
-        "non-contiguous self, method": lambda x: x[0].masked_scatter(x[1], x[2]),
-    }),
-    "einsum": (lambda x: torch.einsum("ij,jk->ik", *x), {
-        "batched matmul": lambda x: torch.einsum("bij,bjk->bik", *x),
-        "outer": lambda x: torch.einsum("i,j->ij", *x),
-        "transpose": lambda x: torch.einsum("ij->ji", *x),
-        "row sums": lambda x: torch.einsum("ij->i", *x),
-        "dot": lambda x: torch.einsum("i,i->", *x),
-        "implicit output, non-contiguous": lambda x: torch.einsum("ij,jk", *x),
-        "a subscript summed in one operand": lambda x: torch.einsum("ijk,jl->il", *x),
-    }),
-    # nn::functional
-    "linear": (lambda x: F.linear(*x), {}),
-    "mse_loss": (lambda x: F.mse_loss(x[0], x[1]), {
-        "sum": lambda x: F.mse_loss(x[0], x[1], reduction="sum"),
-        "none": lambda x: F.mse_loss(x[0], x[1], reduction="none"),
-    }),
-    "scaled_dot_product_attention": (lambda x: sdpa(x[0], x[1], x[2]), {
-        "causal": lambda x: sdpa(x[0], x[1], x[2], is_causal=True),
-        "bool mask, broadcast over the batch": lambda x: sdpa(
-            x[0], x[1], x[2],
-            attn_mask=torch.tensor([1, 0, 1, 1, 1, 0, 0, 1, 1], dtype=torch.bool).reshape(3, 3)),
-        "float mask, scale 0.5": lambda x: sdpa(x[0], x[1], x[2], attn_mask=make((3, 4), 13),
-                                                scale=0.5),
-    }),
-    "cross_entropy": (lambda x: F.cross_entropy(x[0], x[1]), {
-        "weight, sum": lambda x: F.cross_entropy(x[0], x[1], weight=weights((4,), 3),
-                                                 reduction="sum"),
-        "label_smoothing 0.2, weight": lambda x: F.cross_entropy(
-            x[0], x[1], weight=weights((4,), 6), label_smoothing=0.2),
-        "[N, C, d] input, none": lambda x: F.cross_entropy(x[0], x[1], reduction="none"),
-    }),
-    "nll_loss": (lambda x: F.nll_loss(x[0], x[1]), {
-        "weight, ignore_index": lambda x: F.nll_loss(x[0], x[1], weight=weights((4,), 3),
-                                                     ignore_index=1),
-        "none": lambda x: F.nll_loss(x[0], x[1], reduction="none"),
-        "[N, C, d] input, sum": lambda x: F.nll_loss(x[0], x[1], reduction="sum"),
-    }),
-    "kl_div": (lambda x: F.kl_div(x[0], x[1], reduction="mean"), {
-        "batchmean": lambda x: F.kl_div(x[0], x[1], reduction="batchmean"),
-        "log_target, sum": lambda x: F.kl_div(x[0], x[1], reduction="sum", log_target=True),
-        "none, target without grad": lambda x: F.kl_div(x[0], x[1], reduction="none"),
-    }),
-    "binary_cross_entropy_with_logits": (
-        lambda x: F.binary_cross_entropy_with_logits(x[0], x[1]), {
-            "weight and pos_weight, sum": lambda x: bce_weight_with_grad(x[0], x[1], x[2], x[3]),
-            "none, non-contiguous": lambda x: F.binary_cross_entropy_with_logits(
-                x[0], x[1], reduction="none"),
-        }),
-    "binary_cross_entropy": (lambda x: F.binary_cross_entropy(x[0], x[1]), {
-        "weight, sum": lambda x: F.binary_cross_entropy(x[0], x[1], weight=weights((3,), 5),
-                                                        reduction="sum"),
-        "none, non-contiguous, target without grad":
-            lambda x: F.binary_cross_entropy(x[0], x[1], reduction="none"),
-    }),
-    "l1_loss": (lambda x: F.l1_loss(x[0], x[1]), {
-        "sum": lambda x: F.l1_loss(x[0], x[1], reduction="sum"),
-        "none, non-contiguous": lambda x: F.l1_loss(x[0], x[1], reduction="none"),
-    }),
-    "smooth_l1_loss": (lambda x: F.smooth_l1_loss(x[0], x[1]), {
-        "beta 0.5, none": lambda x: F.smooth_l1_loss(x[0], x[1], reduction="none", beta=0.5),
-        "beta 0 is l1, sum, non-contiguous":
-            lambda x: F.smooth_l1_loss(x[0], x[1], reduction="sum", beta=0.0),
-    }),
-    "huber_loss": (lambda x: F.huber_loss(x[0], x[1]), {
-        "delta 0.5, none": lambda x: F.huber_loss(x[0], x[1], reduction="none", delta=0.5),
-        "delta 2, sum, non-contiguous":
-            lambda x: F.huber_loss(x[0], x[1], reduction="sum", delta=2.0),
-    }),
-    "layer_norm": (lambda x: F.layer_norm(x[0], (x[0].size(-1),), *x[1:]), {
-        "two normalized dims": lambda x: F.layer_norm(x[0], (2, 3), x[1], x[2]),
-        "non-contiguous, eps 0.1": lambda x: F.layer_norm(x[0], (4,), x[1], x[2], eps=0.1),
-    }),
-    "rms_norm": (lambda x: rms_norm(x[0], (x[0].size(-1),), *x[1:]), {
-        "two normalized dims": lambda x: rms_norm(x[0], (2, 3), x[1]),
-        "non-contiguous, eps 0.1": lambda x: rms_norm(x[0], (4,), x[1], eps=0.1),
-    }),
-    "embedding": (lambda x: F.embedding(x[0], x[1]), {}),
-    "dropout": (lambda x: dropout_default(x[0]), {
-        "p 0 is the identity": lambda x: F.dropout(x[0], 0.0),
-        "p 1 zeroes everything": lambda x: F.dropout(x[0], 1.0),
-        "eval": lambda x: F.dropout(x[0], 0.5, training=False),
-    }),
-    # a custom Function: the tutorial's hand-written attention, against PyTorch's own autograd
-    "custom_attention": (lambda x: torch.softmax(x[0] @ x[1].transpose(-2, -1) /
-                                                 math.sqrt(x[0].shape[-1]), -1) @ x[2], {}),
-    # in-place (op_table.cpp's add_inplace)
-    "add_": inplace(lambda y, x: y.add_(x[1])),
-    "sub_": inplace(lambda y, x: y.sub_(x[1])),
-    "mul_": inplace(lambda y, x: y.mul_(x[1])),
-    "div_": inplace(lambda y, x: y.div_(x[1])),
-    "pow_tensor_": inplace(lambda y, x: y.pow_(x[1])),
-    "copy_": inplace(lambda y, x: y.copy_(x[1])),
-    "add_scalar_": inplace(lambda y, x: y.add_(2.5, alpha=-2)),
-    "sub_scalar_": inplace(lambda y, x: y.sub_(2.5)),
-    "mul_scalar_": inplace(lambda y, x: y.mul_(-3)),
-    "div_scalar_": inplace(lambda y, x: y.div_(2.5)),
-    "pow_": inplace(lambda y, x: y.pow_(3)),
-    "neg_": inplace(lambda y, x: y.neg_()),
-    "exp_": inplace(lambda y, x: y.exp_()),
-    "log_": inplace(lambda y, x: y.log_()),
-    "sqrt_": inplace(lambda y, x: y.sqrt_()),
-    "abs_": inplace(lambda y, x: y.abs_()),
-    "relu_": inplace(lambda y, x: y.relu_()),
-    "sigmoid_": inplace(lambda y, x: y.sigmoid_()),
-    "tanh_": inplace(lambda y, x: y.tanh_()),
-    "clamp_": inplace(lambda y, x: y.clamp_(-0.5, 0.8)),
-    "fill_": inplace(lambda y, x: y.fill_(2.5)),
-    "zero_": inplace(lambda y, x: y.zero_()),
-    "masked_fill_": inplace(lambda y, x: y.masked_fill_(x[1], -2.5)),
-}
-
-# Samples compared against a reconstruction of minigrad's documented convention rather than the
-# PyTorch function itself, and why. Printed in the summary.
-CONVENTIONS = {
-    "dropout":
-        "p in (0, 1): minigrad's mask is rand(shape) >= p (Note [Dropout stream]), PyTorch's "
-        "F.dropout draws bernoulli_(1 - p), another stream; compared with "
-        "x * ((torch.rand(shape) >= p) / (1 - p)) after manual_seed(0), which checks the draws "
-        "bit for bit, not against F.dropout's mask (p 0, p 1 and eval: F.dropout itself)",
-    "rms_norm":
-        "torch 1.13 has no F.rms_norm; compared with PyTorch 2.4's formula "
-        "(x * rsqrt(mean(x^2) + eps) * weight, eps = finfo(dtype).eps by default) in torch ops",
-    "scaled_dot_product_attention":
-        "torch 1.13 has no F.scaled_dot_product_attention; compared with PyTorch 2.x's "
-        "documented reference (softmax(q k^T * scale + mask) v) in torch ops",
-    "scatter_add":
-        "PyTorch 1.13's scatter_add backward fails when src is larger than index; src is cut to "
-        "index's shape first (same values)",
-    "scatter":
-        "PyTorch 1.13's scatter backward fails when src is larger than index; src is cut to "
-        "index's shape first (same values)",
-    "binary_cross_entropy_with_logits":
-        "PyTorch 1.13 does not differentiate weight and pos_weight; the value and the gradients "
-        "of input and target come from F.binary_cross_entropy_with_logits, those of weight and "
-        "pos_weight from PyTorch's formula written in torch ops",
-    "index_select":
-        "torch.index_select rejects negative indices; minigrad counts them from the end; "
-        "compared with the wrapped indices",
-}
 
 
 # ------------------------------------------------------------------------------------------------
@@ -757,22 +246,28 @@ def compare_values(mg_desc, pt, run, what, worst, problems):
     return ok
 
 
+_CALLS = {}
+
+
+def torch_call(expr):
+    """The op table's PyTorch call (a Python expression over x) as a function of x."""
+    if expr not in _CALLS:
+        _CALLS[expr] = eval("lambda x: " + expr, globals())  # noqa: S307 - the repo's own table
+    return _CALLS[expr]
+
+
 def replay(rec, worst, problems, notes):
     """Replays one dumped run; returns True (match), False (mismatch)."""
     op, desc, run = rec["op"], rec["desc"], rec["run"]
     where = f"{op} [{rec['sample']}: {desc}] {run}"
-    if op not in TORCH_OPS:
-        problems.append(f"{where}: no PyTorch mapping for this op in compare.py")
+    if not rec.get("torch"):
+        problems.append(f"{where}: the op table gives no PyTorch call for this sample")
         return False
-    default, by_desc = TORCH_OPS[op]
-    if rec["has_fn"]:
-        if desc not in by_desc:
-            problems.append(f"{where}: the sample has its own fn and compare.py has no PyTorch "
-                            f"call for its desc")
-            return False
-        call = by_desc[desc]
-    else:
-        call = default
+    try:
+        call = torch_call(rec["torch"])
+    except SyntaxError as e:
+        problems.append(f"{where}: the PyTorch call {rec['torch']!r} is not Python: {e}")
+        return False
     inputs = [to_torch(d) for d in rec["inputs"]]
     try:
         out = call(inputs)
@@ -824,9 +319,10 @@ def main():
         records = [json.loads(line) for line in f if line.strip()]
 
     entries = header["entries"]
-    unmapped = [name for name in entries if name not in TORCH_OPS]
-    # The PyTorch calls are keyed by desc: two samples of an entry with their own fn and the same
-    # desc would silently share one call.
+    conventions = header.get("notes", {})
+    unmapped = sorted({rec["op"] for rec in records if not rec.get("torch")})
+    # The op table sets a sample's PyTorch call by its desc: two samples of an entry with their
+    # own fn and the same desc would share one call.
     seen, duplicates = {}, set()
     for rec in records:
         if rec["has_fn"]:
@@ -859,7 +355,7 @@ def main():
             continue
         result = "ok" if s["failed"] == 0 else f"FAILED {s['failed']} run(s)"
         if name in unmapped:
-            result = "NO PYTORCH MAPPING"
+            result = "NO PYTORCH CALL"
         print(f"{name:34s} {len(s['samples']):7d} {s['runs']:5d}  {result}")
 
     n_samples = sum(len(s["samples"]) for s in per_op.values())
@@ -875,7 +371,7 @@ def main():
               f"difference {w.rel:.3g} at {w.where} (minigrad {w.values[0]!r}, "
               f"PyTorch {w.values[1]!r})")
     print("compared with a documented convention instead of the PyTorch function itself:")
-    for op, why in CONVENTIONS.items():
+    for op, why in conventions.items():
         if op in per_op:
             print(f"  {op}: {why}")
     if notes:
@@ -886,14 +382,14 @@ def main():
     failed = False
     missing = [name for name in entries if name not in per_op]
     if unmapped:
-        print(f"\nFAIL: {len(unmapped)} op-table entries have no PyTorch mapping in compare.py: "
-              f"{', '.join(unmapped)}")
+        print(f"\nFAIL: {len(unmapped)} op-table entries have a sample without a PyTorch call "
+              f"(OpInfo::torch / Sample::torch in tests/core/op_table.cpp): {', '.join(unmapped)}")
         failed = True
     if missing:
         print(f"\nFAIL: entries without any sample in the dump: {', '.join(missing)}")
         failed = True
     if duplicates:
-        print("\nFAIL: samples with their own fn share a desc (compare.py keys its calls by desc): " +
+        print("\nFAIL: samples with their own fn share a desc (OpInfo::py sets calls by desc): " +
               ", ".join(f"{op} '{desc}'" for op, desc in sorted(duplicates)))
         failed = True
     if problems_all:

@@ -3,10 +3,13 @@
 //
 //   parity_dump [FILE]        (default: standard output)
 //
-// Line 1 is a header: {"header": {"entries": [names in table order], "upstream_seed": 99, ...}}.
+// Line 1 is a header: {"header": {"entries": [names in table order], "notes": {name: the entry's
+// torch_note, for the entries compared with a documented convention}, "upstream_seed": 99, ...}}.
 // Every other line is one run of one sample:
-//   {"op", "sample" (index), "desc", "has_fn" (the sample has its own fn), "run" ("float64" or
-//    "float32"), "inputs": [{"dtype", "shape", "strides", "requires_grad", "values"}],
+//   {"op", "sample" (index), "desc", "has_fn" (the sample has its own fn), "torch" (its PyTorch
+//    call from the op table: the sample's, or the entry's when it has no fn of its own), "run"
+//    ("float64", "float32" or "float64_nan"), "inputs": [{"dtype", "shape", "strides",
+//    "requires_grad", "values"}],
 //    "output": {"dtype", "shape", "values"}, "upstream": [...], "grads": [{...} or null]}
 // or, when minigrad threw, {"op", "sample", "desc", "has_fn", "run", "inputs", "error": message}.
 //
@@ -109,6 +112,7 @@ json run_sample(const mg::testing::OpInfo& op, std::size_t index, Run run) {
   j["sample"] = index;
   j["desc"] = smp.desc;
   j["has_fn"] = static_cast<bool>(smp.fn);
+  j["torch"] = smp.fn ? smp.torch : op.torch;
   j["run"] = run_name(run);
   std::vector<mg::Tensor> inputs = prepare(smp.inputs, run);
   json jin = json::array();
@@ -153,12 +157,15 @@ int main(int argc, char** argv) {
   const auto& table = mg::testing::op_table();
   json header;
   json names = json::array();
+  json notes = json::object();
   std::size_t samples = 0;
   for (const auto& op : table) {
     names.push_back(op.name);
+    if (!op.torch_note.empty()) notes[op.name] = op.torch_note;
     samples += op.samples.size();
   }
   header["entries"] = std::move(names);
+  header["notes"] = std::move(notes);
   header["samples"] = samples;
   header["upstream_seed"] = kUpstreamSeed;
   header["runs"] = {"float64", "float32", "float64_nan"};

@@ -17,7 +17,8 @@
 
 #include "autograd/function.h"
 #include "minigrad/custom_function.h"
-#include "minigrad/ops.h"
+#include "minigrad/ops/creation.h"
+#include "minigrad/ops/elementwise.h"
 
 namespace minigrad::autograd {
 

@@ -21,7 +21,8 @@
 #include <unordered_set>
 
 #include "autograd/function.h"
-#include "minigrad/ops.h"
+#include "minigrad/ops/creation.h"
+#include "minigrad/ops/elementwise.h"
 #include "minigrad/profiler.h"
 #include "tensor_impl.h"
 

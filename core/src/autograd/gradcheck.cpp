@@ -5,7 +5,9 @@
 #include <sstream>
 
 #include "kernels/dispatch.h"
-#include "minigrad/ops.h"
+#include "minigrad/ops/creation.h"
+#include "minigrad/ops/elementwise.h"
+#include "minigrad/ops/shape.h"
 #include "tensor_impl.h"
 
 namespace minigrad::autograd {

@@ -21,7 +21,7 @@
 
 #include "autograd/function.h"
 #include "live_count.h"
-#include "minigrad/ops.h"
+#include "minigrad/ops/elementwise.h"
 
 namespace minigrad {
 

@@ -8,7 +8,8 @@
 #include "kernels/loops.h"
 #include "kernels/wrapping.h"
 #include "kernels/xt.h"
-#include "minigrad/ops.h"
+#include "minigrad/ops/creation.h"
+#include "minigrad/ops/elementwise.h"
 #include "parallel.h"
 #include "tensor_impl.h"
 

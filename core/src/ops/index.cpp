@@ -11,7 +11,11 @@
 #include "kernels/loops.h"
 #include "kernels/wrapping.h"
 #include "minigrad/indexing.h"
-#include "minigrad/ops.h"
+#include "minigrad/ops/creation.h"
+#include "minigrad/ops/elementwise.h"
+#include "minigrad/ops/index.h"
+#include "minigrad/ops/reduce.h"
+#include "minigrad/ops/shape.h"
 #include "tensor_impl.h"
 
 namespace minigrad {

@@ -27,7 +27,8 @@
 #include "autograd/function.h"
 #include "minigrad/dispatch.h"
 #include "minigrad/indexing.h"
-#include "minigrad/ops.h"
+#include "minigrad/ops/creation.h"
+#include "minigrad/ops/elementwise.h"
 #include "tensor_impl.h"
 
 namespace minigrad {

@@ -29,7 +29,8 @@
 
 #include "autograd/function.h"
 #include "kernels/dispatch.h"
-#include "minigrad/ops.h"
+#include "minigrad/ops/creation.h"
+#include "minigrad/ops/elementwise.h"
 #include "tensor_impl.h"
 
 namespace minigrad {

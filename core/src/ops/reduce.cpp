@@ -7,7 +7,11 @@
 #include "autograd/function.h"
 #include "kernels/dispatch.h"
 #include "kernels/wrapping.h"
-#include "minigrad/ops.h"
+#include "minigrad/ops/creation.h"
+#include "minigrad/ops/elementwise.h"
+#include "minigrad/ops/index.h"
+#include "minigrad/ops/reduce.h"
+#include "minigrad/ops/shape.h"
 #include "parallel.h"
 #include "tensor_impl.h"
 

@@ -4,7 +4,9 @@
 #include <optional>
 
 #include "autograd/function.h"
-#include "minigrad/ops.h"
+#include "minigrad/ops/creation.h"
+#include "minigrad/ops/elementwise.h"
+#include "minigrad/ops/shape.h"
 #include "tensor_impl.h"
 
 namespace minigrad {

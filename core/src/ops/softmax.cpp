@@ -11,7 +11,10 @@
 #include "kernels/dispatch.h"
 #include "kernels/simd.h"
 #include "kernels/xt.h"
-#include "minigrad/ops.h"
+#include "minigrad/ops/creation.h"
+#include "minigrad/ops/elementwise.h"
+#include "minigrad/ops/linalg.h"
+#include "minigrad/ops/reduce.h"
 #include "parallel.h"
 #include "tensor_impl.h"
 

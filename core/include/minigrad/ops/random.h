@@ -1,0 +1,30 @@
+#pragma once
+// Random sampling with the default generator (manual_seed, rand, randn, ...).
+// Part of minigrad/ops.h, which includes every family; include one family to depend on less.
+#include <cstdint>
+
+#include "minigrad/tensor.h"
+
+namespace minigrad {
+
+/// Seeds the default generator (torch.manual_seed).
+void manual_seed(std::uint64_t seed);
+/// Standard normal samples.
+Tensor randn(const Shape& shape, Dtype dtype = get_default_dtype());
+Tensor randn(const Shape& shape, const TensorOptions& options);
+/// Uniform samples in [0, 1).
+Tensor rand(const Shape& shape, Dtype dtype = get_default_dtype());
+Tensor rand(const Shape& shape, const TensorOptions& options);
+/// Uniform integers in [low, high).
+Tensor randint(std::int64_t low, std::int64_t high, const Shape& shape, Dtype dtype = kInt64);
+Tensor randint(std::int64_t high, const Shape& shape, Dtype dtype = kInt64);
+Tensor randint(std::int64_t low, std::int64_t high, const Shape& shape,
+               const TensorOptions& options);
+Tensor randint(std::int64_t high, const Shape& shape, const TensorOptions& options);
+/// A random permutation of 0..n-1 (int64), as torch.randperm; throws for n < 0.
+Tensor randperm(std::int64_t n);
+/// num_samples category indices (int64) per row of probs (1-D or 2-D, non-negative weights),
+/// drawn as PyTorch 1.13's CPU multinomial: the same indices for the same seed.
+Tensor multinomial(const Tensor& probs, std::int64_t num_samples, bool replacement = false);
+
+}  // namespace minigrad
