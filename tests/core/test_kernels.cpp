@@ -203,6 +203,11 @@ TEST(Kernels, EmbeddingGathersRowsOfAPaddedTable) {
   std::vector<double> out(12);
   k::embedding_kernel<double>(table.data(), 5, 3, idx, 4, out.data());
   expect_near(out, {3.0, 3.5, 4.0, 0.0, 0.5, 1.0, 3.0, 3.5, 4.0, 4.5, 5.0, 5.5});
+  // F.embedding(torch.tensor([1, 1, 0]), torch.tensor([[7, 8], [9, 10]])): int64 rows too.
+  std::int64_t itable[4] = {7, 8, 9, 10}, iidx[3] = {1, 1, 0}, iout[6];
+  k::embedding_kernel<std::int64_t>(itable, 2, 2, iidx, 3, iout);
+  EXPECT_EQ(std::vector<std::int64_t>(iout, iout + 6),
+            (std::vector<std::int64_t>{9, 10, 9, 10, 7, 8}));
 }
 
 namespace {

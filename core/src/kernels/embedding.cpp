@@ -18,5 +18,9 @@ template void embedding_kernel<float>(const float*, std::int64_t, std::int64_t, 
                                       std::int64_t, float*);
 template void embedding_kernel<double>(const double*, std::int64_t, std::int64_t,
                                        const std::int64_t*, std::int64_t, double*);
+template void embedding_kernel<std::int64_t>(const std::int64_t*, std::int64_t, std::int64_t,
+                                             const std::int64_t*, std::int64_t, std::int64_t*);
+template void embedding_kernel<bool>(const bool*, std::int64_t, std::int64_t, const std::int64_t*,
+                                     std::int64_t, bool*);
 
 }  // namespace minigrad::detail

@@ -1,6 +1,6 @@
 #pragma once
 // Private: embedding's gather over raw buffers (ops/nn.cpp keeps the checks and the backward,
-// written with public ops). No Tensor, no autograd. Instantiated for float and double.
+// written with public ops). No Tensor, no autograd. Instantiated for every dtype's C++ type.
 #include <cstdint>
 
 namespace minigrad::detail {

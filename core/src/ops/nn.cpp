@@ -42,7 +42,7 @@ struct EmbeddingFn : autograd::Function<EmbeddingFn> {
                         const Shape& shape, std::int64_t padding_idx) {
     Tensor w = weight.contiguous();
     Tensor out = empty(shape, weight.dtype());
-    dispatch_floating(weight.dtype(), "embedding", [&]<typename T>() {
+    dispatch(weight.dtype(), [&]<typename T>() {
       detail::embedding_kernel<T>(w.data_ptr<T>(), weight.size(1), weight.size(1),
                                   flat.data_ptr<std::int64_t>(), flat.numel(), out.data_ptr<T>());
     });
