@@ -8,6 +8,7 @@
 #include "minigrad/ops/creation.h"
 #include "minigrad/ops/elementwise.h"
 #include "minigrad/ops/random.h"
+#include "minigrad/profiler.h"
 #include "tensor_impl.h"
 
 namespace minigrad {
@@ -71,6 +72,7 @@ T convert(double v, const char* op) {
 
 Tensor from_values(const std::vector<double>& values, const Shape& shape, Dtype dtype,
                    const char* op) {
+  MG_PROFILE_OP(op);
   check_shape(shape, op);
   std::int64_t n = detail::shape_numel(shape);
   MG_CHECK(n == static_cast<std::int64_t>(values.size()), op, "shape ", shape, " has ", n,
@@ -149,6 +151,7 @@ Tensor tensor(const std::vector<double>& values, const Shape& shape, const Tenso
   return with_options(values, shape, options, "tensor");
 }
 Tensor tensor(const TensorData& data, const TensorOptions& options) {
+  MG_PROFILE_OP("tensor");
   check_cpu(options.device(), "tensor");
   Shape shape;
   std::vector<double> flat;
@@ -196,6 +199,7 @@ Tensor from_blob(void* data, const Shape& sizes, const std::function<void(void*)
 }
 
 Tensor scalar_tensor(Scalar value, Dtype dtype) {
+  MG_PROFILE_OP("scalar_tensor");
   Tensor out = detail::make_tensor({}, dtype);
   detail::dispatch(
       dtype, [&]<typename T>() { *out.impl()->data<T>() = scalar_as<T>(value, "scalar_tensor"); });
@@ -209,12 +213,14 @@ Tensor scalar_tensor(Scalar value, const TensorOptions& options) {
 }
 
 Tensor empty(const Shape& shape, Dtype dtype) {
+  MG_PROFILE_OP("empty");
   check_shape(shape, "empty");
   return detail::make_tensor(shape, dtype);
 }
 
 namespace {
 Tensor filled(const Shape& shape, Scalar value, Dtype dtype, const char* op) {
+  MG_PROFILE_OP(op);
   check_shape(shape, op);
   Tensor out = detail::make_tensor(shape, dtype);
   detail::dispatch(dtype, [&]<typename T>() {
@@ -256,52 +262,62 @@ Tensor full(const Shape& shape, Scalar value, const TensorOptions& options) {
   return finish(full(shape, value, options.dtype()), options, "full");
 }
 Tensor empty_like(const Tensor& t, const TensorOptions& options) {
+  MG_PROFILE_OP("empty_like");
   MG_CHECK(t.defined(), "empty_like",
            "got an undefined tensor (a default-constructed Tensor, or one moved from)");
   return finish(empty(t.shape(), options.dtype_or(t.dtype())), options, "empty_like");
 }
 Tensor zeros_like(const Tensor& t, const TensorOptions& options) {
+  MG_PROFILE_OP("zeros_like");
   MG_CHECK(t.defined(), "zeros_like",
            "got an undefined tensor (a default-constructed Tensor, or one moved from)");
   return finish(zeros(t.shape(), options.dtype_or(t.dtype())), options, "zeros_like");
 }
 Tensor ones_like(const Tensor& t, const TensorOptions& options) {
+  MG_PROFILE_OP("ones_like");
   MG_CHECK(t.defined(), "ones_like",
            "got an undefined tensor (a default-constructed Tensor, or one moved from)");
   return finish(ones(t.shape(), options.dtype_or(t.dtype())), options, "ones_like");
 }
 Tensor full_like(const Tensor& t, Scalar value, const TensorOptions& options) {
+  MG_PROFILE_OP("full_like");
   MG_CHECK(t.defined(), "full_like",
            "got an undefined tensor (a default-constructed Tensor, or one moved from)");
   return finish(full(t.shape(), value, options.dtype_or(t.dtype())), options, "full_like");
 }
 
 Tensor empty_like(const Tensor& t) {
+  MG_PROFILE_OP("empty_like");
   MG_CHECK(t.defined(), "empty_like",
            "got an undefined tensor (a default-constructed Tensor, or one moved from)");
   return empty(t.shape(), t.dtype());
 }
 Tensor zeros_like(const Tensor& t) {
+  MG_PROFILE_OP("zeros_like");
   MG_CHECK(t.defined(), "zeros_like",
            "got an undefined tensor (a default-constructed Tensor, or one moved from)");
   return zeros(t.shape(), t.dtype());
 }
 Tensor ones_like(const Tensor& t) {
+  MG_PROFILE_OP("ones_like");
   MG_CHECK(t.defined(), "ones_like",
            "got an undefined tensor (a default-constructed Tensor, or one moved from)");
   return ones(t.shape(), t.dtype());
 }
 Tensor full_like(const Tensor& t, Scalar value) {
+  MG_PROFILE_OP("full_like");
   MG_CHECK(t.defined(), "full_like",
            "got an undefined tensor (a default-constructed Tensor, or one moved from)");
   return full(t.shape(), value, t.dtype());
 }
 Tensor rand_like(const Tensor& t) {
+  MG_PROFILE_OP("rand_like");
   MG_CHECK(t.defined(), "rand_like",
            "got an undefined tensor (a default-constructed Tensor, or one moved from)");
   return rand(t.shape(), t.dtype());
 }
 Tensor randn_like(const Tensor& t) {
+  MG_PROFILE_OP("randn_like");
   MG_CHECK(t.defined(), "randn_like",
            "got an undefined tensor (a default-constructed Tensor, or one moved from)");
   return randn(t.shape(), t.dtype());
@@ -310,6 +326,7 @@ Tensor randn_like(const Tensor& t) {
 namespace {
 /// arange over int64, exact: the size is computed without going through double.
 Tensor arange_int(std::int64_t start, std::int64_t end, std::int64_t step) {
+  MG_PROFILE_OP("arange");
   MG_CHECK(step != 0, "arange", "step must be nonzero");
   MG_CHECK((step > 0 && end >= start) || (step < 0 && end <= start), "arange",
            "upper bound and larger bound inconsistent with step sign: start ", start, ", end ", end,
@@ -329,6 +346,7 @@ Tensor arange_int(std::int64_t start, std::int64_t end, std::int64_t step) {
 Tensor arange(Scalar end) { return arange(0, end, 1); }
 
 Tensor arange(Scalar start, Scalar end, Scalar step) {
+  MG_PROFILE_OP("arange");
   bool integral = start.kind() != Scalar::Kind::Float && end.kind() != Scalar::Kind::Float &&
                   step.kind() != Scalar::Kind::Float;
   if (integral) return arange_int(start.to_int(), end.to_int(), step.to_int());
@@ -340,6 +358,7 @@ Tensor arange(Scalar start, Scalar end, const TensorOptions& options) {
   return arange(start, end, 1, options);
 }
 Tensor arange(Scalar start, Scalar end, Scalar step, const TensorOptions& options) {
+  MG_PROFILE_OP("arange");
   Tensor out = options.has_dtype()
                    ? arange(start.to_double(), end.to_double(), step.to_double(), options.dtype())
                    : arange(start, end, step);
@@ -347,6 +366,7 @@ Tensor arange(Scalar start, Scalar end, Scalar step, const TensorOptions& option
 }
 
 Tensor arange(double start, double end, double step, Dtype dtype) {
+  MG_PROFILE_OP("arange");
   MG_CHECK(dtype != kBool, "arange", "not implemented for bool");
   if (dtype == kInt64) {
     // As PyTorch: start, end and step are first converted to int64 (truncating).
@@ -374,6 +394,7 @@ Tensor arange(double start, double end, double step, Dtype dtype) {
 }
 
 Tensor linspace(double start, double end, std::int64_t steps, Dtype dtype) {
+  MG_PROFILE_OP("linspace");
   MG_CHECK(steps >= 0, "linspace", "number of steps must be non-negative, got ", steps);
   MG_CHECK(dtype != kBool, "linspace", "not implemented for bool");
   Tensor out = detail::make_tensor({steps}, dtype);
@@ -408,6 +429,7 @@ Tensor linspace(double start, double end, std::int64_t steps, Dtype dtype) {
 }
 
 Tensor eye(std::int64_t n, std::optional<std::int64_t> m, Dtype dtype) {
+  MG_PROFILE_OP("eye");
   std::int64_t cols = m.value_or(n);
   MG_CHECK(n >= 0, "eye", "n must be greater or equal to 0, got ", n);
   MG_CHECK(cols >= 0, "eye", "m must be greater or equal to 0, got ", cols);

@@ -60,6 +60,7 @@ struct OpenScope {
   std::int64_t self_flops = 0, child_flops = 0;
   std::int64_t self_bytes = 0, child_bytes = 0;
   std::uint64_t generation;
+  bool opaque = false;  // no scope opens inside it (begin_opaque)
 };
 
 struct ThreadState {
@@ -94,10 +95,17 @@ bool attach(ThreadState& st) {
   return true;
 }
 
-bool push(ThreadState& st, const char* static_name, std::string name) {
+bool push(ThreadState& st, const char* static_name, std::string name, bool opaque = false) {
+  if (!st.stack.empty()) {
+    // Inside an in-place op, or an overload inside its own op: nothing new to record.
+    const OpenScope& top = st.stack.back();
+    if (top.opaque ||
+        (static_name && top.static_name && std::strcmp(static_name, top.static_name) == 0))
+      return false;
+  }
   if (!attach(st)) return false;
   st.stack.push_back(
-      OpenScope{static_name, std::move(name), now_ns(), 0, 0, 0, 0, 0, st.generation});
+      OpenScope{static_name, std::move(name), now_ns(), 0, 0, 0, 0, 0, st.generation, opaque});
   return true;
 }
 
@@ -105,6 +113,9 @@ bool push(ThreadState& st, const char* static_name, std::string name) {
 
 bool begin(const char* static_name) { return push(t_state, static_name, std::string()); }
 bool begin(std::string name) { return push(t_state, nullptr, std::move(name)); }
+bool begin_opaque(const char* static_name) {
+  return push(t_state, static_name, std::string(), true);
+}
 
 void end() noexcept {
   ThreadState& st = t_state;

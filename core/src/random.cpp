@@ -22,6 +22,7 @@
 #include "minigrad/ops/index.h"
 #include "minigrad/ops/random.h"
 #include "minigrad/ops/reduce.h"
+#include "minigrad/profiler.h"
 #include "random_engine.h"
 #include "tensor_impl.h"
 
@@ -311,6 +312,7 @@ void check_shape(const Shape& shape, const char* op) {
 namespace {
 
 Tensor rand_from(detail::Generator& g, const Shape& shape, Dtype dtype) {
+  MG_PROFILE_OP("rand");
   check_shape(shape, "rand");
   MG_CHECK(is_floating_point(dtype), "rand", "dtype must be float32 or float64, got ",
            dtype_name(dtype));
@@ -322,6 +324,7 @@ Tensor rand_from(detail::Generator& g, const Shape& shape, Dtype dtype) {
 }
 
 Tensor randn_from(detail::Generator& g, const Shape& shape, Dtype dtype) {
+  MG_PROFILE_OP("randn");
   check_shape(shape, "randn");
   MG_CHECK(is_floating_point(dtype), "randn", "dtype must be float32 or float64, got ",
            dtype_name(dtype));
@@ -334,6 +337,7 @@ Tensor randn_from(detail::Generator& g, const Shape& shape, Dtype dtype) {
 
 Tensor randint_from(detail::Generator& g, std::int64_t low, std::int64_t high, const Shape& shape,
                     Dtype dtype) {
+  MG_PROFILE_OP("randint");
   check_shape(shape, "randint");
   MG_CHECK(high > low, "randint", "expected low < high, but got low = ", low, " and high = ", high);
   MG_CHECK(dtype == kInt64 || is_floating_point(dtype), "randint", "unsupported dtype ",
@@ -394,6 +398,7 @@ Tensor randint(std::int64_t low, std::int64_t high, const Shape& shape, Generato
 /// PyTorch 1.13's randperm_cpu: start from 0..n-1, then for i in [0, n-2] swap element i with
 /// element i + random() % (n - i), one 32-bit draw each (a Fisher-Yates shuffle run forwards).
 Tensor randperm(std::int64_t n, Generator& generator) {
+  MG_PROFILE_OP("randperm");
   MG_CHECK(n >= 0, "randperm", "n must be non-negative, got ", n);
   detail::Generator& g = generator.impl();
   Tensor out = detail::make_tensor({n}, kInt64);
@@ -419,6 +424,7 @@ Tensor randperm(std::int64_t n) {
 /// a 53-bit uniform (a binary search).
 Tensor multinomial(const Tensor& probs, std::int64_t num_samples, bool replacement,
                    Generator& generator) {
+  MG_PROFILE_OP("multinomial");
   const char* op = "multinomial";
   MG_CHECK(probs.defined(), op,
            "got an undefined tensor (a default-constructed Tensor, or one moved from)");
@@ -545,6 +551,7 @@ void fill_in_memory_order(Tensor& t, detail::Generator& g, Fill fill) {
 }
 
 Tensor& uniform_impl(Tensor& t, double from, double to, detail::Generator& g) {
+  MG_PROFILE_OP("uniform_");
   check_fillable(t, "uniform_");
   MG_CHECK(t.is_floating_point(), "uniform_", "expected a floating-point tensor, got ",
            dtype_name(t.dtype()));
@@ -564,6 +571,7 @@ Tensor& uniform_impl(Tensor& t, double from, double to, detail::Generator& g) {
 }
 
 Tensor& normal_impl(Tensor& t, double mean, double std, detail::Generator& g) {
+  MG_PROFILE_OP("normal_");
   check_fillable(t, "normal_");
   MG_CHECK(t.is_floating_point(), "normal_", "expected a floating-point tensor, got ",
            dtype_name(t.dtype()));
@@ -585,6 +593,7 @@ Tensor& normal_impl(Tensor& t, double mean, double std, detail::Generator& g) {
 /// random_(from, to): (v % (to - from)) + from in wrapping 64-bit arithmetic, with v one 32-bit
 /// draw, or a random64 when the range is >= 2^32 (as randint).
 Tensor& random_from_to_impl(Tensor& t, std::int64_t from, std::int64_t to, detail::Generator& g) {
+  MG_PROFILE_OP("random_");
   check_fillable(t, "random_");
   MG_CHECK(from < to, "random_", "expects 'from' to be less than 'to', but got from=", from,
            " >= to=", to);
@@ -612,6 +621,7 @@ Tensor& random_from_to_impl(Tensor& t, std::int64_t from, std::int64_t to, detai
 /// random_(): v % (2^digits + 1) for floating types (v: 32 bits for float32, 64 for float64),
 /// v % 2^63 for int64 (64 bits), v & 1 for bool (32 bits).
 Tensor& random_full_impl(Tensor& t, detail::Generator& g) {
+  MG_PROFILE_OP("random_");
   check_fillable(t, "random_");
   detail::dispatch(t.dtype(), [&]<typename T>() {
     fill_in_memory_order<T>(t, g, [&](T* p, std::int64_t n, bool) {

@@ -370,6 +370,7 @@ template bool* Tensor::data_ptr<bool>() const;
 // ---------------------------------------------------------------- copies and conversions
 
 Tensor Tensor::clone() const {
+  MG_PROFILE_OP("clone");
   MG_CHECK(defined(), "clone", "called on an undefined tensor");
   Tensor out = detail::make_tensor(shape(), dtype());
   detail::copy_into(out, *this);
@@ -379,6 +380,7 @@ Tensor Tensor::clone() const {
 }
 
 Tensor Tensor::contiguous() const {
+  MG_PROFILE_OP("contiguous");
   MG_CHECK(defined(), "contiguous", "called on an undefined tensor");
   return is_contiguous() ? *this : clone();
 }
@@ -393,6 +395,7 @@ Device Tensor::device() const { return Device(kCPU); }
 TensorOptions Tensor::options() const { return TensorOptions(dtype()); }
 
 Tensor Tensor::to(Dtype target) const {
+  MG_PROFILE_OP("to");
   MG_CHECK(defined(), "to", "called on an undefined tensor");
   if (target == dtype()) return *this;
   Tensor out = detail::make_tensor(shape(), target);
@@ -407,6 +410,7 @@ Tensor Tensor::to(Dtype target) const {
 }
 
 Tensor Tensor::detach() const {
+  MG_PROFILE_OP("detach");
   MG_CHECK(defined(), "detach", "called on an undefined tensor");
   return detail::make_view(*this, shape(), strides(), storage_offset());
 }

@@ -8,6 +8,7 @@
 //            [--save char_gpt.safetensors] [--save-every 200] [--resume char_gpt.safetensors]
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <iostream>
@@ -22,6 +23,7 @@
 #include "fortunes.h"
 #include "gpt.h"
 #include "language.h"
+#include "run_tools.h"
 
 using namespace char_gpt;
 
@@ -114,6 +116,18 @@ int main(int argc, char** argv) {
   app.add_option("--probe", probe, "the sentence whose attention is drawn");
   app.add_option("--graph", graph_path,
                  "PNG (or .svg, .dot) of the autograd graph of one transformer block's forward");
+  std::string model_graph_path, profile_path;
+  int model_graph_depth = 2;
+  app.add_option("--model-graph", model_graph_path,
+                 "PNG (or .svg, .dot) of the autograd graph of the whole model's loss on one "
+                 "window, one box per module call");
+  app.add_option("--model-graph-depth", model_graph_depth,
+                 "which modules --model-graph draws as boxes: 1 the blocks (blocks.0), 2 their "
+                 "layers (blocks.0.attn)")
+      ->check(kPositive);
+  app.add_option("--profile", profile_path,
+                 "profile one training step (after one warm-up step): print the profiler's table, "
+                 "write this Chrome trace (JSON) and exit");
   std::string save_path, resume_path;
   int save_every = 0;
   app.add_option("--save", save_path,
@@ -215,6 +229,31 @@ int main(int argc, char** argv) {
                 graph_path.c_str());
   }
 
+  if (!model_graph_path.empty()) {
+    // The loss of one short window through the whole model, recorded with module scopes.
+    const std::int64_t T = std::min<std::int64_t>(8, config.block_size);
+    std::vector<double> x(train_ids.begin(), train_ids.begin() + T),
+        y(train_ids.begin() + 1, train_ids.begin() + T + 1);
+    mg::Tensor loss;
+    {
+      mg::nn::RecordModuleScopes scopes(model);
+      mg::Tensor logits = model.forward(mg::tensor(x, {1, T}, mg::kInt64));
+      loss = mg::nn::functional::cross_entropy(logits.reshape({T, config.vocab_size}),
+                                               mg::tensor(y, {T}, mg::kInt64));
+    }
+    try {
+      mg::viz::draw_graph(
+          loss, model_graph_path,
+          {.show_saved = false, .collapse_modules = true, .collapse_depth = model_graph_depth});
+    } catch (const mg::Error& e) {
+      return fail(e.what());
+    }
+    std::printf(
+        "graph of the model's loss on one window of %lld characters, modules at depth %d: "
+        "%s\n",
+        static_cast<long long>(T), model_graph_depth, model_graph_path.c_str());
+  }
+
   tiny_lm::Trainer trainer(model, opt);
   if (!resume_path.empty()) {
     try {
@@ -224,11 +263,19 @@ int main(int argc, char** argv) {
     }
     std::printf("resumed from %s at step %d\n", resume_path.c_str(), trainer.step);
   }
-  std::vector<double> train_steps, train_losses, val_steps, val_losses;
-  double last_val = estimate_loss(model, val_ids, opt.eval_windows), tokens_per_second = 0,
-         seconds = 0;
-  val_steps.push_back(trainer.step);
-  val_losses.push_back(last_val);
+  if (!profile_path.empty()) {
+    auto one_step = [&] {
+      train(
+          trainer, train_ids, val_ids, [](const tiny_lm::Progress&) {}, trainer.step + 1);
+    };
+    try {
+      tiny_lm::profile_one_step(one_step, trainer.step + 2, profile_path);
+    } catch (const mg::Error& e) {
+      return fail(e.what());
+    }
+    return 0;
+  }
+  tiny_lm::LossLog log(trainer.step, estimate_loss(model, val_ids, opt.eval_windows));
   std::vector<std::pair<int, std::string>> progress_samples;
   const std::vector<std::int64_t> prompt_ids = Vocabulary::encode(prompt);
   auto sample_at = [&](int step) {
@@ -243,39 +290,29 @@ int main(int argc, char** argv) {
     std::printf(
         "nothing to train: the checkpoint is at step %d and --steps is %d; validation "
         "loss %.3f\n",
-        trainer.step, opt.steps, last_val);
+        trainer.step, opt.steps, log.last_val);
   } else {
-    // On a terminal the bar redraws one line; into a file or a pipe it prints plain lines.
-    mg::utils::ProgressBar bar(opt.steps, "train",
-                               {.out = &std::cout, .initial = trainer.step, .unit = "step"});
     try {
-      train(trainer, train_ids, val_ids, [&](const tiny_lm::Progress& p) {
-        train_steps.push_back(p.step);
-        train_losses.push_back(p.loss);
-        if (p.val_loss >= 0) {
-          last_val = p.val_loss;
-          val_steps.push_back(p.step);
-          val_losses.push_back(p.val_loss);
-        }
-        tokens_per_second = p.tokens_per_second;
-        seconds = p.seconds;
-        if (sample_every > 0 && p.step % sample_every == 0) sample_at(p.step);
-        if (!save_path.empty() && save_every > 0 && p.step % save_every == 0 && p.step < opt.steps)
-          tiny_lm::save_checkpoint(trainer, save_path);
-        bar.set_postfix("loss", p.loss);
-        bar.set_postfix("val", last_val);
-        bar.set_postfix("tok/s", std::round(p.tokens_per_second));
-        bar.update(p.step - bar.n());
-      });
+      tiny_lm::train_with_bar(
+          opt.steps, trainer.step, log,
+          [&](const std::function<void(const tiny_lm::Progress&)>& on_step) {
+            train(trainer, train_ids, val_ids, on_step);
+          },
+          [&](const tiny_lm::Progress& p) {
+            if (sample_every > 0 && p.step % sample_every == 0) sample_at(p.step);
+            if (!save_path.empty() && save_every > 0 && p.step % save_every == 0 &&
+                p.step < opt.steps)
+              tiny_lm::save_checkpoint(trainer, save_path);
+          });
     } catch (const mg::Error& e) {
       return fail(e.what());
     }
-    bar.close();
     std::printf(
         "\nvalidation loss %.3f (uniform guess %.3f, bigram %.3f) after %d steps; %.0f "
         "s, %.0f tokens/s on %d thread%s (%u hardware threads)\n",
-        last_val, uniform, bigram, trainer.step, seconds, tokens_per_second, mg::get_num_threads(),
-        mg::get_num_threads() == 1 ? "" : "s", std::thread::hardware_concurrency());
+        log.last_val, uniform, bigram, trainer.step, log.seconds, log.tokens_per_second,
+        mg::get_num_threads(), mg::get_num_threads() == 1 ? "" : "s",
+        std::thread::hardware_concurrency());
   }
   if (!save_path.empty()) {
     tiny_lm::save_checkpoint(trainer, save_path);
@@ -310,18 +347,9 @@ int main(int argc, char** argv) {
                 static_cast<long long>(opt.batch), opt.lr, opt.steps,
                 static_cast<unsigned long long>(seed));
   try {
-    if (!curve_path.empty() && !train_steps.empty()) {
-      const double first = val_steps.front(), last = train_steps.back();
-      mg::viz::plot_curves(
-          {{"train (every step)", train_steps, train_losses},
-           {"validation", val_steps, val_losses},
-           {"uniform guess, log 97", {first, last}, {uniform, uniform}, false, true},
-           {"bigram baseline", {first, last}, {bigram, bigram}, false, true}},
-          curve_path,
-          {.title = "char_gpt: cross-entropy (nats per character)",
-           .y_label = "loss",
-           .caption = settings,
-           .y_min = 0});
+    if (!curve_path.empty() && !log.train_steps.empty()) {
+      tiny_lm::plot_loss_curves(log, "uniform guess, log 97", uniform, bigram, curve_path,
+                                "char_gpt: cross-entropy (nats per character)", settings);
       std::printf("\nloss curves: %s\n", curve_path.c_str());
     }
     if (!attention_path.empty()) {

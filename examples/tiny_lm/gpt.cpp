@@ -27,9 +27,11 @@ Block::Block(const Config& c)
 
 mg::Tensor Block::forward(const mg::Tensor& x, const mg::Tensor& causal_mask,
                           mg::Tensor* weights) const {
+  nn::ModuleScope scope(*this);  // names this call "blocks.0" in collapsed graphs
   mg::Tensor h = ln1(x);
-  auto [a, w] = attn->forward(h, h, h, /*key_padding_mask=*/{}, /*need_weights=*/weights != nullptr,
-                              causal_mask, /*average_attn_weights=*/false);
+  auto [a, w] = attn(h, h, h, /*key_padding_mask=*/mg::Tensor(),
+                     /*need_weights=*/weights != nullptr, causal_mask,
+                     /*average_attn_weights=*/false);
   if (weights) *weights = w;
   mg::Tensor y = x + drop(a);
   return y + drop(proj(mg::gelu(fc(ln2(y)))));

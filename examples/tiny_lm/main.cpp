@@ -21,6 +21,7 @@
 
 #include "gpt.h"
 #include "language.h"
+#include "run_tools.h"
 
 using namespace tiny_lm;
 
@@ -125,53 +126,35 @@ int main(int argc, char** argv) {
     std::printf("resumed from %s at step %d\n", resume_path.c_str(), trainer.step);
   }
   if (!profile_path.empty()) {
-    trainer.run(
-        train, validation, [](const Progress&) {}, trainer.step + 1);  // warm-up
-    mg::profiler::Profile prof;
-    trainer.run(
-        train, validation, [](const Progress&) {}, trainer.step + 1);
-    prof.stop();
-    std::cout << "\none training step (step " << trainer.step
-              << "), the 25 rows of most self CPU:\n"
-              << prof.table("self_cpu_time_total", 25);
-    prof.export_chrome_trace(profile_path);
-    std::printf("trace: %s (open it in https://ui.perfetto.dev)\n", profile_path.c_str());
+    profile_one_step(
+        [&] {
+          trainer.run(
+              train, validation, [](const Progress&) {}, trainer.step + 1);
+        },
+        trainer.step + 2, profile_path);
     return 0;
   }
-  std::vector<double> train_steps, train_losses, val_steps, val_losses;
-  double last_val = evaluate(model, validation, opt.eval_windows), tokens_per_second = 0;
-  val_steps.push_back(trainer.step);
-  val_losses.push_back(last_val);
+  LossLog log(trainer.step, evaluate(model, validation, opt.eval_windows));
   if (trainer.step >= opt.steps) {
     std::printf(
         "nothing to train: the checkpoint is at step %d and --steps is %d (give a larger --steps "
         "to train on); validation loss %.3f\n",
-        trainer.step, opt.steps, last_val);
+        trainer.step, opt.steps, log.last_val);
   } else {
-    // On a terminal the bar redraws one line; into a file or a pipe it prints plain lines.
-    mg::utils::ProgressBar bar(opt.steps, "train",
-                               {.out = &std::cout, .initial = trainer.step, .unit = "step"});
-    trainer.run(train, validation, [&](const Progress& p) {
-      train_steps.push_back(p.step);
-      train_losses.push_back(p.loss);
-      if (p.val_loss >= 0) {
-        last_val = p.val_loss;
-        val_steps.push_back(p.step);
-        val_losses.push_back(p.val_loss);
-      }
-      tokens_per_second = p.tokens_per_second;
-      if (!save_path.empty() && save_every > 0 && p.step % save_every == 0 && p.step < opt.steps)
-        save_checkpoint(trainer, save_path);
-      bar.set_postfix("loss", p.loss);
-      bar.set_postfix("val", last_val);
-      bar.set_postfix("tok/s", std::round(p.tokens_per_second));
-      bar.update(p.step - bar.n());
-    });
-    bar.close();
+    train_with_bar(
+        opt.steps, trainer.step, log,
+        [&](const std::function<void(const Progress&)>& on_step) {
+          trainer.run(train, validation, on_step);
+        },
+        [&](const Progress& p) {
+          if (!save_path.empty() && save_every > 0 && p.step % save_every == 0 &&
+              p.step < opt.steps)
+            save_checkpoint(trainer, save_path);
+        });
     std::printf(
         "\nvalidation loss %.3f (uniform guess %.3f, bigram %.3f); %.0f tokens/s on %d "
         "thread%s (mg::set_num_threads; %u hardware threads)\n",
-        last_val, uniform, bigram, tokens_per_second, mg::get_num_threads(),
+        log.last_val, uniform, bigram, log.tokens_per_second, mg::get_num_threads(),
         mg::get_num_threads() == 1 ? "" : "s", std::thread::hardware_concurrency());
   }
 
@@ -206,17 +189,9 @@ int main(int argc, char** argv) {
                 static_cast<long long>(config.d_model), static_cast<long long>(config.block_size),
                 static_cast<long long>(opt.batch), opt.lr, config.dropout,
                 static_cast<unsigned long long>(seed));
-  if (!curve_path.empty() && !train_steps.empty()) {
-    const double first = val_steps.front(), last = train_steps.back();
-    mg::viz::plot_curves({{"train (every step)", train_steps, train_losses},
-                          {"validation", val_steps, val_losses},
-                          {"uniform guess, log V", {first, last}, {uniform, uniform}, false, true},
-                          {"bigram baseline", {first, last}, {bigram, bigram}, false, true}},
-                         curve_path,
-                         {.title = "tiny_lm: cross-entropy (nats per token)",
-                          .y_label = "loss",
-                          .caption = settings,
-                          .y_min = 0});
+  if (!curve_path.empty() && !log.train_steps.empty()) {
+    plot_loss_curves(log, "uniform guess, log V", uniform, bigram, curve_path,
+                     "tiny_lm: cross-entropy (nats per token)", settings);
     std::printf("loss curves: %s\n", curve_path.c_str());
   }
   if (!attention_path.empty()) {

@@ -42,6 +42,7 @@ void throw_argument_type(const std::string& module, std::size_t index,
 
 AnyValue AnyModule::forward_values(std::vector<AnyValue>& args) const {
   MG_CHECK(!is_empty(), "AnyModule", "cannot call forward() on an empty AnyModule");
+  ModuleScope scope(*module_);  // Note [Module scopes]
   return forward_(args);
 }
 

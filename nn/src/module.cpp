@@ -440,4 +440,30 @@ LoadStateDictResult load(Module& module, const std::string& path, bool strict) {
   }
 }
 
+// ---------------------------------------------------------------- module scopes
+
+namespace {
+// The innermost RecordModuleScopes of this thread (Note [Module scopes]).
+thread_local RecordModuleScopes* recording_scopes = nullptr;
+}  // namespace
+
+RecordModuleScopes::RecordModuleScopes(const Module& root) : previous_(recording_scopes) {
+  for (const auto& [name, m] : root.named_modules()) names_.emplace(m.get(), name);
+  recording_scopes = this;
+}
+
+RecordModuleScopes::~RecordModuleScopes() { recording_scopes = previous_; }
+
+std::string RecordModuleScopes::name_of(const Module& m) const {
+  auto it = names_.find(&m);
+  return it != names_.end() ? it->second : m.type_name();
+}
+
+ModuleScope::ModuleScope(const Module& m) {
+  if (recording_scopes == nullptr) return;
+  std::string name = recording_scopes->name_of(m);
+  if (name.empty()) return;  // the root: its own nodes stay loose
+  guard_.emplace(&m, std::move(name), m.type_name());
+}
+
 }  // namespace minigrad::nn

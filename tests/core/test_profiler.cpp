@@ -91,6 +91,61 @@ TEST(Profiler, CountsOpsAndBackwardNodesOfAKnownProgram) {
     }
 }
 
+// Creation ops, Tensor methods outside ops/*.cpp and in-place ops. PyTorch 1.13's profiler of the
+// same program (torch.zeros(2, 3), torch.ones, torch.full, torch.arange(6), torch.randn, r.t(),
+// torch.ones(3, 1).expand(3, 4), e.clone(), w.contiguous(), x.to(torch.float64), r.select(0, 1),
+// r.narrow(1, 0, 2), r.view(6), x.add_(y), x.mul_(2.0), x.zero_(), x.fill_(1.0), x.copy_(y))
+// has these top-level events (cpu_parent None), each once but aten::ones twice.
+TEST(Profiler, RecordsCreationOpsMethodsAndInPlaceOpsAsTorchProfiler) {
+  mg::manual_seed(0);
+  prof::Profile p;
+  mg::Tensor x = mg::zeros({2, 3});
+  mg::Tensor y = mg::ones({2, 3});
+  mg::Tensor z = mg::full({2, 3}, 2.0);
+  mg::Tensor a = mg::arange(6);
+  mg::Tensor r = mg::randn({2, 3});
+  mg::Tensor w = r.t();
+  mg::Tensor e = mg::ones({3, 1}).expand({3, 4});
+  mg::Tensor c = e.clone();
+  mg::Tensor d = w.contiguous();
+  mg::Tensor f = x.to(mg::kFloat64);
+  mg::Tensor s = r.select(0, 1);
+  mg::Tensor n = r.narrow(1, 0, 2);
+  mg::Tensor v = r.view({6});
+  x.add_(y);
+  x.mul_(2.0);
+  x.zero_();
+  x.fill_(1.0);
+  x.copy_(y);
+  p.stop();
+  EXPECT_EQ(top_level_counts(p), (Counts{{"add_", 1},
+                                         {"arange", 1},
+                                         {"clone", 1},
+                                         {"contiguous", 1},
+                                         {"copy_", 1},
+                                         {"expand", 1},
+                                         {"fill_", 1},
+                                         {"full", 1},
+                                         {"mul_", 1},
+                                         {"narrow", 1},
+                                         {"ones", 2},
+                                         {"randn", 1},
+                                         {"select", 1},
+                                         {"t", 1},
+                                         {"to", 1},
+                                         {"view", 1},
+                                         {"zero_", 1},
+                                         {"zeros", 1}}));
+  const auto all = counts(p);
+  // arange(6) runs three overloads of arange: one event. add_ and mul_ compute with add and mul,
+  // which they hide, as aten::add_ has no aten::add inside.
+  EXPECT_EQ(all.at("arange"), 1);
+  EXPECT_EQ(all.count("add"), 0u);
+  EXPECT_EQ(all.count("mul"), 0u);
+  // contiguous of a transposed tensor copies it: its clone is its child.
+  EXPECT_EQ(all.at("clone"), 2);
+}
+
 // One training step of Sequential(Linear(4, 8), ReLU, Linear(8, 2)) with mse_loss: Linear is
 // matmul(x, W^T) + b, mse_loss is ((input - target)^2).mean().
 TEST(Profiler, CountsATwoLayerMlpStep) {
@@ -134,8 +189,11 @@ TEST(Profiler, MatmulFlopsAndBytes) {
   const auto& bm = row(rows, "bmm");
   EXPECT_EQ(bm.flops, 2 * 5 * 2 * 7 * 3);
   EXPECT_EQ(bm.self_cpu_memory_usage, 5 * 2 * 7 * 4);
-  // ones() is not an op the profiler records: its bytes belong to no scope.
-  EXPECT_EQ(rows.size(), 2u);
+  // The two ones() inside the profile are recorded too, with the bytes they allocate.
+  EXPECT_EQ(rows.size(), 3u);
+  const auto& ones = row(rows, "ones");
+  EXPECT_EQ(ones.count, 2);
+  EXPECT_EQ(ones.self_cpu_memory_usage, (5 * 2 * 3 + 5 * 3 * 7) * 4);
 }
 
 TEST(Profiler, RecordFunctionNestsAndSelfIsAtMostTotal) {

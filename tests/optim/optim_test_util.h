@@ -28,6 +28,23 @@ struct LeastSquares {
   mg::Tensor X, y, w, b;
 };
 
+// Steps opt and the scheduler s expected.size() - 1 times; after each (and before the first) the
+// two groups' learning rates must be expected's row exactly, in s and in opt.
+inline void expect_lrs(optim::lr_scheduler::LRScheduler& s, optim::Optimizer& opt,
+                       const Rows& expected) {
+  for (std::size_t e = 0; e < expected.size(); ++e) {
+    if (e > 0) {
+      opt.step();
+      s.step();
+    }
+    ASSERT_EQ(s.get_last_lr().size(), 2u);
+    for (std::size_t g = 0; g < 2; ++g) {
+      EXPECT_EQ(s.get_last_lr()[g], expected[e][g]) << "epoch " << e << ", group " << g;
+      EXPECT_EQ(opt.lr(g), s.get_last_lr()[g]);
+    }
+  }
+}
+
 // Runs expected.size() steps and compares [w, b] after each with PyTorch's values.
 inline void expect_trajectory(optim::Optimizer& opt, const LeastSquares& p, const Rows& expected,
                               double rtol = 1e-10, double atol = 1e-12) {

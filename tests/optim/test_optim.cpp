@@ -30,6 +30,7 @@ namespace sched = minigrad::optim::lr_scheduler;
 namespace {
 
 using optim_test::expect_error;
+using optim_test::expect_lrs;
 using optim_test::expect_trajectory;
 using optim_test::LeastSquares;
 using optim_test::Rows;
@@ -656,20 +657,6 @@ TEST(OptimErrors, Parameters) {
 // rows = [s.get_last_lr()]; then 7 or 12 times: opt.step(); s.step(); rows.append(s.get_last_lr())
 // The comparison is exact: the recursive formulas are evaluated in PyTorch's order (the closed form
 // would already differ in the last bits, e.g. 0.1 instead of 0.10000000000000003 at epoch 8).
-
-void expect_lrs(sched::LRScheduler& s, optim::Optimizer& opt, const Rows& expected) {
-  for (std::size_t e = 0; e < expected.size(); ++e) {
-    if (e > 0) {
-      opt.step();
-      s.step();
-    }
-    ASSERT_EQ(s.get_last_lr().size(), 2u);
-    for (std::size_t g = 0; g < 2; ++g) {
-      EXPECT_EQ(s.get_last_lr()[g], expected[e][g]) << "epoch " << e << ", group " << g;
-      EXPECT_EQ(opt.lr(g), s.get_last_lr()[g]);
-    }
-  }
-}
 
 TEST(LrSchedulerStepLR, HalvesEveryTwoEpochs) {
   mg::Tensor p = mg::zeros({1}).requires_grad_();

@@ -34,6 +34,7 @@ namespace sched = minigrad::optim::lr_scheduler;
 namespace {
 
 using optim_test::expect_error;
+using optim_test::expect_lrs;
 using optim_test::expect_trajectory;
 using optim_test::LeastSquares;
 using optim_test::Rows;
@@ -660,20 +661,6 @@ struct TwoGroups {
   mg::Tensor q = mg::zeros({1}).requires_grad_();
   optim::SGD sgd{{{{p}, optim::SGDOptions(0.1)}, {{q}, optim::SGDOptions(0.02)}}, 1.0};
 };
-
-void expect_lrs(sched::LRScheduler& s, optim::Optimizer& opt, const Rows& expected) {
-  for (std::size_t e = 0; e < expected.size(); ++e) {
-    if (e > 0) {
-      opt.step();
-      s.step();
-    }
-    ASSERT_EQ(s.get_last_lr().size(), 2u);
-    for (std::size_t g = 0; g < 2; ++g) {
-      EXPECT_EQ(s.get_last_lr()[g], expected[e][g]) << "epoch " << e << ", group " << g;
-      EXPECT_EQ(opt.lr(g), s.get_last_lr()[g]);
-    }
-  }
-}
 
 TEST(LrSchedulerLambdaLR, OneAndPerGroupLambdas) {
   {

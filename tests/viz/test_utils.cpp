@@ -229,6 +229,19 @@ std::vector<BadInput> bad_inputs() {
        "writing to output stream)"},
       {"viz", "ProgressBar with a negative total", [] { mg::utils::ProgressBar bar(-1); },
        "[ProgressBar] total must be non-negative, got -1"},
+      {"viz", "draw_graph with collapse_modules of a graph built without RecordModuleScopes",
+       [] {
+         mg::Tensor loss = (mg::ones({2}).requires_grad_() * 2.0).sum();
+         mg::viz::draw_graph(loss, "graph.png", {.collapse_modules = true});
+       },
+       "[to_dot] collapse_modules: no node of the graph was recorded inside a module; build the "
+       "graph (run the forward) while an nn::RecordModuleScopes of the model is alive"},
+      {"viz", "to_dot with collapse_depth 0",
+       [] {
+         mg::Tensor loss = (mg::ones({2}).requires_grad_() * 2.0).sum();
+         mg::autograd::to_dot(loss, {.collapse_modules = true, .collapse_depth = 0});
+       },
+       "[to_dot] collapse_depth must be at least 1, got 0"},
   };
 }
 

@@ -69,3 +69,163 @@ TEST(Viz, Errors) {
         << e.what();
   }
 }
+
+// ---------------------------------------------------------------- collapsed graphs
+// Note [Module scopes] (nn/module.h), Note [Collapsed graphs] (autograd/dot.cpp).
+
+namespace {
+namespace nn = mg::nn;
+
+std::size_t count(const std::string& s, const std::string& what) {
+  std::size_t n = 0;
+  for (auto pos = s.find(what); pos != std::string::npos; pos = s.find(what, pos + 1)) ++n;
+  return n;
+}
+
+// fc2(relu(fc1(x))): each Linear is t(weight), a matmul and the bias add (3 nodes, 2 leaves).
+struct MlpImpl : nn::Module {
+  nn::Linear fc1{nullptr}, fc2{nullptr};
+  MlpImpl() : nn::Module("Mlp") {
+    fc1 = register_module("fc1", nn::Linear(3, 4));
+    fc2 = register_module("fc2", nn::Linear(4, 2));
+  }
+  mg::Tensor forward(const mg::Tensor& x) const { return fc2(mg::relu(fc1(x))); }
+};
+MG_MODULE(Mlp);
+
+// x + fc(x), called directly (block->forward): its own guard names the call.
+struct ResidualImpl : nn::Module {
+  nn::Linear fc{nullptr};
+  ResidualImpl() : nn::Module("Residual") { fc = register_module("fc", nn::Linear(3, 3)); }
+  mg::Tensor forward(const mg::Tensor& x) const {
+    nn::ModuleScope scope(*this);
+    return x + fc(x);
+  }
+};
+MG_MODULE(Residual);
+}  // namespace
+
+TEST(CollapsedGraph, OneBoxPerLinearOfAnMlp) {
+  Mlp model;
+  mg::Tensor loss;
+  {
+    nn::RecordModuleScopes scopes(*model);
+    loss = model(mg::ones({5, 3})).sum();
+  }
+  EXPECT_EQ(mg::autograd::to_dot(loss, {.show_saved = false, .collapse_modules = true}),
+            "digraph autograd {\n"
+            "  graph [rankdir=TB];\n"
+            "  node [shape=box, style=\"filled,rounded\", fontname=\"Helvetica\", fontsize=11, "
+            "fillcolor=lightgrey];\n"
+            "  m0 [label=\"fc2\\nLinear: 3 nodes, 2 leaves\\n(5, 2) float32\", shape=box3d, "
+            "style=filled, fillcolor=lightyellow];\n"
+            "  m1 [label=\"fc1\\nLinear: 3 nodes, 2 leaves\\n(5, 4) float32\", shape=box3d, "
+            "style=filled, fillcolor=lightyellow];\n"
+            "  n0 [label=\"SumBackward0\\n() float32\"];\n"
+            "  n1 [label=\"ReluBackward0\\n(5, 4) float32\"];\n"
+            "  out0 [label=\"output\\n() float32\", fillcolor=darkolivegreen1];\n"
+            "  out0 -> n0;\n"
+            "  n0 -> m0;\n"
+            "  m0 -> n1;\n"
+            "  n1 -> m1;\n"
+            "}\n");
+  // The same graph uncollapsed: 8 nodes (Sum, Relu, 3 per Linear) and 4 leaves.
+  const std::string plain = mg::autograd::to_dot(loss, {.show_saved = false});
+  EXPECT_EQ(count(plain, "Backward0"), 8u);
+  EXPECT_EQ(count(plain, "fillcolor=lightblue"), 4u);
+  EXPECT_EQ(count(plain, "box3d"), 0u);
+}
+
+TEST(CollapsedGraph, NestedModulesCollapseAtTheChosenDepth) {
+  // Sequential(Residual, Residual): scopes "0", "0.fc", "1", "1.fc". x requires grad and is used
+  // inside block 0 and by the loose multiply: it stays a leaf of its own.
+  nn::Sequential model{Residual(), Residual()};
+  mg::Tensor x = mg::ones({2, 3}).requires_grad_();
+  mg::Tensor loss;
+  {
+    nn::RecordModuleScopes scopes(*model);
+    loss = (model->forward(x) * x).sum();
+  }
+  const std::string depth1 =
+      mg::autograd::to_dot(loss, {.names = {{"x", x}}, .collapse_modules = true});
+  EXPECT_EQ(count(depth1, "box3d"), 2u);
+  EXPECT_EQ(count(depth1, "[label=\"1\\nResidual: 4 nodes, 2 leaves\\n(2, 3) float32\""), 1u);
+  EXPECT_EQ(count(depth1, "[label=\"0\\nResidual: 4 nodes, 2 leaves\\n(2, 3) float32\""), 1u);
+  EXPECT_EQ(count(depth1, "[label=\"x\\n(2, 3) float32\", fillcolor=lightblue]"), 1u);
+  EXPECT_EQ(count(depth1, "fillcolor=lightblue"), 1u);
+  EXPECT_EQ(count(depth1, "SumBackward0"), 1u);
+  EXPECT_EQ(count(depth1, "MulBackward0"), 1u);
+  EXPECT_EQ(count(depth1, "AddBackward0"), 0u);
+  const std::string depth2 = mg::autograd::to_dot(
+      loss, {.show_saved = false, .collapse_modules = true, .collapse_depth = 2});
+  EXPECT_EQ(count(depth2, "box3d"), 2u);
+  EXPECT_EQ(count(depth2, "[label=\"1.fc\\nLinear: 3 nodes, 2 leaves\\n(2, 3) float32\""), 1u);
+  EXPECT_EQ(count(depth2, "[label=\"0.fc\\nLinear: 3 nodes, 2 leaves\\n(2, 3) float32\""), 1u);
+  EXPECT_EQ(count(depth2, "AddBackward0"), 2u);  // the residual adds are drawn one by one
+  // Deeper than any call: nothing collapses.
+  const std::string depth3 = mg::autograd::to_dot(
+      loss, {.show_saved = false, .collapse_modules = true, .collapse_depth = 3});
+  EXPECT_EQ(depth3,
+            mg::autograd::to_dot(
+                loss, {.show_saved = false, .collapse_modules = true, .collapse_depth = 4}));
+  EXPECT_EQ(count(depth3, "box3d"), 0u);
+  EXPECT_EQ(count(depth3, "Backward0"), 10u);  // Sum, Mul, 2 x (Add + T, Mm, Add)
+}
+
+TEST(CollapsedGraph, EachCallOfAModuleIsItsOwnBox) {
+  // One module registered twice is named once ("0") but called twice: two boxes.
+  Residual block;
+  nn::Sequential model(block, block);
+  mg::Tensor loss;
+  {
+    nn::RecordModuleScopes scopes(*model);
+    loss = model->forward(mg::ones({2, 3})).sum();
+  }
+  model->named_parameters();  // names the leaves (parameter_name)
+  const std::string dot = mg::autograd::to_dot(loss, {.collapse_modules = true});
+  EXPECT_EQ(count(dot, "[label=\"0\\nResidual: 4 nodes"), 2u);
+  // Both calls use fc's weight and bias: used by two boxes, they are drawn as leaves.
+  EXPECT_EQ(count(dot, "[label=\"0\\nResidual: 4 nodes\\n(2, 3) float32\""), 2u);
+  EXPECT_EQ(count(dot, "fillcolor=lightblue"), 2u);
+  EXPECT_EQ(count(dot, "fc.weight\\n(3, 3) float32\", fillcolor=lightblue]"), 1u);
+  EXPECT_EQ(count(dot, "fc.bias\\n(3,) float32\", fillcolor=lightblue]"), 1u);
+}
+
+TEST(CollapsedGraph, ScopesAreRecordedOnlyWhenAsked) {
+  Mlp model;
+  mg::Tensor y = model(mg::ones({1, 3}));
+  EXPECT_EQ(y.grad_fn()->module_scope(), nullptr);
+  {
+    nn::RecordModuleScopes scopes(*model);
+    mg::Tensor z = model(mg::ones({1, 3}));
+    ASSERT_NE(z.grad_fn()->module_scope(), nullptr);
+    EXPECT_EQ(z.grad_fn()->module_scope()->name, "fc2");
+    EXPECT_EQ(z.grad_fn()->module_scope()->type_name, "Linear");
+    EXPECT_EQ(z.grad_fn()->module_scope()->depth, 1);
+    // The root's own nodes are loose.
+    EXPECT_EQ(mg::relu(z).grad_fn()->module_scope(), nullptr);
+  }
+  EXPECT_EQ(model(mg::ones({1, 3})).grad_fn()->module_scope(), nullptr);
+  // A module outside the recorded root is named by its class.
+  nn::Linear other(3, 3);
+  nn::RecordModuleScopes scopes(*model);
+  EXPECT_EQ(other(mg::ones({1, 3})).grad_fn()->module_scope()->name, "Linear");
+}
+
+TEST(CollapsedGraph, DrawGraphRendersTheBoxes) {
+  Mlp model;
+  mg::Tensor loss;
+  {
+    nn::RecordModuleScopes scopes(*model);
+    loss = model(mg::ones({5, 3})).sum();
+  }
+  const std::string svg = temp_path("collapsed.svg");
+  mg::viz::draw_graph(loss, svg, {.collapse_modules = true});
+  const std::string text = read_file(svg);
+  EXPECT_EQ(count(text, "<title>m0</title>"), 1u);  // the two boxes, by their node ids
+  EXPECT_EQ(count(text, "<title>m1</title>"), 1u);
+  EXPECT_EQ(count(text, "<title>m2</title>"), 0u);
+  EXPECT_NE(text.find("fc1"), std::string::npos);
+  EXPECT_EQ(text.find("MmBackward0"), std::string::npos);
+  std::filesystem::remove(svg);
+}

@@ -24,6 +24,32 @@ namespace detail {
 struct NodeAccess;
 }
 
+namespace autograd {
+/// The module call that created a graph node: what to_dot's collapse_modules draws as one box.
+/// Recorded only while nn::RecordModuleScopes is alive (Note [Module scopes], nn/module.h).
+struct ModuleScope {
+  std::string name;                           // qualified, as named_modules(): "blocks.0.attn"
+  std::string type_name;                      // the module's class: "MultiheadAttention"
+  const void* module = nullptr;               // which module (two calls of one share it)
+  std::shared_ptr<const ModuleScope> parent;  // the enclosing module call, or null
+  int depth = 1;                              // 1 for a call outside any other scope
+};
+
+/// While alive, nodes created on this thread remember a new scope (a call of `module`) inside the
+/// current one. Opens nothing when `module` is already the innermost scope (a holder's call
+/// operator and the module's own guard). nn::ModuleScope opens these; it is core's half.
+class ModuleScopeGuard {
+ public:
+  ModuleScopeGuard(const void* module, std::string name, std::string type_name);
+  ~ModuleScopeGuard();
+  ModuleScopeGuard(const ModuleScopeGuard&) = delete;
+  ModuleScopeGuard& operator=(const ModuleScopeGuard&) = delete;
+
+ private:
+  bool pushed_ = false;
+};
+}  // namespace autograd
+
 /// A hook on the gradient of one output of a node (what Tensor::register_hook adds).
 struct PreHook {
   std::uint32_t output_nr = 0;
@@ -75,6 +101,9 @@ class Node {
   std::size_t register_prehook(TensorHook hook, std::uint32_t output_nr = 0);
   /// The call stack (return addresses) where this node's op ran; recorded in anomaly mode only.
   const std::vector<void*>& creation_trace() const { return creation_trace_; }
+  /// The module call this node was created in (null unless recorded under
+  /// nn::RecordModuleScopes inside a module's forward).
+  const std::shared_ptr<const autograd::ModuleScope>& module_scope() const { return module_scope_; }
 
  protected:
   Node();
@@ -97,6 +126,7 @@ class Node {
   std::vector<PreHook> pre_hooks_;
   std::vector<std::weak_ptr<TensorImpl>> retained_;
   std::vector<void*> creation_trace_;
+  std::shared_ptr<const autograd::ModuleScope> module_scope_;
 };
 
 namespace autograd {
@@ -151,9 +181,17 @@ std::int64_t live_node_count();
 struct DotOptions {
   /// Names for leaves (e.g. a model's named_parameters()); a leaf not listed here is named by
   /// parameter_name() when a Module listed it, else by its shape only.
-  std::vector<std::pair<std::string, Tensor>> names;
+  std::vector<std::pair<std::string, Tensor>> names{};
   /// Draw the tensors each node saved for backward (orange, dashed edge to the node).
   bool show_saved = true;
+  /// Draw each module call as one box (its name from named_modules(), its class, how many nodes
+  /// it holds and its output's shape) instead of its nodes. The graph must have been built under
+  /// nn::RecordModuleScopes; throws when no node was recorded inside a module.
+  bool collapse_modules = false;
+  /// With collapse_modules, which level of nested module calls becomes a box: 1 the outermost
+  /// below the root ("blocks.0"), 2 the modules they call ("blocks.0.attn"), ... Nodes of a
+  /// shallower call (a block's residual add at depth 2) are drawn one by one.
+  int collapse_depth = 1;
 };
 
 /// The graph behind outputs in Graphviz's DOT language, as torchviz's make_dot: one box per node

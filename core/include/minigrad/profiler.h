@@ -19,7 +19,10 @@
 // goes into its thread's buffer (a mutex per thread, never contended while recording); the
 // Profile collects every thread's buffer, so ops on the parallel_for pool or on user threads are
 // recorded with their thread id. Only one Profile records at a time in the process: a second one
-// throws, as a nested torch.profiler.profile raises.
+// throws, as a nested torch.profiler.profile raises. Like torch.profiler, events are the ops the
+// user called: an op opened directly inside one of the same name (an overload calling another,
+// arange(end) -> arange(start, end, step)) is not recorded again, and an in-place op hides the
+// ops it runs (y.add_(b) records "add_", not "add" inside it).
 #include <atomic>
 #include <cstdint>
 #include <memory>
@@ -104,10 +107,15 @@ void end() noexcept;
 void add_flops(std::int64_t flops) noexcept;
 void add_bytes(std::int64_t bytes) noexcept;
 
+/// Opens a scope in which no other scope opens: an in-place op records as "add_" alone, not
+/// around the "add" it computes with (as torch.profiler's aten::add_).
+bool begin_opaque(const char* static_name);
+
 /// The scope MG_PROFILE_OP opens: nothing but a relaxed load when the profiler is off.
 class OpScope {
  public:
-  explicit OpScope(const char* static_name) : open_(is_on() && begin(static_name)) {}
+  explicit OpScope(const char* static_name, bool opaque = false)
+      : open_(is_on() && (opaque ? begin_opaque(static_name) : begin(static_name))) {}
   ~OpScope() {
     if (open_) end();
   }
@@ -139,8 +147,12 @@ class RecordFunction {
 
 /// The first line of every public op: records it under its public name while a Profile is alive.
 /// Defining MINIGRAD_NO_PROFILER when building minigrad compiles the scopes out.
+/// MG_PROFILE_INPLACE_OP: the same for an in-place op, which hides the ops it runs inside.
 #ifdef MINIGRAD_NO_PROFILER
 #define MG_PROFILE_OP(name) ((void)0)
+#define MG_PROFILE_INPLACE_OP(name) ((void)0)
 #else
 #define MG_PROFILE_OP(name) ::minigrad::profiler::detail::OpScope mg_profile_op_scope_(name)
+#define MG_PROFILE_INPLACE_OP(name) \
+  ::minigrad::profiler::detail::OpScope mg_profile_op_scope_(name, true)
 #endif

@@ -1,4 +1,6 @@
 // autograd::to_dot: the graph behind a tensor in Graphviz's DOT language (torchviz's make_dot).
+#include <cstdint>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <unordered_map>
@@ -50,18 +52,11 @@ class DotWriter {
   }
 
   std::string write(const std::vector<Tensor>& outputs) {
-    os_ << "digraph autograd {\n"
-        << "  graph [rankdir=TB];\n"
-        << "  node [shape=box, style=\"filled,rounded\", fontname=\"Helvetica\", fontsize=11, "
-           "fillcolor=lightgrey];\n";
+    if (options_.collapse_modules) return write_collapsed(outputs);
+    write_header();
     for (std::size_t i = 0; i < outputs.size(); ++i) {
       const Tensor& out = outputs[i];
-      MG_CHECK(out.defined(), "to_dot", "output ", i, " is an undefined tensor");
-      const std::string id = cat("out", i);
-      const std::string title = outputs.size() > 1 ? cat("output ", i) : std::string("output");
-      os_ << "  " << id
-          << " [label=" << quoted(cat(title, "\n", describe(out.shape(), out.dtype())))
-          << ", fillcolor=darkolivegreen1];\n";
+      const std::string id = write_output(outputs, i);
       if (std::shared_ptr<Node> fn = out.grad_fn()) {
         edge(id, visit(fn));
       } else if (out.requires_grad()) {
@@ -84,6 +79,155 @@ class DotWriter {
   }
 
  private:
+  void write_header() {
+    os_ << "digraph autograd {\n"
+        << "  graph [rankdir=TB];\n"
+        << "  node [shape=box, style=\"filled,rounded\", fontname=\"Helvetica\", fontsize=11, "
+           "fillcolor=lightgrey];\n";
+  }
+
+  /// The declaration of an output's box; returns its id.
+  std::string write_output(const std::vector<Tensor>& outputs, std::size_t i) {
+    const Tensor& out = outputs[i];
+    MG_CHECK(out.defined(), "to_dot", "output ", i, " is an undefined tensor");
+    const std::string id = cat("out", i);
+    const std::string title = outputs.size() > 1 ? cat("output ", i) : std::string("output");
+    os_ << "  " << id << " [label=" << quoted(cat(title, "\n", describe(out.shape(), out.dtype())))
+        << ", fillcolor=darkolivegreen1];\n";
+    return id;
+  }
+
+  // Note [Collapsed graphs]
+  // With collapse_modules every node recorded inside a module call at collapse_depth (its scope,
+  // or the scope enclosing it at that depth) joins that call's box: one box per call, so a module
+  // called twice (a dropout before and after the MLP) gives two boxes and the picture keeps the
+  // order of the computation. A leaf that only one box uses (a layer's weight) is inside it; a
+  // leaf used by several (a tied embedding) or by a loose node stays a blue box. Saved tensors are
+  // drawn for the loose nodes only. The graph is walked once to group it, then written.
+  std::string write_collapsed(const std::vector<Tensor>& outputs) {
+    MG_CHECK(options_.collapse_depth >= 1, "to_dot", "collapse_depth must be at least 1, got ",
+             options_.collapse_depth);
+    // Every node reachable from the outputs, in the order of the plain picture's walk.
+    std::vector<Node*> order;
+    std::unordered_map<const Node*, std::size_t> index;
+    std::vector<std::shared_ptr<Node>> stack;
+    auto reach = [&](const std::shared_ptr<Node>& n) {
+      if (n && index.emplace(n.get(), order.size()).second) {
+        order.push_back(n.get());
+        stack.push_back(n);
+      }
+    };
+    for (const Tensor& out : outputs)
+      if (out.defined()) reach(out.grad_fn());
+    while (!stack.empty()) {
+      std::shared_ptr<Node> n = std::move(stack.back());
+      stack.pop_back();
+      for (const Edge& e : n->next_edges()) reach(e.fn);
+    }
+    // The box of each node: the call at collapse_depth that encloses it, if any.
+    std::vector<const autograd::ModuleScope*> box(order.size(), nullptr);
+    bool any_scope = false;
+    for (std::size_t i = 0; i < order.size(); ++i) {
+      const autograd::ModuleScope* s = order[i]->module_scope().get();
+      any_scope |= s != nullptr;
+      if (dynamic_cast<detail::AccumulateGrad*>(order[i])) continue;
+      while (s && s->depth > options_.collapse_depth) s = s->parent.get();
+      if (s && s->depth == options_.collapse_depth) box[i] = s;
+    }
+    MG_CHECK(any_scope, "to_dot",
+             "collapse_modules: no node of the graph was recorded inside a module; build the graph "
+             "(run the forward) while an nn::RecordModuleScopes of the model is alive");
+    // A leaf goes into the box of its users when they all are in one box.
+    std::vector<const autograd::ModuleScope*> users(order.size(), nullptr);
+    std::vector<bool> shared(order.size(), false);
+    for (std::size_t u = 0; u < order.size(); ++u) {
+      for (const Edge& e : order[u]->next_edges()) {
+        if (!e.fn) continue;
+        const std::size_t i = index.at(e.fn.get());
+        if (!box[u] || (users[i] && users[i] != box[u])) shared[i] = true;
+        users[i] = box[u];
+      }
+    }
+    for (std::size_t i = 0; i < order.size(); ++i)
+      if (!shared[i] && dynamic_cast<detail::AccumulateGrad*>(order[i])) box[i] = users[i];
+
+    write_header();
+    // One box per module call, in the order of their first node; the box's output is that of
+    // its latest node (the call's result).
+    struct Box {
+      std::string id;
+      std::int64_t nodes = 0, leaves = 0;
+      const Node* last = nullptr;
+    };
+    std::unordered_map<const autograd::ModuleScope*, Box> boxes;
+    std::vector<const autograd::ModuleScope*> box_order;
+    for (std::size_t i = 0; i < order.size(); ++i) {
+      if (!box[i]) continue;
+      auto [it, added] = boxes.try_emplace(box[i]);
+      if (added) {
+        it->second.id = cat("m", box_order.size());
+        box_order.push_back(box[i]);
+      }
+      if (dynamic_cast<detail::AccumulateGrad*>(order[i])) {
+        ++it->second.leaves;
+        continue;
+      }
+      ++it->second.nodes;
+      if (!it->second.last || order[i]->sequence_nr() > it->second.last->sequence_nr())
+        it->second.last = order[i];
+    }
+    for (const autograd::ModuleScope* s : box_order) {
+      const Box& b = boxes.at(s);
+      std::string label =
+          cat(s->name, "\n", s->type_name, ": ", b.nodes, b.nodes == 1 ? " node" : " nodes");
+      if (b.leaves > 0) label = cat(label, ", ", b.leaves, b.leaves == 1 ? " leaf" : " leaves");
+      label = cat(label, "\n", describe(b.last->output_shape(), b.last->output_dtype()));
+      os_ << "  " << b.id << " [label=" << quoted(label)
+          << ", shape=box3d, style=filled, fillcolor=lightyellow];\n";
+    }
+    // The id each node is drawn as: its box, its own box (declared here) or its leaf's box.
+    std::vector<std::string> ids(order.size());
+    for (std::size_t i = 0; i < order.size(); ++i) {
+      if (box[i]) {
+        ids[i] = boxes.at(box[i]).id;
+      } else if (auto* acc = dynamic_cast<detail::AccumulateGrad*>(order[i])) {
+        ids[i] = leaf_id(acc->leaf().get(), Tensor(acc->leaf()));
+      } else {
+        ids[i] = visit_loose(*order[i]);
+      }
+    }
+    std::unordered_map<std::string, bool> drawn;  // "from->to": each edge between boxes once
+    auto edge_once = [&](const std::string& from, const std::string& to) {
+      if (from != to && drawn.emplace(cat(from, "->", to), true).second) edge(from, to);
+    };
+    for (std::size_t i = 0; i < outputs.size(); ++i) {
+      const std::string id = write_output(outputs, i);
+      if (std::shared_ptr<Node> fn = outputs[i].grad_fn())
+        edge_once(id, ids[index.at(fn.get())]);
+      else if (outputs[i].requires_grad())
+        edge_once(id, leaf_id(outputs[i].impl(), outputs[i]));
+    }
+    for (std::size_t i = 0; i < order.size(); ++i) {
+      for (const Edge& e : order[i]->next_edges())
+        if (e.fn) edge_once(ids[i], ids[index.at(e.fn.get())]);
+    }
+    os_ << "}\n";
+    return os_.str();
+  }
+
+  /// A node outside every box, drawn as in the plain picture (with its saved tensors).
+  std::string visit_loose(Node& node) {
+    std::string id = cat("n", ids_.size());
+    ids_.emplace(&node, id);
+    std::string label = node.name();
+    for (std::size_t i = 0; i < node.num_outputs(); ++i)
+      label = cat(label, "\n", describe(node.output_shape(i), node.output_dtype(i)));
+    os_ << "  " << id << " [label=" << quoted(label) << "];\n";
+    if (auto* fn = dynamic_cast<detail::FunctionNode*>(&node); fn && options_.show_saved)
+      write_saved(*fn, id);
+    return id;
+  }
+
   /// Declarations come before the edge that names them (visit() writes them).
   void edge(const std::string& from, const std::string& to) {
     os_ << "  " << from << " -> " << to << ";\n";

@@ -29,13 +29,36 @@ namespace {
 // Per thread, as PyTorch's sequence numbers: the engine only compares nodes of one graph, and a
 // graph's ops run in one thread's order (a shared atomic counter showed in the per-op profile).
 thread_local std::uint64_t next_sequence_nr = 0;
+// The innermost module call on this thread (Note [Module scopes], nn/module.h): null unless
+// nn::RecordModuleScopes is alive, so a node then pays one thread-local load.
+thread_local std::shared_ptr<const autograd::ModuleScope> current_module_scope;
 }  // namespace
 
 namespace autograd {
 std::int64_t live_node_count() { return detail::live_total(detail::LiveKind::kNode); }
 }  // namespace autograd
 
-Node::Node() : sequence_nr_(next_sequence_nr++) { detail::live_add(detail::LiveKind::kNode, 1); }
+Node::Node() : sequence_nr_(next_sequence_nr++) {
+  detail::live_add(detail::LiveKind::kNode, 1);
+  if (current_module_scope) module_scope_ = current_module_scope;
+}
+
+namespace autograd {
+ModuleScopeGuard::ModuleScopeGuard(const void* module, std::string name, std::string type_name) {
+  const std::shared_ptr<const ModuleScope>& top = current_module_scope;
+  if (top && top->module == module) return;
+  const int depth = top ? top->depth + 1 : 1;
+  current_module_scope = std::make_shared<const ModuleScope>(
+      ModuleScope{std::move(name), std::move(type_name), module, top, depth});
+  pushed_ = true;
+}
+
+ModuleScopeGuard::~ModuleScopeGuard() {
+  if (!pushed_) return;
+  std::shared_ptr<const ModuleScope> parent = current_module_scope->parent;
+  current_module_scope = std::move(parent);
+}
+}  // namespace autograd
 
 std::size_t Node::register_prehook(TensorHook hook, std::uint32_t output_nr) {
   MG_CHECK(output_nr < num_outputs_, "register_prehook", "output ", output_nr, " of ", name(),

@@ -31,6 +31,7 @@
 #include "kernels/dispatch.h"
 #include "minigrad/ops/creation.h"
 #include "minigrad/ops/elementwise.h"
+#include "minigrad/profiler.h"
 #include "tensor_impl.h"
 
 namespace minigrad {
@@ -226,6 +227,7 @@ void take_history(Tensor& self, const std::shared_ptr<FunctionNode>& node) {
 template <typename Compute>
 Tensor& inplace(Tensor& self, const char* op, std::initializer_list<const Tensor*> others,
                 Compute&& compute) {
+  MG_PROFILE_INPLACE_OP(op);
   check_writable(self, op);
   detail::refresh_view(self.impl());
   bool autograd = self.requires_grad();
@@ -414,6 +416,7 @@ Tensor& Tensor::zero_() {
 }
 
 Tensor& Tensor::copy_(const Tensor& src) {
+  MG_PROFILE_INPLACE_OP("copy_");
   MG_CHECK(defined() && src.defined(), "copy_", "called with an undefined tensor");
   Shape b = detail::broadcast_shapes(shape(), src.shape(), "copy_");
   MG_CHECK(b == shape(), "copy_", "source of shape ", src.shape(),

@@ -7,6 +7,7 @@
 #include "minigrad/ops/creation.h"
 #include "minigrad/ops/elementwise.h"
 #include "minigrad/ops/shape.h"
+#include "minigrad/profiler.h"
 #include "tensor_impl.h"
 
 namespace minigrad {
@@ -137,6 +138,7 @@ Tensor transpose(const Tensor& x, std::int64_t dim0, std::int64_t dim1) {
 }
 
 Tensor Tensor::t() const {
+  MG_PROFILE_OP("t");
   MG_CHECK(defined(), "t", "called on an undefined tensor");
   MG_CHECK(dim() <= 2, "t", "expects a tensor with <= 2 dims, but got ", dim(), " dims (shape ",
            shape(), "); use transpose(-2, -1) for batches");
@@ -167,6 +169,7 @@ Tensor permute(const Tensor& x, const Shape& dims) {
 }
 
 Tensor Tensor::expand(const Shape& target) const {
+  MG_PROFILE_OP("expand");
   MG_CHECK(defined(), "expand", "called on an undefined tensor");
   const Shape& s = shape();
   MG_CHECK(target.size() >= s.size(), "expand", "the number of sizes provided (", target.size(),
@@ -245,6 +248,7 @@ Tensor squeeze(const Tensor& x, std::int64_t dim) {
 }
 
 Tensor Tensor::select(std::int64_t dim_, std::int64_t index) const {
+  MG_PROFILE_OP("select");
   MG_CHECK(defined(), "select", "called on an undefined tensor");
   MG_CHECK(dim() > 0, "select", "cannot select from a 0-dim tensor");
   std::int64_t d = detail::wrap_dim(dim_, dim(), "select");
@@ -265,6 +269,7 @@ Tensor Tensor::select(std::int64_t dim_, std::int64_t index) const {
 }
 
 Tensor Tensor::narrow(std::int64_t dim_, std::int64_t start, std::int64_t length) const {
+  MG_PROFILE_OP("narrow");
   MG_CHECK(defined(), "narrow", "called on an undefined tensor");
   MG_CHECK(dim() > 0, "narrow", "cannot narrow a 0-dim tensor");
   std::int64_t d = detail::wrap_dim(dim_, dim(), "narrow");
@@ -291,6 +296,7 @@ Tensor reshape(const Tensor& x, const Shape& shape) {
 }
 
 Tensor Tensor::view(const Shape& shape) const {
+  MG_PROFILE_OP("view");
   return reshape_impl(*this, shape, /*allow_copy=*/false, "view");
 }
 

@@ -21,8 +21,10 @@
 #include <functional>
 #include <iosfwd>
 #include <memory>
+#include <optional>
 #include <string>
 #include <type_traits>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -235,6 +237,47 @@ void save(const Module& module, const std::string& path, const Metadata& metadat
 /// mismatched checkpoint throws and leaves the module unchanged.
 LoadStateDictResult load(Module& module, const std::string& path, bool strict = true);
 
+// Note [Module scopes]
+// To draw a model's graph with one box per module (autograd::to_dot's collapse_modules), each
+// graph node must know which module call created it. Modules have no central call path, so a
+// call opens a scope on a thread-local stack and every node made meanwhile keeps the innermost
+// one (Node::module_scope()). Scopes are opened by a holder's call operator (`fc(x)`), by
+// AnyModule (Sequential, ModuleList's AnyModules) and by an nn::ModuleScope guard at the top of a
+// forward (yours, or one called as `m->forward(...)` / `m.forward(...)`). Nothing is opened, and
+// a node pays one thread-local load, unless an nn::RecordModuleScopes is alive on the thread; it
+// names each call by the root's named_modules() ("blocks.0.attn"; a module outside the root by
+// its class). The root itself opens no scope: its own code's nodes stay loose in the picture.
+
+/// While alive, graph nodes made on this thread remember the module call that made them, named
+/// by root.named_modules(), for `autograd::to_dot(loss, {.collapse_modules = true})`. Nests: the
+/// innermost one names the calls.
+class RecordModuleScopes {
+ public:
+  explicit RecordModuleScopes(const Module& root);
+  ~RecordModuleScopes();
+  RecordModuleScopes(const RecordModuleScopes&) = delete;
+  RecordModuleScopes& operator=(const RecordModuleScopes&) = delete;
+  /// The qualified name of m under the root ("" for the root), or its class when not below it.
+  std::string name_of(const Module& m) const;
+
+ private:
+  std::unordered_map<const Module*, std::string> names_;
+  RecordModuleScopes* previous_;
+};
+
+/// Opens a module scope for a call of m while alive, when an nn::RecordModuleScopes is recording
+/// (else it does nothing): put `nn::ModuleScope scope(*this);` first in a forward of yours that
+/// is called directly (`block->forward(x, mask)`) rather than through a holder.
+class ModuleScope {
+ public:
+  explicit ModuleScope(const Module& m);
+  ModuleScope(const ModuleScope&) = delete;
+  ModuleScope& operator=(const ModuleScope&) = delete;
+
+ private:
+  std::optional<autograd::ModuleScopeGuard> guard_;
+};
+
 }  // namespace minigrad::nn
 
 namespace minigrad::nn {
@@ -287,6 +330,7 @@ class ModuleHolder {
   /// Calls the module's forward.
   template <typename... Args>
   decltype(auto) operator()(Args&&... args) const {
+    ModuleScope scope(*get());  // Note [Module scopes]
     return get()->forward(std::forward<Args>(args)...);
   }
   /// Indexes the module (Sequential, ModuleList).
