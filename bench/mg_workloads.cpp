@@ -34,9 +34,9 @@ struct AttentionModel {
 
   void step() {
     mg::Tensor q = W_q(x), k = W_k(x), v = W_v(x);
-    // softmax(q k^T * scale) v as one fused op, as a minigrad user writes it (libtorch 1.13 has
-    // no scaled_dot_product_attention: its side composes matmul, * scale, softmax, matmul).
-    mg::Tensor out = F::scaled_dot_product_attention(q, k, v, {}, false, scale);
+    mg::Tensor scores = mg::matmul(q, k.transpose(-2, -1)) * scale;
+    mg::Tensor weights = mg::softmax(scores, -1);
+    mg::Tensor out = mg::matmul(weights, v);
     mg::Tensor loss = F::mse_loss(out, target);
     loss.backward();
     opt.step();

@@ -164,25 +164,13 @@ std::pair<Tensor, Tensor> MultiheadAttentionImpl::forward(
   auto split_heads = [&](const Tensor& t) {
     return t.reshape({t.size(0), N, H, head_dim}).permute({1, 2, 0, 3});
   };
-  // Without weights to return or dropout to apply, one fused op when there is no mask or only
-  // the causal one (a 2-D bool mask equal to triu(ones(L, S), 1)): the [N, H, L, S] scores are
-  // never materialised (Note [Flash attention on the CPU]).
-  const bool causal = attn_mask.defined() && !key_padding_mask.defined() &&
-                      attn_mask.dtype() == kBool && attn_mask.dim() == 2 &&
-                      equal(attn_mask, ones({L, S}, kBool).triu(1));
-  Tensor weights, heads;  // [N, H, L, S], [N, H, L, head_dim]
-  if (!need_weights && (dropout == 0.0 || !is_training()) && (!mask.defined() || causal)) {
-    heads = functional::scaled_dot_product_attention(split_heads(qp), split_heads(kp),
-                                                     split_heads(vp), Tensor(), causal);
-  } else {
-    // NOTE: q is scaled before the product, as PyTorch's q / sqrt(head_dim) (same rounding).
-    Tensor qh = split_heads(qp) / std::sqrt(static_cast<double>(head_dim));
-    Tensor scores = matmul(qh, split_heads(kp).transpose(-2, -1));
-    if (mask.defined()) scores = scores + mask;
-    weights = softmax(scores, -1);
-    if (dropout > 0.0) weights = functional::dropout(weights, dropout, is_training());
-    heads = matmul(weights, split_heads(vp));
-  }
+  // NOTE: q is scaled before the product, as PyTorch's q / sqrt(head_dim) (same rounding).
+  Tensor qh = split_heads(qp) / std::sqrt(static_cast<double>(head_dim));
+  Tensor scores = matmul(qh, split_heads(kp).transpose(-2, -1));  // [N, H, L, S]
+  if (mask.defined()) scores = scores + mask;
+  Tensor weights = softmax(scores, -1);
+  if (dropout > 0.0) weights = functional::dropout(weights, dropout, is_training());
+  Tensor heads = matmul(weights, split_heads(vp));                        // [N, H, L, head_dim]
   Tensor out = out_proj(heads.permute({2, 0, 1, 3}).reshape({L, N, E}));  // [L, N, E]
 
   if (need_weights && average_attn_weights) weights = weights.sum(1) / static_cast<double>(H);

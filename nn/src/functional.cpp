@@ -5,7 +5,6 @@
 #include <cmath>
 
 #include "minigrad/nn/utils.h"
-#include "minigrad/ops/attention.h"
 #include "minigrad/profiler.h"
 
 namespace minigrad::nn::functional {
@@ -54,7 +53,37 @@ Tensor mse_loss(const Tensor& input, const Tensor& target, const std::string& re
 Tensor scaled_dot_product_attention(const Tensor& q, const Tensor& k, const Tensor& v,
                                     const Tensor& attn_mask, bool is_causal,
                                     std::optional<double> scale) {
-  return minigrad::scaled_dot_product_attention(q, k, v, attn_mask, is_causal, scale);
+  MG_PROFILE_OP("scaled_dot_product_attention");
+  const char* op = "scaled_dot_product_attention";
+  MG_CHECK(q.defined() && k.defined() && v.defined(), op,
+           "got an undefined tensor (a default-constructed Tensor, or one moved from)");
+  MG_CHECK(q.dim() >= 2 && k.dim() >= 2 && v.dim() >= 2, op,
+           "q, k and v need at least 2 dims, got shapes ", q.shape(), ", ", k.shape(), ", ",
+           v.shape());
+  MG_CHECK(q.size(-1) == k.size(-1), op, "q has shape ", q.shape(), " and k has shape ", k.shape(),
+           ": their last dims (embedding sizes) must match");
+  MG_CHECK(k.size(-2) == v.size(-2), op, "k has shape ", k.shape(), " and v has shape ", v.shape(),
+           ": they must have the same number of keys (dim -2)");
+  MG_CHECK(!(is_causal && attn_mask.defined()), op, "pass either attn_mask or is_causal, not both");
+  MG_CHECK(q.dtype() == k.dtype() && k.dtype() == v.dtype(), op,
+           "q, k and v must have the same dtype, got ", dtype_name(q.dtype()), ", ",
+           dtype_name(k.dtype()), " and ", dtype_name(v.dtype()));
+  MG_CHECK(!attn_mask.defined() || attn_mask.dtype() == kBool || attn_mask.dtype() == q.dtype(), op,
+           "attn_mask must be bool or have q's dtype (", dtype_name(q.dtype()), "), got ",
+           dtype_name(attn_mask.dtype()));
+  double s = scale.value_or(1.0 / std::sqrt(static_cast<double>(q.size(-1))));
+  Tensor scores = matmul(q, k.transpose(-2, -1)) * s;  // [..., L, S]
+  std::int64_t L = q.size(-2), S = k.size(-2);
+  // A bool mask (or is_causal: query i may attend to keys j <= i) becomes a bias of 0 and -inf
+  // added to the scores, as PyTorch's math path: a NaN score stays NaN where it is masked.
+  auto bias_of = [&](const Tensor& keep) {
+    return zeros(keep.shape(), q.dtype()).masked_fill(~keep, -INFINITY);
+  };
+  if (is_causal)
+    scores = scores + bias_of(ones({L, S}, kBool).tril());
+  else if (attn_mask.defined())
+    scores = scores + (attn_mask.dtype() == kBool ? bias_of(attn_mask) : attn_mask);
+  return matmul(minigrad::softmax(scores, -1), v);
 }
 
 }  // namespace minigrad::nn::functional

@@ -15,7 +15,6 @@
 
 #include "../../core/src/parallel.h"
 #include "minigrad/minigrad.h"
-#include "minigrad/ops/attention.h"
 
 namespace mg = minigrad;
 
@@ -99,11 +98,6 @@ TEST(Parallel, LargeOpsGiveTheSameBitsOnOneAndTwoThreads) {
   expect_same_on_one_and_two_threads([&] { return mg::softmax(s, 1); }, {s}, "softmax(1)");
   expect_same_on_one_and_two_threads([&] { return mg::log_softmax(s, -1); }, {s}, "log_softmax");
   expect_same_on_one_and_two_threads([&] { return mg::matmul(q, k); }, {q, k}, "bmm");
-  mg::Tensor aq = mg::randn({24, 100, 16}).requires_grad_();
-  mg::Tensor ak = mg::randn({24, 90, 16}).requires_grad_(), av = mg::randn({24, 90, 8});
-  expect_same_on_one_and_two_threads(
-      [&] { return mg::scaled_dot_product_attention(aq, ak, av, {}, true); }, {aq, ak},
-      "fused attention");
   // Single large products, split by rows of the output and, when it is wide, by columns. OpenBLAS
   // blocks a part of a product differently from the whole, so these agree to rounding only (as
   // libtorch's products on different thread counts).

@@ -34,9 +34,6 @@ struct Kernels {
   const char* name;
   /// y[i] = exp(x[i]) for n values (y may equal x); ~1 ulp, exp(-inf) = 0, exp(nan) = nan.
   void (*exp)(const float* x, float* y, std::int64_t n);
-  /// y[i] = exp(x[i] - m) for n values (y may equal x); returns their sum (the flash-attention
-  /// row update, kernels/attention.cpp).
-  float (*exp_sum)(const float* x, float* y, std::int64_t n, float m);
   /// softmax (log_softmax when log) of x along the middle dim into y.
   void (*softmax_forward)(const float* x, float* y, std::int64_t outer, std::int64_t n,
                           std::int64_t inner, bool log);

@@ -15,7 +15,6 @@ const Kernels* avx2_kernels_f32() {
   static const Kernels kernels{Level::kAvx2,
                                "avx2",
                                &exp_kernel<V>,
-                               &exp_sum_kernel<V>,
                                &softmax_forward_kernel<V>,
                                &softmax_backward_kernel<V>,
                                &adam_kernel<V>};

@@ -15,7 +15,6 @@ const Kernels* avx512_kernels_f32() {
   static const Kernels kernels{Level::kAvx512,
                                "avx512",
                                &exp_kernel<V>,
-                               &exp_sum_kernel<V>,
                                &softmax_forward_kernel<V>,
                                &softmax_backward_kernel<V>,
                                &adam_kernel<V>};

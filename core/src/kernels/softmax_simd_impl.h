@@ -321,11 +321,6 @@ void exp_kernel(const float* x, float* y, std::int64_t n) {
 }
 
 template <class V>
-float exp_sum_kernel(const float* x, float* y, std::int64_t n, float m) {
-  return n > 0 ? row_exp_sum<V, true>(x, y, n, m) : 0.0f;
-}
-
-template <class V>
 void softmax_forward_kernel(const float* x, float* y, std::int64_t outer, std::int64_t n,
                             std::int64_t inner, bool log) {
   if (outer <= 0 || n <= 0 || inner <= 0) return;
