@@ -4,7 +4,11 @@
 # figures for learn_projections and a training script against the same programs in libtorch: peak
 # resident memory, wall time, binary and library size, compile time. The table includes the
 # tiny_lm example's training step (tokens/s of each side); before it, `minigrad_bench --check`
-# shows that the libtorch twin of the example's model computes the same losses. Then the GPT-2
+# shows that the libtorch twin of the example's model computes the same losses. The table ends
+# with issue 15's targets and their verdicts (workload, reference, ratio, target, met / not met),
+# from the same interleaved runs: the tiny_lm step against libtorch on 1 thread, the 2-thread
+# tiny_lm step against minigrad's own 1-thread step, the medium and large attention steps and
+# softmax fwd+bwd against libtorch. Then the GPT-2
 # rows (issue 15): GPT-2 small trained for 3 steps in minigrad, libtorch and PyTorch eager from the
 # same weights (bench/gpt2_compare.py: the losses must agree; the phases, ms/step, tokens/s, peak
 # RSS and the issue's targets with verdicts), on 1 and 2 threads. --quick runs only a 1-step tiny
