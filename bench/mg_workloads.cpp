@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <memory>
+#include <string>
 
 #include <minigrad/minigrad.h>
 
@@ -124,6 +125,45 @@ Run bmm_fwd_bwd() {
     for (std::int64_t i = 0; i < iters; ++i) {
       mg::Tensor c = mg::bmm(a, b);
       auto grads = mg::autograd::grad({c}, {a, b}, {g});
+    }
+  };
+}
+
+Run layer_norm_fwd_bwd() {
+  mg::manual_seed(0);
+  mg::Tensor x = mg::randn({64, 128, 256}).requires_grad_();
+  mg::Tensor w = mg::randn({256}).requires_grad_(), b = mg::randn({256}).requires_grad_();
+  mg::Tensor g = mg::randn({64, 128, 256});
+  return [x, w, b, g](std::int64_t iters) {
+    for (std::int64_t i = 0; i < iters; ++i) {
+      mg::Tensor y = F::layer_norm(x, {256}, w, b);
+      auto grads = mg::autograd::grad({y}, {x, w, b}, {g});
+    }
+  };
+}
+
+Run cross_entropy_fwd_bwd() {
+  mg::manual_seed(0);
+  mg::Tensor x = mg::randn({2048, 1000}).requires_grad_();
+  mg::Tensor target = mg::randint(0, 1000, {2048});
+  return [x, target](std::int64_t iters) {
+    for (std::int64_t i = 0; i < iters; ++i) {
+      mg::Tensor loss = F::cross_entropy(x, target);
+      auto grads = mg::autograd::grad({loss}, {x});
+    }
+  };
+}
+
+Run reduce_1024(const char* which) {
+  mg::manual_seed(0);
+  mg::Tensor x = mg::randn({1024, 1024});
+  std::string w = which;
+  return [x, w](std::int64_t iters) {
+    mg::NoGradGuard no_grad;
+    for (std::int64_t i = 0; i < iters; ++i) {
+      mg::Tensor y = w == "sum dim 1"   ? mg::sum(x, {1})
+                     : w == "sum dim 0" ? mg::sum(x, {0})
+                                        : x.mean();
     }
   };
 }

@@ -258,6 +258,14 @@ std::vector<Workload> workloads() {
   ws.push_back({"add 2x2, no_grad, profiler on vs off", 1,
                 [] { return mg::add_2x2_profiled(true); },
                 [] { return mg::add_2x2_profiled(false); }, "profiler off", 0});
+  // The fused kernels of kernels/norm, kernels/loss and kernels/reduce, minigrad only.
+  ws.push_back({"layer_norm (64,128,256) last dim, fwd+bwd", 1,
+                [] { return mg::layer_norm_fwd_bwd(); }, nullptr, "", 0});
+  ws.push_back({"cross_entropy (2048,1000) indices, fwd+bwd", 1,
+                [] { return mg::cross_entropy_fwd_bwd(); }, nullptr, "", 0});
+  for (const char* which : {"sum dim 1", "sum dim 0", "mean all"})
+    ws.push_back({std::string(which) + " of (1024,1024), no_grad", 1,
+                  [which] { return mg::reduce_1024(which); }, nullptr, "", 0});
   for (std::int64_t n : {64, 256, 1024}) {
     char name[64];
     std::snprintf(name, sizeof name, "matmul %lldx%lld vs raw cblas_sgemm",

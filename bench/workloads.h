@@ -81,6 +81,14 @@ Run cblas_sgemm_square(std::int64_t n);
 Run profiler_scope_off(bool with_scope);
 /// add 2x2 without grad while a Profile records (profiled) or not.
 Run add_2x2_profiled(bool profiled);
+/// nn::functional::layer_norm over the last dim of a (64, 128, 256) tensor with weight and bias,
+/// then the three input gradients for a fixed incoming gradient.
+Run layer_norm_fwd_bwd();
+/// cross_entropy of (2048, 1000) logits with class-index targets, then the logits' gradient.
+Run cross_entropy_fwd_bwd();
+/// A reduction of a (1024, 1024) tensor without grad: sum over dim 1 (across rows), sum over dim
+/// 0 (the Linear bias gradient's leading-dims path), or mean of all elements.
+Run reduce_1024(const char* which);
 }  // namespace mg_side
 
 namespace torch_side {

@@ -37,7 +37,7 @@ int default_num_threads() {
 
 std::atomic<int>& num_threads_setting() {
   // OpenBLAS stays on one thread: minigrad splits large products itself (Note [GEMM on threads],
-  // ops/linalg.cpp).
+  // kernels/gemm.cpp).
   static std::atomic<int> n{(openblas_set_num_threads(1), default_num_threads())};
   return n;
 }

@@ -1,5 +1,6 @@
-// Layers: embedding, layer_norm (a fused kernel with its own backward), rms_norm, dropout, and the
-// modules built on them and on the core ops (activations, Identity, Flatten, Unflatten).
+// Layers: dropout, the functional embedding, layer_norm and rms_norm (forwarded to core's ops,
+// minigrad/ops/nn.h), and the modules built on them and on the core ops (Embedding, LayerNorm,
+// RMSNorm, activations, Identity, Flatten, Unflatten).
 #include "minigrad/nn/layers.h"
 
 #include <charconv>
@@ -48,43 +49,6 @@ std::string python_float_repr(double v) {
   return negative ? "-" + out : out;
 }
 
-// nn's fused primitives are custom Functions on the public API (minigrad/custom_function.h),
-// named as PyTorch names their nodes.
-
-/// Rows of weight gathered at flat's (checked) indices, shaped `shape`.
-struct EmbeddingFn : autograd::Function<EmbeddingFn> {
-  static constexpr const char* node_name = "EmbeddingBackward0";
-  static Tensor forward(autograd::AutogradContext* ctx, const Tensor& weight, const Tensor& flat,
-                        const Shape& shape, std::int64_t padding_idx) {
-    const std::int64_t dim = weight.size(1);
-    const std::int64_t* idx = flat.data_ptr<std::int64_t>();
-    Tensor w = weight.contiguous();
-    Tensor out = empty(shape, weight.dtype());
-    dispatch(weight.dtype(), [&]<typename T>() {
-      const T* src = w.data_ptr<T>();
-      T* dst = out.data_ptr<T>();
-      for (std::int64_t i = 0; i < flat.numel(); ++i)
-        std::copy(src + idx[i] * dim, src + (idx[i] + 1) * dim, dst + i * dim);
-    });
-    ctx->save_for_backward({flat});
-    ctx->saved_data["num"] = weight.size(0);
-    ctx->saved_data["padding_idx"] = padding_idx;
-    return out;
-  }
-  static std::vector<Tensor> backward(autograd::AutogradContext* ctx, std::vector<Tensor> grads) {
-    // grad [..., dim] -> rows [N, dim] added at the N indices -> [num, dim]
-    const Tensor& g = grads[0];
-    Tensor indices = ctx->get_saved_variables()[0];
-    std::int64_t dim = g.size(-1);
-    Tensor rows = g.reshape({indices.numel(), dim});
-    // NOTE: rows looked up at padding_idx (-1: none) add nothing, as PyTorch's embedding_backward.
-    std::int64_t padding_idx = ctx->saved_data["padding_idx"].toInt();
-    if (padding_idx >= 0) rows = masked_fill(rows, indices.eq(padding_idx).unsqueeze(1), 0.0);
-    Tensor zero = zeros({ctx->saved_data["num"].toInt(), dim}, g.dtype());
-    return {index_add(zero, 0, indices, rows), Tensor(), Tensor(), Tensor()};
-  }
-};
-
 /// padding_idx in [0, num) (negative counts from the end); throws naming op otherwise.
 std::int64_t wrap_padding_idx(std::int64_t padding_idx, std::int64_t num, const char* op) {
   MG_CHECK(padding_idx >= -num && padding_idx < num, op, "padding_idx ", padding_idx,
@@ -93,137 +57,8 @@ std::int64_t wrap_padding_idx(std::int64_t padding_idx, std::int64_t num, const 
   return padding_idx < 0 ? padding_idx + num : padding_idx;
 }
 
-Tensor embedding_impl(const Tensor& input, const Tensor& weight,
-                      std::optional<std::int64_t> padding_idx, const char* op) {
-  MG_CHECK(input.defined() && weight.defined(), op,
-           "got an undefined tensor (a default-constructed Tensor, or one moved from)");
-  MG_CHECK(input.dtype() == kInt64, op, "expected int64 indices, got ", dtype_name(input.dtype()));
-  MG_CHECK(weight.dim() == 2, op, "weight must be 2-D [num_embeddings, embedding_dim], got shape ",
-           weight.shape());
-  const std::int64_t num = weight.size(0), dim = weight.size(1);
-  Tensor flat = input.reshape({input.numel()}).contiguous();
-  const std::int64_t* idx = flat.data_ptr<std::int64_t>();
-  for (std::int64_t i = 0; i < flat.numel(); ++i)
-    MG_CHECK(idx[i] >= 0 && idx[i] < num, op, "index ", idx[i], " is out of range for ", num,
-             " embeddings");
-  Shape shape = input.shape();
-  shape.push_back(dim);
-  std::int64_t pad = padding_idx ? wrap_padding_idx(*padding_idx, num, op) : -1;
-  return EmbeddingFn::apply(weight, flat, shape, pad);
-}
-
-/// layer_norm over the last k dims of x (arguments checked), with optional weight and bias.
-struct LayerNormFn : autograd::Function<LayerNormFn> {
-  static constexpr const char* node_name = "NativeLayerNormBackward0";
-  static Tensor forward(autograd::AutogradContext* ctx, const Tensor& x, const Tensor& weight,
-                        const Tensor& bias, std::int64_t k, double eps) {
-    // Each row of n elements (the normalised dims) gets a mean and rstd = 1 / sqrt(var + eps).
-    Shape stat_shape = x.shape();
-    std::int64_t rows = 1, n = 1;
-    for (std::int64_t i = 0; i < x.dim(); ++i) {
-      if (i < x.dim() - k) {
-        rows *= x.size(i);
-      } else {
-        n *= x.size(i);
-        stat_shape[static_cast<std::size_t>(i)] = 1;
-      }
-    }
-    Tensor xc = x.contiguous();
-    Tensor w = weight.defined() ? weight.contiguous() : Tensor();
-    Tensor b = bias.defined() ? bias.contiguous() : Tensor();
-    Tensor out = empty(x.shape(), x.dtype());
-    // NOTE: the statistics are kept in float64 whatever the input dtype: backward rebuilds x_hat
-    // from them, and a float32 mean of 1e4-scale rows would lose the digits that matter.
-    Tensor mean_t = empty(stat_shape, kFloat64);
-    Tensor rstd_t = empty(stat_shape, kFloat64);
-    dispatch_floating(x.dtype(), "layer_norm", [&]<typename T>() {
-      const T* px = xc.data_ptr<T>();
-      const T* pw = w.defined() ? w.data_ptr<T>() : nullptr;
-      const T* pb = b.defined() ? b.data_ptr<T>() : nullptr;
-      T* po = out.data_ptr<T>();
-      double* pm = mean_t.data_ptr<double>();
-      double* pr = rstd_t.data_ptr<double>();
-      for (std::int64_t r = 0; r < rows; ++r) {
-        const T* row = px + r * n;
-        T* orow = po + r * n;
-        // NOTE: Welford's one-pass update in double: no E[x^2] - E[x]^2 cancellation, so rows
-        // of 1e4 + small values keep their variance. The variance is biased (divided by n), as
-        // PyTorch.
-        double mean = 0, m2 = 0;
-        for (std::int64_t j = 0; j < n; ++j) {
-          double v = static_cast<double>(row[j]);
-          double delta = v - mean;
-          mean += delta / static_cast<double>(j + 1);
-          m2 += delta * (v - mean);
-        }
-        double rstd = 1.0 / std::sqrt(m2 / static_cast<double>(n) + eps);
-        pm[r] = mean;
-        pr[r] = rstd;
-        for (std::int64_t j = 0; j < n; ++j) {
-          double y = (static_cast<double>(row[j]) - mean) * rstd;
-          if (pw) y *= static_cast<double>(pw[j]);
-          if (pb) y += static_cast<double>(pb[j]);
-          orow[j] = static_cast<T>(y);
-        }
-      }
-    });
-    // x_hat (from x and the statistics) feeds grad_x and grad_weight; weight only grad_x.
-    bool x_hat_needed = ctx->needs_input_grad(0) || ctx->needs_input_grad(1);
-    ctx->save_for_backward({x_hat_needed ? x : Tensor(),
-                            ctx->needs_input_grad(0) ? weight : Tensor(),
-                            x_hat_needed ? mean_t : Tensor(), x_hat_needed ? rstd_t : Tensor()});
-    Shape dims;
-    for (std::int64_t i = x.dim() - k; i < x.dim(); ++i) dims.push_back(i);
-    ctx->saved_data["dims"] = dims;
-    ctx->saved_data["eps"] = eps;
-    return out;
-  }
-
-  static std::vector<Tensor> backward(autograd::AutogradContext* ctx, std::vector<Tensor> grads) {
-    const Tensor& g = grads[0];
-    auto saved = ctx->get_saved_variables();
-    const Tensor &input = saved[0], &gamma = saved[1], &mean64 = saved[2], &rstd64 = saved[3];
-    if (!input.defined()) return {Tensor(), Tensor(), g, Tensor(), Tensor()};  // only bias
-    Shape dims = ctx->saved_data["dims"].toIntVector();
-    double eps = ctx->saved_data["eps"].toDouble();
-    Tensor x_hat, rstd;
-    if (is_grad_enabled()) {
-      // create_graph: rebuild the statistics from input with public ops, so that second
-      // derivatives see how mean and rstd depend on input.
-      Tensor centered = input - mean(input, dims, /*keepdim=*/true);
-      rstd = rsqrt(mean(centered * centered, dims, /*keepdim=*/true) + eps);
-      x_hat = centered * rstd;
-    } else {
-      x_hat = ((input.to(kFloat64) - mean64) * rstd64).to(input.dtype());
-      rstd = rstd64.to(input.dtype());
-    }
-    // g [..., *ns] -> grad_x [..., *ns], with g_hat = g * gamma and row means:
-    // rstd * (g_hat - mean(g_hat) - x_hat * mean(g_hat * x_hat))
-    Tensor grad_x;
-    if (ctx->needs_input_grad(0)) {
-      Tensor g_hat = gamma.defined() ? g * gamma : g;
-      grad_x = rstd * (g_hat - mean(g_hat, dims, true) - x_hat * mean(g_hat * x_hat, dims, true));
-    }
-    // grad_weight = sum(g * x_hat) and grad_bias = sum(g) over the leading dims: returned shaped
-    // like the output, the engine sums them to normalized_shape (Note [The engine]).
-    return {grad_x, ctx->needs_input_grad(1) ? g * x_hat : Tensor(),
-            ctx->needs_input_grad(2) ? g : Tensor(), Tensor(), Tensor()};
-  }
-};
-
 void check_dropout_p(double p, const char* op) {
   MG_CHECK(p >= 0 && p <= 1, op, "dropout probability has to be between 0 and 1, but got ", p);
-}
-
-/// Throws unless x's last dims equal normalized_shape (layer_norm, rms_norm).
-void check_normalized_shape(const Tensor& x, const Shape& normalized_shape, const char* op) {
-  const auto k = static_cast<std::int64_t>(normalized_shape.size());
-  MG_CHECK(k >= 1, op, "normalized_shape must have at least 1 dim, got ", normalized_shape);
-  bool trailing_match = x.dim() >= k;
-  for (std::int64_t i = 0; trailing_match && i < k; ++i)
-    trailing_match = x.size(x.dim() - k + i) == normalized_shape[static_cast<std::size_t>(i)];
-  MG_CHECK(trailing_match, op, "normalized_shape is ", normalized_shape,
-           " but the input has shape ", x.shape(), ": its last ", k, " dims must equal it");
 }
 
 }  // namespace
@@ -232,54 +67,21 @@ void check_normalized_shape(const Tensor& x, const Shape& normalized_shape, cons
 
 namespace functional {
 
+// embedding, layer_norm and rms_norm are core ops (minigrad/ops/nn.h), so that their kernels live
+// with core's.
 Tensor embedding(const Tensor& input, const Tensor& weight,
                  std::optional<std::int64_t> padding_idx) {
-  MG_PROFILE_OP("embedding");
-  return embedding_impl(input, weight, padding_idx, "embedding");
+  return minigrad::embedding(input, weight, padding_idx);
 }
 
 Tensor layer_norm(const Tensor& x, const Shape& normalized_shape, const Tensor& weight,
                   const Tensor& bias, double eps) {
-  MG_PROFILE_OP("layer_norm");
-  const char* op = "layer_norm";
-  MG_CHECK(x.defined(), op, "got an undefined input");
-  MG_CHECK(x.is_floating_point(), op, "expected a floating-point input, got ",
-           dtype_name(x.dtype()));
-  check_normalized_shape(x, normalized_shape, op);
-  const auto k = static_cast<std::int64_t>(normalized_shape.size());
-  using Param = std::pair<const Tensor*, const char*>;
-  for (const auto& [t, name] : {Param{&weight, "weight"}, Param{&bias, "bias"}}) {
-    if (!t->defined()) continue;
-    MG_CHECK(t->shape() == normalized_shape, op, name, " has shape ", t->shape(),
-             " but normalized_shape is ", normalized_shape);
-    MG_CHECK(t->dtype() == x.dtype(), op, name, " is ", dtype_name(t->dtype()),
-             " but the input is ", dtype_name(x.dtype()));
-  }
-  return LayerNormFn::apply(x, weight, bias, k, eps);
+  return minigrad::layer_norm(x, normalized_shape, weight, bias, eps);
 }
 
 Tensor rms_norm(const Tensor& x, const Shape& normalized_shape, const Tensor& weight,
                 std::optional<double> eps) {
-  MG_PROFILE_OP("rms_norm");
-  const char* op = "rms_norm";
-  MG_CHECK(x.defined(), op, "got an undefined input");
-  MG_CHECK(x.is_floating_point(), op, "expected a floating-point input, got ",
-           dtype_name(x.dtype()));
-  check_normalized_shape(x, normalized_shape, op);
-  if (weight.defined()) {
-    MG_CHECK(weight.shape() == normalized_shape, op, "weight has shape ", weight.shape(),
-             " but normalized_shape is ", normalized_shape);
-  }
-  // NOTE: eps defaults to torch.finfo(x.dtype).eps, as PyTorch 2.4's rms_norm.
-  double e =
-      eps ? *eps
-          : (x.dtype() == kFloat64 ? std::numeric_limits<double>::epsilon()
-                                   : static_cast<double>(std::numeric_limits<float>::epsilon()));
-  Shape dims;
-  for (auto i = x.dim() - static_cast<std::int64_t>(normalized_shape.size()); i < x.dim(); ++i)
-    dims.push_back(i);
-  Tensor y = x * rsqrt(mean(x * x, dims, /*keepdim=*/true) + e);
-  return weight.defined() ? y * weight : y;
+  return minigrad::rms_norm(x, normalized_shape, weight, eps);
 }
 
 // Note [Dropout stream]
@@ -352,7 +154,7 @@ void EmbeddingImpl::reset_parameters() {
 }
 
 Tensor EmbeddingImpl::forward(const Tensor& indices) const {
-  return embedding_impl(indices, weight, padding_idx, "Embedding");
+  return minigrad::detail::embedding(indices, weight, padding_idx, "Embedding");
 }
 
 std::string EmbeddingImpl::extra_repr() const {

@@ -41,9 +41,10 @@ double init_and_count_step(ParamState& state, const Tensor& param, bool amsgrad)
   return step_t.item<double>();
 }
 
-// One pass over param, grad and the moments (Note [Fused Adam], core/src/kernels/optim.h), with
-// PyTorch's arithmetic; false when the tensors do not suit the kernel (a non-contiguous gradient,
-// moments of another dtype loaded from a state_dict, ...): then the ops below run.
+// One pass over param, grad and the moments (core's fused kernel behind minigrad/fused_optim.h,
+// Note [Fused Adam]), with PyTorch's arithmetic; false when the tensors do not suit the kernel (a
+// non-contiguous gradient, moments of another dtype loaded from a state_dict, ...): then the ops
+// below run.
 template <typename Options>
 bool fused_update(const Tensor& param, ParamState& state, double step, const Options& o,
                   bool decoupled) {

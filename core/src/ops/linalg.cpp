@@ -1,26 +1,17 @@
-// matmul with torch.matmul's rules, mm and bmm. GEMM runs in OpenBLAS.
-//
-// Note [GEMM without copies]
-// A matrix operand is passed to cblas_?gemm as it lies in memory: row-major strides go in as
-// NoTrans with lda = row stride, column-major strides (a transposed view, k.transpose(-2, -1))
-// as Trans with lda = column stride. Only an operand that is neither (a stride-0 expanded matrix,
-// a permuted batch with gaps inside the matrix) is made contiguous first.
-#include <cblas.h>
-
+// matmul with torch.matmul's rules, mm and bmm: checks, output and the backward here, the GEMM
+// in kernels/gemm.cpp (Note [GEMM without copies], Note [GEMM on threads]).
 #include <algorithm>
 #include <map>
 #include <string>
 
 #include "autograd/function.h"
 #include "kernels/dispatch.h"
-#include "kernels/wrapping.h"
+#include "kernels/gemm.h"
 #include "minigrad/indexing.h"
 #include "minigrad/ops/creation.h"
 #include "minigrad/ops/elementwise.h"
 #include "minigrad/ops/linalg.h"
 #include "minigrad/ops/reduce.h"
-#include "minigrad/parallel.h"
-#include "parallel.h"
 #include "tensor_impl.h"
 
 namespace minigrad {
@@ -30,99 +21,12 @@ using Grads = std::vector<Tensor>;
 
 namespace {
 
-struct BlasLayout {
-  bool ok = false;
-  bool trans = false;
-  std::int64_t ld = 1;
-};
-
-/// How a rows x cols matrix with strides (sr, sc) can be handed to BLAS (Note [GEMM without
-/// copies]).
-BlasLayout blas_layout(std::int64_t rows, std::int64_t cols, std::int64_t sr, std::int64_t sc) {
-  std::int64_t min_ld_row = std::max<std::int64_t>(1, cols);
-  if ((cols == 1 || sc == 1) && (rows == 1 || sr >= min_ld_row))
-    return {true, false, rows == 1 ? min_ld_row : sr};
-  std::int64_t min_ld_col = std::max<std::int64_t>(1, rows);
-  if ((rows == 1 || sr == 1) && (cols == 1 || sc >= min_ld_col))
-    return {true, true, cols == 1 ? min_ld_col : sc};
-  return {};
-}
+using detail::blas_layout;
+using detail::BlasLayout;
 
 bool matrices_blas_ready(const Tensor& t) {
   auto n = t.dim();
   return blas_layout(t.shape()[n - 2], t.shape()[n - 1], t.strides()[n - 2], t.strides()[n - 1]).ok;
-}
-
-/// c = a b with a plain loop: integer matmul (BLAS has no integer GEMM) and tiny float products.
-template <typename T>
-void gemm_loop(bool ta, bool tb, std::int64_t m, std::int64_t n, std::int64_t k, const T* a,
-               std::int64_t lda, const T* b, std::int64_t ldb, T* c, std::int64_t ldc) {
-  for (std::int64_t i = 0; i < m; ++i)
-    for (std::int64_t j = 0; j < n; ++j) {
-      T acc = 0;
-      for (std::int64_t p = 0; p < k; ++p)
-        acc = detail::wrapping_add(acc, detail::wrapping_mul(a[ta ? p * lda + i : i * lda + p],
-                                                             b[tb ? j * ldb + p : p * ldb + j]));
-      c[i * ldc + j] = acc;
-    }
-}
-
-// NOTE: OpenBLAS spends ~180 ns per call before any arithmetic (argument checks, buffer and
-// thread set-up); a 4x4 product takes ~15 ns in a loop. Products of at most kSmallGemm
-// multiply-adds (8x8x8) run in the loop: the lesson's 4-word attention is all such products.
-constexpr std::int64_t kSmallGemm = 512;
-
-template <typename T>
-void gemm(bool ta, bool tb, std::int64_t m, std::int64_t n, std::int64_t k, const T* a,
-          std::int64_t lda, const T* b, std::int64_t ldb, T* c, std::int64_t ldc) {
-  auto tA = ta ? CblasTrans : CblasNoTrans;
-  auto tB = tb ? CblasTrans : CblasNoTrans;
-  auto M = static_cast<blasint>(m), N = static_cast<blasint>(n), K = static_cast<blasint>(k);
-  if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
-    if (m * n * k <= kSmallGemm) {
-      gemm_loop<T>(ta, tb, m, n, k, a, lda, b, ldb, c, ldc);
-    } else if constexpr (std::is_same_v<T, float>) {
-      cblas_sgemm(CblasRowMajor, tA, tB, M, N, K, 1.0f, a, static_cast<blasint>(lda), b,
-                  static_cast<blasint>(ldb), 0.0f, c, static_cast<blasint>(ldc));
-    } else {
-      cblas_dgemm(CblasRowMajor, tA, tB, M, N, K, 1.0, a, static_cast<blasint>(lda), b,
-                  static_cast<blasint>(ldb), 0.0, c, static_cast<blasint>(ldc));
-    }
-  } else {
-    gemm_loop<T>(ta, tb, m, n, k, a, lda, b, ldb, c, ldc);
-  }
-}
-
-// Note [GEMM on threads]
-// OpenBLAS runs on one thread (set_num_threads keeps it there) and minigrad's pool does the
-// splitting, so one set of threads serves every op: OpenBLAS's own workers spin after each call
-// and took the core from minigrad's kernels (the tiny_lm step was slower on 2 threads than on 1).
-// A batch of matrices is split by matrices; a single large product by blocks of rows of c (or of
-// columns, when c is wide), aligned to 16 so that OpenBLAS's micro-kernels cover the same blocks
-// as on one thread. A chunk holds at least kGemmChunkMNK multiply-adds (~80 us of work on one
-// core with OpenBLAS's AVX2 kernels; see kGrainSize for why so much).
-constexpr std::int64_t kGemmChunkMNK = 1 << 22;
-
-/// c = a b like gemm(), split across threads when large (Note [GEMM on threads]).
-template <typename T>
-void gemm_threaded(bool ta, bool tb, std::int64_t m, std::int64_t n, std::int64_t k, const T* a,
-                   std::int64_t lda, const T* b, std::int64_t ldb, T* c, std::int64_t ldc) {
-  if (m >= n) {
-    detail::parallel_for(
-        0, m, std::max<std::int64_t>(1, kGemmChunkMNK / (n * k)),
-        [&](std::int64_t r0, std::int64_t r1) {
-          gemm<T>(ta, tb, r1 - r0, n, k, ta ? a + r0 : a + r0 * lda, lda, b, ldb, c + r0 * ldc,
-                  ldc);
-        },
-        16);
-  } else {
-    detail::parallel_for(
-        0, n, std::max<std::int64_t>(1, kGemmChunkMNK / (m * k)),
-        [&](std::int64_t c0, std::int64_t c1) {
-          gemm<T>(ta, tb, m, c1 - c0, k, a, lda, tb ? b + c0 * ldb : b + c0, ldb, c + c0, ldc);
-        },
-        16);
-  }
 }
 
 /// a [..., M, K] x b [..., K, N] with broadcast batch dims; both at least 2-D, checked by callers.
@@ -159,53 +63,8 @@ Tensor matmul_nd(const Tensor& a_in, const Tensor& b_in, const char* node) {
     if constexpr (std::is_same_v<T, bool>) {
       MG_ERROR("matmul", "bool tensors are not supported");
     } else {
-      T* pc = out.impl()->data<T>();
-      if (M * N == 0) return;
-      if (K == 0) {
-        std::fill(pc, pc + n_batch * M * N, T(0));
-        return;
-      }
-      const T* pa = a.impl()->data<T>();
-      const T* pb = b.impl()->data<T>();
-      // Matrices [mb, me) of the batch, in order.
-      auto matrices = [&](std::int64_t mb, std::int64_t me) {
-        std::vector<std::int64_t> idx(batch.size(), 0);
-        std::int64_t oa = 0, ob = 0;
-        for (auto d = static_cast<std::int64_t>(batch.size()) - 1, rest = mb; d >= 0; --d) {
-          idx[d] = rest % batch[d];
-          rest /= batch[d];
-          oa += idx[d] * sa[d];
-          ob += idx[d] * sb[d];
-        }
-        for (std::int64_t bi = mb; bi < me; ++bi) {
-          gemm<T>(la.trans, lb.trans, M, N, K, pa + oa, la.ld, pb + ob, lb.ld, pc + bi * M * N, N);
-          for (auto d = static_cast<std::int64_t>(batch.size()) - 1; d >= 0; --d) {
-            oa += sa[d];
-            ob += sb[d];
-            if (++idx[d] < batch[d]) break;
-            oa -= sa[d] * batch[d];
-            ob -= sb[d] * batch[d];
-            idx[d] = 0;
-          }
-        }
-      };
-      // Note [GEMM on threads]: split the batch when it has matrices enough for every thread, or
-      // when each matrix is small; otherwise split each product.
-      const std::int64_t mnk = M * N * K;
-      if (n_batch >= 2 * get_num_threads() || (n_batch >= 2 && mnk <= kGemmChunkMNK)) {
-        detail::parallel_for(0, n_batch, std::max<std::int64_t>(1, kGemmChunkMNK / mnk), matrices);
-      } else {
-        for (std::int64_t bi = 0; bi < n_batch; ++bi) {
-          std::int64_t oa = 0, ob = 0;
-          for (auto d = static_cast<std::int64_t>(batch.size()) - 1, rest = bi; d >= 0; --d) {
-            oa += rest % batch[d] * sa[d];
-            ob += rest % batch[d] * sb[d];
-            rest /= batch[d];
-          }
-          gemm_threaded<T>(la.trans, lb.trans, M, N, K, pa + oa, la.ld, pb + ob, lb.ld,
-                           pc + bi * M * N, N);
-        }
-      }
+      detail::gemm_batched<T>(batch, M, N, K, a.impl()->data<T>(), sa, la, b.impl()->data<T>(), sb,
+                              lb, out.impl()->data<T>());
     }
   });
 

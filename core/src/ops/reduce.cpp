@@ -1,18 +1,18 @@
 // Reductions: sum, mean, max/min (values and indices), amax/amin, argmax/argmin, var/std,
-// logsumexp, norm. One strided kernel (reduce_rows) serves them all.
+// logsumexp, norm: checks, outputs and backward here; the loops (reduce_rows and the kernels on
+// it) in kernels/reduce.cpp.
 #include <algorithm>
 #include <cmath>
 #include <limits>
 
 #include "autograd/function.h"
 #include "kernels/dispatch.h"
-#include "kernels/wrapping.h"
+#include "kernels/reduce.h"
 #include "minigrad/ops/creation.h"
 #include "minigrad/ops/elementwise.h"
 #include "minigrad/ops/index.h"
 #include "minigrad/ops/reduce.h"
 #include "minigrad/ops/shape.h"
-#include "parallel.h"
 #include "tensor_impl.h"
 
 namespace minigrad {
@@ -60,96 +60,20 @@ ReduceDims plan(const Tensor& x, const Shape& dims, bool keepdim, const char* op
   return r;
 }
 
-/// Calls row(base, n_outer, ...) style iteration: for each output element (in row-major order
-/// of the kept dims) calls fn(out_index, visit) where visit(g) calls g(value, flat_index) for
-/// every reduced element (flat_index is the element's position within the reduced dims).
-template <typename T, typename Fn>
-void reduce_rows(const Tensor& x, const ReduceDims& r, Fn fn) {
-  const Shape& shape = x.shape();
-  const Shape& strides = x.strides();
-  Shape kept_shape, kept_strides, red_shape, red_strides;
-  for (std::size_t d = 0; d < shape.size(); ++d) {
-    if (r.reduced[d]) {
-      red_shape.push_back(shape[d]);
-      red_strides.push_back(strides[d]);
-    } else {
-      kept_shape.push_back(shape[d]);
-      kept_strides.push_back(strides[d]);
-    }
-  }
-  const T* base = x.impl()->data<T>();
-  std::int64_t n_out = detail::shape_numel(kept_shape);
-  std::int64_t n_red = detail::shape_numel(red_shape);
-  const bool one_red = red_shape.size() == 1;
-  // Outputs [ob, oe) on one thread (Note [Intra-op parallelism]): fn only writes output o.
-  auto outputs = [&](std::int64_t ob, std::int64_t oe) {
-    std::vector<std::int64_t> kidx(kept_shape.size(), 0), ridx(red_shape.size(), 0);
-    std::int64_t koff = 0;
-    for (std::int64_t d = static_cast<std::int64_t>(kept_shape.size()) - 1, rest = ob; d >= 0;
-         --d) {
-      kidx[d] = rest % kept_shape[d];
-      rest /= kept_shape[d];
-      koff += kidx[d] * kept_strides[d];
-    }
-    for (std::int64_t o = ob; o < oe; ++o) {
-      const T* p = base + koff;
-      auto visit = [&](auto&& g) {
-        if (one_red) {
-          const std::int64_t st = red_strides[0];
-          for (std::int64_t i = 0; i < n_red; ++i) g(p[i * st], i);
-          return;
-        }
-        std::fill(ridx.begin(), ridx.end(), 0);
-        std::int64_t roff = 0;
-        for (std::int64_t i = 0; i < n_red; ++i) {
-          g(p[roff], i);
-          for (auto d = static_cast<std::int64_t>(red_shape.size()) - 1; d >= 0; --d) {
-            roff += red_strides[d];
-            if (++ridx[d] < red_shape[d]) break;
-            roff -= red_strides[d] * red_shape[d];
-            ridx[d] = 0;
-          }
-        }
-      };
-      fn(o, visit);
-      for (auto d = static_cast<std::int64_t>(kept_shape.size()) - 1; d >= 0; --d) {
-        koff += kept_strides[d];
-        if (++kidx[d] < kept_shape[d]) break;
-        koff -= kept_strides[d] * kept_shape[d];
-        kidx[d] = 0;
-      }
-    }
-  };
-  detail::parallel_for(
-      0, n_out, std::max<std::int64_t>(1, detail::kGrainSize / std::max<std::int64_t>(n_red, 1)),
-      outputs);
+/// x's strided layout split by r (kernels/reduce.h).
+detail::ReduceLayout layout(const Tensor& x, const ReduceDims& r) {
+  return detail::reduce_layout(x.shape(), x.strides(), r.reduced);
 }
 
-/// The sum of a contiguous x over its leading dims (a Linear bias's gradient: [B, T, C] -> [C]),
-/// row after row into a double accumulator per output: the generic loop above walks each output
-/// down a column instead. Each output adds the same values in the same order as there, so the
-/// result is bit-identical. Returns false (nothing done) for any other reduction.
-template <typename T>
-bool sum_leading_dims(const Tensor& x, const ReduceDims& r, T* out) {
+/// Whether r sums some leading dims (not all) of a contiguous, non-empty x (a Linear bias's
+/// gradient: [B, T, C] -> [C]): then sum_leading_rows (kernels/reduce.h) walks it row by row.
+bool sums_leading_dims(const Tensor& x, const ReduceDims& r) {
   const auto nd = static_cast<std::size_t>(x.dim());
   const std::size_t k = r.dims.size();
   if (k == 0 || k >= nd || !x.is_contiguous()) return false;
   for (std::size_t d = 0; d < k; ++d)
     if (r.dims[d] != static_cast<std::int64_t>(d)) return false;
-  const std::int64_t rows = r.count, cols = x.numel() / std::max<std::int64_t>(rows, 1);
-  if (rows == 0 || cols == 0) return false;
-  const T* base = x.impl()->data<T>();
-  // Columns [cb, ce) on one thread (Note [Intra-op parallelism]).
-  auto columns = [&](std::int64_t cb, std::int64_t ce) {
-    std::vector<double> acc(static_cast<std::size_t>(ce - cb), 0.0);
-    const T* p = base + cb;
-    for (std::int64_t i = 0; i < rows; ++i, p += cols)
-      for (std::int64_t c = 0; c < ce - cb; ++c) acc[static_cast<std::size_t>(c)] += p[c];
-    for (std::int64_t c = cb; c < ce; ++c)
-      out[c] = static_cast<T>(acc[static_cast<std::size_t>(c - cb)]);
-  };
-  detail::parallel_for(0, cols, std::max<std::int64_t>(16, detail::kGrainSize / rows), columns);
-  return true;
+  return r.count != 0 && x.numel() != 0;
 }
 
 /// g (shaped like the reduction's output) reshaped to keepdim form, ready to broadcast over x.
@@ -167,21 +91,13 @@ Tensor sum(const Tensor& x, const Shape& dims, bool keepdim) {
   detail::dispatch(x.dtype(), [&]<typename T>() {
     if constexpr (std::is_floating_point_v<T>) {
       T* po = out.impl()->data<T>();
-      if (sum_leading_dims<T>(x, r, po)) return;
-      reduce_rows<T>(x, r, [&](std::int64_t o, auto&& visit) {
-        double acc = 0;  // NOTE: float32 sums accumulate in double
-        visit([&](T v, std::int64_t) { acc += v; });
-        po[o] = static_cast<T>(acc);
-      });
+      if (sums_leading_dims(x, r))
+        detail::sum_leading_rows<T>(x.impl()->data<T>(), r.count, x.numel() / r.count, po);
+      else
+        detail::sum_kernel<T, T>(x.impl()->data<T>(), layout(x, r), po);
     } else {
-      auto* po = out.impl()->data<std::int64_t>();
-      reduce_rows<T>(x, r, [&](std::int64_t o, auto&& visit) {
-        std::int64_t acc = 0;
-        visit([&](T v, std::int64_t) {
-          acc = detail::wrapping_add(acc, static_cast<std::int64_t>(v));
-        });
-        po[o] = acc;
-      });
+      detail::sum_kernel<T, std::int64_t>(x.impl()->data<T>(), layout(x, r),
+                                          out.impl()->data<std::int64_t>());
     }
   });
   Shape in_shape = x.shape();
@@ -217,16 +133,6 @@ Tensor mean(const Tensor& x, const Shape& dims, bool keepdim) {
 
 namespace {
 
-/// NOTE: NaN wins every comparison (it propagates, as in PyTorch); ties keep the first index.
-template <bool kMax, typename T>
-bool better(T v, T best) {
-  if constexpr (std::is_floating_point_v<T>) {
-    if (best != best) return false;
-    if (v != v) return true;
-  }
-  return kMax ? v > best : v < best;
-}
-
 /// Values (and, if wanted, flat indices within the reduced dims) of the max or min.
 template <bool kMax>
 std::pair<Tensor, Tensor> extreme(const Tensor& x, const ReduceDims& r, bool want_indices,
@@ -236,20 +142,8 @@ std::pair<Tensor, Tensor> extreme(const Tensor& x, const ReduceDims& r, bool wan
   Tensor values = detail::make_tensor(r.out_shape, x.dtype());
   Tensor indices = want_indices ? detail::make_tensor(r.out_shape, kInt64) : Tensor();
   detail::dispatch(x.dtype(), [&]<typename T>() {
-    T* pv = values.impl()->data<T>();
-    std::int64_t* pi = want_indices ? indices.impl()->data<std::int64_t>() : nullptr;
-    reduce_rows<T>(x, r, [&](std::int64_t o, auto&& visit) {
-      T best{};
-      std::int64_t at = -1;
-      visit([&](T v, std::int64_t i) {
-        if (at < 0 || better<kMax>(v, best)) {
-          best = v;
-          at = i;
-        }
-      });
-      pv[o] = best;
-      if (pi) pi[o] = at;
-    });
+    detail::extreme_kernel<kMax, T>(x.impl()->data<T>(), layout(x, r), values.impl()->data<T>(),
+                                    want_indices ? indices.impl()->data<std::int64_t>() : nullptr);
   });
   return {values, indices};
 }
@@ -489,17 +383,8 @@ namespace {
 template <bool kAll>
 Tensor all_any(const Tensor& x, const ReduceDims& r) {
   Tensor out = detail::make_tensor(r.out_shape, kBool);
-  bool* po = out.impl()->data<bool>();
   detail::dispatch(x.dtype(), [&]<typename T>() {
-    reduce_rows<T>(x, r, [&](std::int64_t o, auto&& visit) {
-      bool acc = kAll;
-      visit([&](T v, std::int64_t) {
-        // NOTE: NaN is non-zero, so it counts as true (as PyTorch).
-        bool nz = v != T(0);
-        acc = kAll ? (acc && nz) : (acc || nz);
-      });
-      po[o] = acc;
-    });
+    detail::all_any_kernel<kAll, T>(x.impl()->data<T>(), layout(x, r), out.impl()->data<bool>());
   });
   return out;
 }
@@ -538,24 +423,10 @@ Tensor cumsum(const Tensor& x, std::int64_t dim) {
   std::int64_t outer = n * inner == 0 ? 0 : x.numel() / (n * inner);
   detail::dispatch(x.dtype(), [&]<typename T>() {
     const T* px = xc.impl()->data<T>();
-    auto scan = [&]<typename A, typename O>(O* po) {
-      for (std::int64_t o = 0; o < outer; ++o)
-        for (std::int64_t i = 0; i < inner; ++i) {
-          A acc = 0;  // NOTE: float32 accumulates in double, as PyTorch's CPU kernel
-          for (std::int64_t k = 0; k < n; ++k) {
-            std::int64_t at = (o * n + k) * inner + i;
-            if constexpr (std::is_integral_v<A>)
-              acc = detail::wrapping_add(acc, static_cast<A>(px[at]));
-            else
-              acc += static_cast<A>(px[at]);
-            po[at] = static_cast<O>(acc);
-          }
-        }
-    };
     if constexpr (std::is_floating_point_v<T>)
-      scan.template operator()<double, T>(out.impl()->data<T>());
+      detail::cumsum_kernel<T, T>(px, outer, n, inner, out.impl()->data<T>());
     else
-      scan.template operator()<std::int64_t, std::int64_t>(out.impl()->data<std::int64_t>());
+      detail::cumsum_kernel<T, std::int64_t>(px, outer, n, inner, out.impl()->data<std::int64_t>());
   });
   record("CumsumBackward0", out, {&x}, [d](const Tensor& g, FunctionNode&) {
     // grad_x[k] = sum_{j >= k} grad[j]: a reversed cumsum.
