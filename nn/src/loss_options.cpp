@@ -9,42 +9,45 @@
 namespace minigrad::nn::functional {
 
 Tensor l1_loss(const Tensor& input, const Tensor& target, const L1LossFuncOptions& options) {
-  return l1_loss(input, target, reduction_name(options.reduction()));
+  return functional::l1_loss(input, target, reduction_name(options.reduction()));
 }
 
 Tensor mse_loss(const Tensor& input, const Tensor& target, const MSELossFuncOptions& options) {
-  return mse_loss(input, target, reduction_name(options.reduction()));
+  return functional::mse_loss(input, target, reduction_name(options.reduction()));
 }
 
 Tensor smooth_l1_loss(const Tensor& input, const Tensor& target,
                       const SmoothL1LossFuncOptions& options) {
-  return smooth_l1_loss(input, target, reduction_name(options.reduction()), options.beta());
+  return functional::smooth_l1_loss(input, target, reduction_name(options.reduction()),
+                                    options.beta());
 }
 
 Tensor huber_loss(const Tensor& input, const Tensor& target, const HuberLossFuncOptions& options) {
-  return huber_loss(input, target, reduction_name(options.reduction()), options.delta());
+  return functional::huber_loss(input, target, reduction_name(options.reduction()),
+                                options.delta());
 }
 
 Tensor binary_cross_entropy(const Tensor& input, const Tensor& target,
                             const BinaryCrossEntropyFuncOptions& options) {
-  return binary_cross_entropy(input, target, options.weight(), reduction_name(options.reduction()));
+  return functional::binary_cross_entropy(input, target, options.weight(),
+                                          reduction_name(options.reduction()));
 }
 
 Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& target,
                                         const BinaryCrossEntropyWithLogitsFuncOptions& options) {
-  return binary_cross_entropy_with_logits(
+  return functional::binary_cross_entropy_with_logits(
       input, target, options.weight(), reduction_name(options.reduction()), options.pos_weight());
 }
 
 Tensor nll_loss(const Tensor& input, const Tensor& target, const NLLLossFuncOptions& options) {
-  return nll_loss(input, target, options.weight(), options.ignore_index(),
-                  reduction_name(options.reduction()));
+  return functional::nll_loss(input, target, options.weight(), options.ignore_index(),
+                              reduction_name(options.reduction()));
 }
 
 Tensor cross_entropy(const Tensor& input, const Tensor& target,
                      const CrossEntropyFuncOptions& options) {
-  return cross_entropy(input, target, options.weight(), options.ignore_index(),
-                       reduction_name(options.reduction()), options.label_smoothing());
+  return functional::cross_entropy(input, target, options.weight(), options.ignore_index(),
+                                   reduction_name(options.reduction()), options.label_smoothing());
 }
 
 }  // namespace minigrad::nn::functional
