@@ -4,6 +4,7 @@
 
 #include <cxxabi.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <sstream>
 
@@ -39,6 +40,22 @@ void throw_argument_type(const std::string& module, std::size_t index,
 }  // namespace container_detail
 
 // ---------------------------------------------------------------- AnyModule
+
+void container_detail::fill_default_arguments(
+    const std::string& module, std::vector<AnyValue>& args,
+    const std::vector<std::pair<unsigned int, AnyValue>>& defaults, std::size_t count) {
+  std::size_t required = count;
+  for (const auto& d : defaults) required = std::min<std::size_t>(required, d.first);
+  MG_CHECK(args.size() >= required, "AnyModule", module, "'s forward() takes at least ", required,
+           " argument(s) (the last ", count - required, " have defaults), got ", args.size());
+  for (std::size_t i = args.size(); i < count; ++i) {
+    auto it =
+        std::find_if(defaults.begin(), defaults.end(), [i](const auto& d) { return d.first == i; });
+    MG_CHECK(it != defaults.end(), "AnyModule", module, "'s forward() has no default for argument ",
+             i, " (MG_FORWARD_HAS_DEFAULT_ARGS gives none), and it was not passed");
+    args.push_back(it->second);
+  }
+}
 
 AnyValue AnyModule::forward_values(std::vector<AnyValue>& args) const {
   MG_CHECK(!is_empty(), "AnyModule", "cannot call forward() on an empty AnyModule");

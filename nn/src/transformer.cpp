@@ -151,22 +151,16 @@ ModuleList clones(Module& parent, const Holder& layer, std::int64_t num_layers, 
   return parent.register_module("layers", list);
 }
 
-/// A deep copy of a stack's final norm (an empty holder when it has none), for clone().
-LayerNorm cloned(const LayerNorm& norm) {
-  if (norm.is_empty()) return nullptr;
-  return std::static_pointer_cast<LayerNormImpl>(norm->clone());
-}
-
 }  // namespace
 
 TransformerEncoderImpl::TransformerEncoderImpl(TransformerEncoderOptions options)
     : TransformerEncoderImpl(options.encoder_layer(), options.num_layers(), options.norm()) {}
 
 TransformerEncoderImpl::TransformerEncoderImpl(const TransformerEncoderLayer& encoder_layer,
-                                               std::int64_t num_layers_, const LayerNorm& norm_)
-    : Module("TransformerEncoder"), num_layers(num_layers_) {
+                                               std::int64_t num_layers_, const AnyModule& norm_)
+    : Module("TransformerEncoder"), num_layers(num_layers_), norm(norm_) {
   layers = clones(*this, encoder_layer, num_layers, "TransformerEncoder");
-  if (!norm_.is_empty()) norm = register_module("norm", norm_);
+  if (!norm.is_empty()) register_module("norm", norm.ptr());
 }
 
 Tensor TransformerEncoderImpl::forward(const Tensor& src, const Tensor& mask,
@@ -175,14 +169,14 @@ Tensor TransformerEncoderImpl::forward(const Tensor& src, const Tensor& mask,
   for (std::size_t i = 0; i < layers->size(); ++i)
     x = layers->at<TransformerEncoderLayerImpl>(static_cast<std::int64_t>(i))
             .forward(x, mask, src_key_padding_mask);
-  return norm.is_empty() ? x : norm(x);
+  return norm.is_empty() ? x : norm.forward(x);
 }
 
 std::shared_ptr<Module> TransformerEncoderImpl::clone() const {
   return clone_with([&] {
     return std::make_shared<TransformerEncoderImpl>(
         TransformerEncoderLayer(layers->ptr<TransformerEncoderLayerImpl>(0)), num_layers,
-        cloned(norm));
+        norm.is_empty() ? AnyModule() : norm.clone());
   });
 }
 
@@ -190,10 +184,10 @@ TransformerDecoderImpl::TransformerDecoderImpl(TransformerDecoderOptions options
     : TransformerDecoderImpl(options.decoder_layer(), options.num_layers(), options.norm()) {}
 
 TransformerDecoderImpl::TransformerDecoderImpl(const TransformerDecoderLayer& decoder_layer,
-                                               std::int64_t num_layers_, const LayerNorm& norm_)
-    : Module("TransformerDecoder"), num_layers(num_layers_) {
+                                               std::int64_t num_layers_, const AnyModule& norm_)
+    : Module("TransformerDecoder"), num_layers(num_layers_), norm(norm_) {
   layers = clones(*this, decoder_layer, num_layers, "TransformerDecoder");
-  if (!norm_.is_empty()) norm = register_module("norm", norm_);
+  if (!norm.is_empty()) register_module("norm", norm.ptr());
 }
 
 Tensor TransformerDecoderImpl::forward(const Tensor& tgt, const Tensor& memory,
@@ -205,14 +199,14 @@ Tensor TransformerDecoderImpl::forward(const Tensor& tgt, const Tensor& memory,
     x = layers->at<TransformerDecoderLayerImpl>(static_cast<std::int64_t>(i))
             .forward(x, memory, tgt_mask, memory_mask, tgt_key_padding_mask,
                      memory_key_padding_mask);
-  return norm.is_empty() ? x : norm(x);
+  return norm.is_empty() ? x : norm.forward(x);
 }
 
 std::shared_ptr<Module> TransformerDecoderImpl::clone() const {
   return clone_with([&] {
     return std::make_shared<TransformerDecoderImpl>(
         TransformerDecoderLayer(layers->ptr<TransformerDecoderLayerImpl>(0)), num_layers,
-        cloned(norm));
+        norm.is_empty() ? AnyModule() : norm.clone());
   });
 }
 
@@ -230,14 +224,24 @@ TransformerImpl::TransformerImpl(TransformerOptions options_)
                            .norm_first(o.norm_first())
                            .dtype(o.dtype());
   // PyTorch's order: encoder layer, encoder, its norm, decoder layer, decoder, its norm.
-  TransformerEncoderLayer encoder_layer(layer_options);
-  encoder = register_module(
-      "encoder", TransformerEncoder(encoder_layer, o.num_encoder_layers(),
-                                    LayerNorm(o.d_model(), o.layer_norm_eps(), true, o.dtype())));
-  TransformerDecoderLayer decoder_layer{TransformerDecoderLayerOptions(layer_options)};
-  decoder = register_module(
-      "decoder", TransformerDecoder(decoder_layer, o.num_decoder_layers(),
-                                    LayerNorm(o.d_model(), o.layer_norm_eps(), true, o.dtype())));
+  if (o.custom_encoder().is_empty()) {
+    TransformerEncoderLayer encoder_layer(layer_options);
+    encoder =
+        AnyModule(TransformerEncoder(encoder_layer, o.num_encoder_layers(),
+                                     LayerNorm(o.d_model(), o.layer_norm_eps(), true, o.dtype())));
+  } else {
+    encoder = o.custom_encoder().clone();
+  }
+  register_module("encoder", encoder.ptr());
+  if (o.custom_decoder().is_empty()) {
+    TransformerDecoderLayer decoder_layer{TransformerDecoderLayerOptions(layer_options)};
+    decoder =
+        AnyModule(TransformerDecoder(decoder_layer, o.num_decoder_layers(),
+                                     LayerNorm(o.d_model(), o.layer_norm_eps(), true, o.dtype())));
+  } else {
+    decoder = o.custom_decoder().clone();
+  }
+  register_module("decoder", decoder.ptr());
   for (const Tensor& p : parameters())
     if (p.dim() > 1) init::xavier_uniform_(p);
 }
@@ -260,8 +264,9 @@ Tensor TransformerImpl::forward(const Tensor& src, const Tensor& tgt, const Tens
            op, "src has shape ", src.shape(), " and tgt has shape ", tgt.shape(),
            ": the feature number of src and tgt must be equal to d_model (", options.d_model(),
            ")");
-  Tensor memory = encoder(src, src_mask, src_key_padding_mask);
-  return decoder(tgt, memory, tgt_mask, memory_mask, tgt_key_padding_mask, memory_key_padding_mask);
+  Tensor memory = encoder.forward(src, src_mask, src_key_padding_mask);
+  return decoder.forward(tgt, memory, tgt_mask, memory_mask, tgt_key_padding_mask,
+                         memory_key_padding_mask);
 }
 
 Tensor TransformerImpl::generate_square_subsequent_mask(std::int64_t sz, Dtype dtype) {

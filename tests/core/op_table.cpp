@@ -2496,17 +2496,50 @@ void add_more_ops(std::vector<OpInfo>& t) {
            s("dot", {arg({4}, 9), arg({4}, 10)}, es("i,i->")),
            s("implicit output, non-contiguous", {arg_t({3, 2}, 11), arg({3, 2}, 12)}, es("ij,jk")),
            s("a subscript summed in one operand", {arg({2, 3, 2}, 13), arg({3, 2}, 14)},
-             es("ijk,jl->il"))},
+             es("ijk,jl->il")),
+           s("ellipsis, broadcast batch", {arg({2, 1, 2, 3}, 15), arg({3, 3, 2}, 16)},
+             es("...ij,...jk->...ik")),
+           s("ellipsis, implicit output", {arg({3, 2}, 20), arg({3, 1, 2}, 21)}, es("i...,i...")),
+           s("ellipsis summed", {arg({2, 2, 3}, 25)}, es("...ij->ij")),
+           s("broadcast size-1 subscript", {arg({2, 1}, 26), arg({3, 4}, 27)}, es("ij,jk->ik")),
+           s("diagonal", {arg({3, 3}, 28)}, es("ii->i")), s("trace", {arg({3, 3}, 19)}, es("ii")),
+           s("batched diagonal", {arg({2, 3, 3}, 17)}, es("bii->bi")),
+           s("diagonal summed", {arg({2, 2, 3}, 18)}, es("iij->j")),
+           s("diagonal of a transposed operand", {arg_t({3, 3}, 29), arg({3}, 30)}, es("ii,i->i")),
+           s("three operands", {arg({2, 3}, 22), arg({3, 2}, 23), arg({2, 2}, 24)},
+             es("ij,jk,kl->il"))},
           {e("einsum", "a stray character", "equation \"i-j\": invalid subscript '-'",
              [] { einsum("i-j", {make({3}, 1)}); }),
-           e("einsum", "ellipsis", "equation \"...ij->...ji\": ellipsis (...) is not supported",
+           e("einsum", "a diagonal of unequal sizes",
+             "equation \"ii->i\": subscript 'i' repeats in operand 0 with sizes 2 and 3 (shape "
+             "(2, 3))",
              [] {
-               einsum("...ij->...ji", {make({2, 3}, 1)});
+               einsum("ii->i", {make({2, 3}, 1)});
              }),
-           e("einsum", "repeated subscript (a trace)",
-             "equation \"ii->\": subscript 'i' repeats in operand 0 (diagonals are not supported)",
+           e("einsum", "a stray '.'",
+             "equation \"i.j\": a '.' in operand 0 that is not part of an ellipsis (...)",
              [] {
-               einsum("ii->", {make({2, 2}, 1)});
+               einsum("i.j", {make({2, 3}, 1)});
+             }),
+           e("einsum", "two ellipses",
+             "equation \"i......\": more than one ellipsis (...) in operand 0",
+             [] {
+               einsum("i......", {make({2, 3}, 1)});
+             }),
+           e("einsum", "more subscripts than dims",
+             "equation \"...ij->...ji\": operand 0 has 1 dims (shape (2,)) but subscripts "
+             "\"...ij\" name 2",
+             [] { einsum("...ij->...ji", {make({2}, 1)}); }),
+           e("einsum", "ellipsis dims that do not broadcast",
+             "equation \"...i,...i\": ellipsis dim 0 has size 2 and size 4 (operand 1 has shape "
+             "(4, 3))",
+             [] {
+               einsum("...i,...i", {make({2, 3}, 1), make({4, 3}, 2)});
+             }),
+           e("einsum", "a repeated output subscript",
+             "equation \"i,i->ii\": output subscript 'i' repeats",
+             [] {
+               einsum("i,i->ii", {make({2}, 1), make({2}, 2)});
              }),
            e("einsum", "operand count",
              "equation \"ij,jk->ik\" has 2 operands but 1 tensors were given",
@@ -2518,11 +2551,6 @@ void add_more_ops(std::vector<OpInfo>& t) {
              "2))",
              [] {
                einsum("ij,jk->ik", {make({2, 3}, 1), make({4, 2}, 2)});
-             }),
-           e("einsum", "three operands",
-             "equation \"i,i,i->\": at most two operands are supported, got 3",
-             [] {
-               einsum("i,i,i->", {make({2}, 1), make({2}, 2), make({2}, 3)});
              }),
            e("einsum", "output subscript missing",
              "equation \"ij->k\": output subscript 'k' does not appear in any operand",
@@ -2536,13 +2564,61 @@ void add_more_ops(std::vector<OpInfo>& t) {
                {"row sums", "torch.einsum('ij->i', *x)"},
                {"dot", "torch.einsum('i,i->', *x)"},
                {"implicit output, non-contiguous", "torch.einsum('ij,jk', *x)"},
-               {"a subscript summed in one operand", "torch.einsum('ijk,jl->il', *x)"}})
+               {"a subscript summed in one operand", "torch.einsum('ijk,jl->il', *x)"},
+               {"ellipsis, broadcast batch", "torch.einsum('...ij,...jk->...ik', *x)"},
+               {"ellipsis, implicit output", "torch.einsum('i...,i...', *x)"},
+               {"ellipsis summed", "torch.einsum('...ij->ij', *x)"},
+               {"broadcast size-1 subscript", "torch.einsum('ij,jk->ik', *x)"},
+               {"diagonal", "torch.einsum('ii->i', *x)"},
+               {"trace", "torch.einsum('ii', *x)"},
+               {"batched diagonal", "torch.einsum('bii->bi', *x)"},
+               {"diagonal summed", "torch.einsum('iij->j', *x)"},
+               {"diagonal of a transposed operand", "torch.einsum('ii,i->i', *x)"},
+               {"three operands", "torch.einsum('ij,jk,kl->il', *x)"}})
           .ref("torch.einsum('ijk,jl->il', make((2, 3, 2), 13), make((3, 2), 14))",
                [] {
                  return einsum("ijk,jl->il", {make({2, 3, 2}, 13), make({3, 2}, 14)});
                },
                {2, 2},
-               {-2.195946716145046, 1.7438555791678712, 1.5232566893370403, -2.58063641382182}));
+               {-2.195946716145046, 1.7438555791678712, 1.5232566893370403, -2.58063641382182})
+          .ref("torch.einsum('...ij,...jk->...ik', make((2, 1, 2, 3), 15), make((3, 3, 2), "
+               "16))[0, 0]",
+               [] {
+                 return einsum("...ij,...jk->...ik", {make({2, 1, 2, 3}, 15), make({3, 3, 2}, 16)})
+                     .select(0, 0)
+                     .select(0, 0);
+               },
+               {2, 2},
+               {-3.1808923031154404, 4.12038440923744, 0.9622402048258625, 1.439075977005867})
+          .ref("torch.einsum('i...,i...', make((3, 2), 20), make((3, 1, 2), 21))",
+               [] {
+                 return einsum("i...,i...", {make({3, 2}, 20), make({3, 1, 2}, 21)});
+               },
+               {1, 2}, {-2.811050714640311, -2.1315602692845173})
+          .ref("torch.einsum('bii->bi', make((2, 3, 3), 17))",
+               [] {
+                 return einsum("bii->bi", {make({2, 3, 3}, 17)});
+               },
+               {2, 3},
+               {0.7747923767330405, -1.525518185268473, 0.5741712527300136, -1.2009063877703645,
+                0.898783050228122, -1.4015275117733976})
+          .ref("torch.einsum('iij->j', make((2, 2, 3), 18))",
+               [] {
+                 return einsum("iij->j", {make({2, 2, 3}, 18)});
+               },
+               {3}, {-1.0437763619510405, -0.19393164295179743, 0.6559130760474463})
+          .ref("torch.einsum('ii', make((3, 3), 19))",
+               [] {
+                 return einsum("ii", {make({3, 3}, 19)});
+               },
+               {}, {1.170458391453451})
+          .ref("torch.einsum('ij,jk,kl->il', make((2, 3), 22), make((3, 2), 23), make((2, 2), 24))",
+               [] {
+                 return einsum("ij,jk,kl->il",
+                               {make({2, 3}, 22), make({3, 2}, 23), make({2, 2}, 24)});
+               },
+               {2, 2},
+               {-3.077248535714976, 1.113292220309538, -4.0748576816473365, 0.5861991760074741}));
 }
 
 // ---------------------------------------------------------------- nn::functional

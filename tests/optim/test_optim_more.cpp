@@ -138,7 +138,7 @@ TEST(OptimParamGroups, OptionsByNameAndState) {
   const auto& state = opt.state();  // libtorch: opt.state(), keyed by p.unsafeGetTensorImpl()
   ASSERT_EQ(state.size(), 2u);
   ASSERT_TRUE(state.contains(p.w.impl()));
-  EXPECT_EQ(state.at(p.w.impl()).at("step").item<double>(), 1.0);
+  EXPECT_EQ(state.at(p.w.impl())->at("step").item<double>(), 1.0);
 }
 
 // ---------------------------------------------------------------- libtorch's options API

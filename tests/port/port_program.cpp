@@ -1,5 +1,6 @@
 // A libtorch training program, unchanged: built against libtorch it is libtorch code; built with
-// PORT_MINIGRAD, the three lines below rename torch:: (and c10::, TORCH_MODULE) to minigrad's,
+// PORT_MINIGRAD, the four lines below rename torch:: (and c10::, TORCH_MODULE,
+// FORWARD_HAS_DEFAULT_ARGS) to minigrad's,
 // which is all a port takes. tests/port/run_port.sh checks that the minigrad build prints
 // libtorch's numbers (expected_libtorch.txt, printed by the libtorch build), and, where
 // libtorch-dev is installed, that the libtorch build still prints them.
@@ -9,6 +10,7 @@
 namespace torch = minigrad;
 namespace c10 = minigrad;
 #define TORCH_MODULE MG_MODULE
+#define FORWARD_HAS_DEFAULT_ARGS MG_FORWARD_HAS_DEFAULT_ARGS
 #else
 #include <torch/torch.h>
 #endif
@@ -31,6 +33,16 @@ struct NetImpl : torch::nn::Module {
   torch::nn::Linear fc1{nullptr}, fc2{nullptr};
 };
 TORCH_MODULE(Net);
+
+// A module whose forward has a default argument, called through AnyModule and Sequential with
+// fewer arguments (libtorch's FORWARD_HAS_DEFAULT_ARGS).
+struct ScaleImpl : torch::nn::Module {
+  torch::Tensor forward(torch::Tensor x, double factor = 2.0) { return x * factor; }
+
+ protected:
+  FORWARD_HAS_DEFAULT_ARGS({1, torch::nn::AnyValue(2.0)})
+};
+TORCH_MODULE(Scale);
 
 // Points in 4-D; the label says whether the first coordinate is positive.
 struct Blobs : torch::data::datasets::Dataset<Blobs> {
@@ -107,5 +119,87 @@ int main() {
   std::printf("losses: smooth_l1 %.4f huber %.4f bce_with_logits %.4f bce %.4f\n",
               smooth_l1(z, y).item<float>(), huber(z, y).item<float>(),
               bce_logits(z, y).item<float>(), bce(torch::sigmoid(z), y).item<float>());
+  // The functional losses with libtorch's *FuncOptions.
+  namespace F = torch::nn::functional;
+  std::printf(
+      "functional: ce %.4f mse %.4f bce %.4f nll %.4f\n",
+      F::cross_entropy(logits, labels,
+                       F::CrossEntropyFuncOptions().reduction(torch::kSum).label_smoothing(0.1))
+          .item<float>(),
+      F::mse_loss(z, y, F::MSELossFuncOptions(torch::kSum)).item<float>(),
+      F::binary_cross_entropy_with_logits(
+          z, y, F::BinaryCrossEntropyWithLogitsFuncOptions().pos_weight(torch::tensor({2.0f})))
+          .item<float>(),
+      F::nll_loss(torch::log_softmax(logits, 1), labels, F::NLLLossFuncOptions().ignore_index(0))
+          .item<float>());
+
+  // scatter_reduce: sums and maxima of src into three slots.
+  torch::Tensor src = torch::tensor({1.0f, 5.0f, 3.0f, 4.0f, 2.0f});
+  torch::Tensor slot = torch::tensor({0, 1, 0, 1, 2}, torch::kLong);
+  torch::Tensor summed = torch::zeros({3}).scatter_reduce(0, slot, src, "sum");
+  torch::Tensor maxima = torch::full({3}, 2.5f).scatter_reduce(0, slot, src, "amax", false);
+  std::printf("scatter_reduce: sum %.1f %.1f %.1f, amax %.1f %.1f %.1f\n", summed[0].item<float>(),
+              summed[1].item<float>(), summed[2].item<float>(), maxima[0].item<float>(),
+              maxima[1].item<float>(), maxima[2].item<float>());
+
+  // einsum with an ellipsis and a diagonal; resize_.
+  torch::Tensor cube = torch::arange(18).to(torch::kFloat).reshape({2, 3, 3});
+  torch::Tensor diagonals = torch::einsum("...ii->...i", {cube});
+  torch::Tensor traces = torch::einsum("bii->b", {cube});
+  std::printf("einsum: diagonal %.1f %.1f %.1f, traces %.1f %.1f, batched %.1f\n",
+              diagonals[1][0].item<float>(), diagonals[1][1].item<float>(),
+              diagonals[1][2].item<float>(), traces[0].item<float>(), traces[1].item<float>(),
+              torch::einsum("...ij,...jk->...ik", {cube, cube}).sum().item<float>());
+  torch::Tensor grown = torch::arange(6).to(torch::kFloat);
+  grown.resize_({2, 2});
+  std::printf("resize_: shape (%d, %d), sum %.1f\n", static_cast<int>(grown.size(0)),
+              static_cast<int>(grown.size(1)), grown.sum().item<float>());
+
+  // AnyModule and Sequential over a forward with a default argument.
+  torch::nn::AnyModule scale(Scale{});
+  torch::nn::Sequential chain(Scale{}, torch::nn::ReLU());
+  std::printf("default args: %.1f %.1f %.1f\n", scale.forward(torch::tensor({1.5f})).item<float>(),
+              scale.forward(torch::tensor({1.5f}), 3.0).item<float>(),
+              chain->forward(torch::tensor({-1.0f, 4.0f})).sum().item<float>());
+
+  // Typed optimizer state after three steps of Adam, AdamW and SGD with momentum.
+  {
+    c10::InferenceMode off(false);
+    torch::Tensor w = torch::tensor({0.5f, -1.0f, 2.0f}).requires_grad_();
+    torch::Tensor v = torch::tensor({0.5f, -1.0f, 2.0f}).requires_grad_();
+    torch::Tensor u = torch::tensor({0.5f, -1.0f, 2.0f}).requires_grad_();
+    torch::optim::Adam adam(std::vector<torch::Tensor>{w},
+                            torch::optim::AdamOptions(0.1).amsgrad(true));
+    torch::optim::AdamW adamw(std::vector<torch::Tensor>{v},
+                              torch::optim::AdamWOptions(0.1).weight_decay(0.1));
+    torch::optim::SGD sgd(std::vector<torch::Tensor>{u},
+                          torch::optim::SGDOptions(0.1).momentum(0.9));
+    for (int i = 0; i < 3; ++i) {
+      adam.zero_grad();
+      adamw.zero_grad();
+      sgd.zero_grad();
+      (w * w * w).sum().backward();
+      (v * v * v).sum().backward();
+      (u * u * u).sum().backward();
+      adam.step();
+      adamw.step();
+      sgd.step();
+    }
+    auto& a = static_cast<torch::optim::AdamParamState&>(
+        *adam.state().at(c10::guts::to_string(w.unsafeGetTensorImpl())));
+    auto& aw = static_cast<torch::optim::AdamWParamState&>(
+        *adamw.state().at(c10::guts::to_string(v.unsafeGetTensorImpl())));
+    auto& s = static_cast<torch::optim::SGDParamState&>(
+        *sgd.state().at(c10::guts::to_string(u.unsafeGetTensorImpl())));
+    std::printf("adam state: step %d exp_avg %.5f exp_avg_sq %.5f max_exp_avg_sq %.5f w %.5f\n",
+                static_cast<int>(a.step()), a.exp_avg().sum().item<float>(),
+                a.exp_avg_sq().sum().item<float>(), a.max_exp_avg_sq().sum().item<float>(),
+                w.sum().item<float>());
+    std::printf("adamw state: step %d exp_avg %.5f exp_avg_sq %.5f v %.5f\n",
+                static_cast<int>(aw.step()), aw.exp_avg().sum().item<float>(),
+                aw.exp_avg_sq().sum().item<float>(), v.sum().item<float>());
+    std::printf("sgd state: momentum_buffer %.5f u %.5f\n", s.momentum_buffer().sum().item<float>(),
+                u.sum().item<float>());
+  }
   return 0;
 }

@@ -161,6 +161,12 @@ class Tensor {
   /// Copies src (broadcast to this shape, converted to this dtype) into this tensor's elements;
   /// differentiable with respect to src.
   Tensor& copy_(const Tensor& src);
+  /// Gives this tensor the shape sizes, as libtorch's resize_: the same sizes change nothing;
+  /// others make it contiguous from its offset, growing the shared storage (old bytes kept, new
+  /// elements uninitialised) when they need more; the storage never shrinks (Note [resize_]).
+  /// Throws if it requires grad ("cannot resize variables that require grad"), for a negative
+  /// size, or when memory from from_blob would have to grow.
+  Tensor& resize_(const Shape& sizes);
   /// Random fills with PyTorch's streams: after the same manual_seed (or Generator), the same
   /// calls give PyTorch's values bit for bit. Elements are drawn in memory order, as PyTorch does
   /// (a transposed view gets its storage's order). The Generator& overloads draw from that
@@ -333,6 +339,8 @@ class Tensor {
 
   /// Internal: the implementation object (shared by every alias of this tensor).
   TensorImpl* impl() const { return impl_.get(); }
+  /// impl(), under libtorch's name (the key of an optimizer's state()).
+  TensorImpl* unsafeGetTensorImpl() const { return impl_.get(); }
   const std::shared_ptr<TensorImpl>& impl_ptr() const { return impl_; }
   /// True when both handles refer to the same tensor object.
   bool is_same(const Tensor& other) const { return impl_ == other.impl_; }

@@ -7,6 +7,7 @@
 #include "autograd/function.h"
 #include "kernels/dispatch.h"
 #include "kernels/gemm.h"
+#include "minigrad/indexing.h"
 #include "minigrad/ops/creation.h"
 #include "minigrad/ops/elementwise.h"
 #include "minigrad/ops/linalg.h"
@@ -180,14 +181,21 @@ Tensor addmm(const Tensor& input, const Tensor& mat1, const Tensor& mat2, Scalar
   return beta.to_double() == 1 ? p + input : p + input * beta;
 }
 
+// Note [einsum's plan]
+// The equation is rewritten into one string of labels per operand: '...' becomes one label per
+// ellipsis dim (chars 1, 2, ... below 'A', right-aligned as broadcasting aligns dims, so the
+// implicit output lists them first, as PyTorch). Then, per operand: a repeated label takes the
+// diagonal (the dims moved to the front and indexed with arange(n) twice: a copy, differentiable
+// through index, and a NaN off the diagonal stays out); a size-1 dim whose label has another size
+// elsewhere is dropped (broadcasting: summing or keeping a size-1 dim is the same); a label no
+// other operand and not the output has is summed. Operands are then contracted left to right,
+// each pair as one batched matmul (batch, a-only, contracted) @ (batch, contracted, b-only).
 Tensor einsum(const std::string& equation, const std::vector<Tensor>& tensors) {
   MG_PROFILE_OP("einsum");
   const char* op = "einsum";
   std::string eq;
   for (char c : equation)
     if (c != ' ') eq += c;
-  MG_CHECK(eq.find('.') == std::string::npos, op, "equation \"", equation,
-           "\": ellipsis (...) is not supported");
   std::size_t arrow = eq.find("->");
   std::string lhs = eq.substr(0, arrow);
   std::vector<std::string> terms{""};
@@ -199,86 +207,183 @@ Tensor einsum(const std::string& equation, const std::vector<Tensor>& tensors) {
   }
   MG_CHECK(terms.size() == tensors.size(), op, "equation \"", equation, "\" has ", terms.size(),
            " operands but ", tensors.size(), " tensors were given");
-  MG_CHECK(terms.size() <= 2, op, "equation \"", equation,
-           "\": at most two operands are supported, got ", terms.size());
   auto is_label = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); };
-  std::map<char, std::int64_t> size, count;
-  for (std::size_t i = 0; i < terms.size(); ++i)
-    for (char c : terms[i])
-      MG_CHECK(is_label(c), op, "equation \"", equation, "\": invalid subscript '", c, "'");
+  // Checks the '.'s of a term and returns where its ellipsis starts (npos without one).
+  auto find_ellipsis = [&](const std::string& term, const std::string& where) {
+    std::size_t at = std::string::npos;
+    for (std::size_t k = 0; k < term.size(); ++k) {
+      char c = term[k];
+      if (c == '.') {
+        MG_CHECK(term.compare(k, 3, "...") == 0, op, "equation \"", equation, "\": a '.' in ",
+                 where, " that is not part of an ellipsis (...)");
+        MG_CHECK(at == std::string::npos, op, "equation \"", equation,
+                 "\": more than one ellipsis (...) in ", where);
+        at = k;
+        k += 2;
+      } else {
+        MG_CHECK(is_label(c), op, "equation \"", equation, "\": invalid subscript '", c, "'");
+      }
+    }
+    return at;
+  };
+  std::vector<std::size_t> ellipsis(terms.size());
+  std::int64_t ell_dims = 0;
   for (std::size_t i = 0; i < terms.size(); ++i) {
     const Tensor& t = tensors[i];
     MG_CHECK(t.defined(), op, "operand ", i, " is undefined");
-    MG_CHECK(static_cast<std::int64_t>(terms[i].size()) == t.dim(), op, "equation \"", equation,
-             "\": operand ", i, " has ", t.dim(), " dims (shape ", t.shape(), ") but subscripts \"",
-             terms[i], "\"");
-    for (std::size_t k = 0; k < terms[i].size(); ++k) {
-      char c = terms[i][k];
-      MG_CHECK(terms[i].find(c) == k, op, "equation \"", equation, "\": subscript '", c,
-               "' repeats in operand ", i, " (diagonals are not supported)");
-      auto [it, fresh] = size.emplace(c, t.shape()[static_cast<std::int64_t>(k)]);
-      MG_CHECK(fresh || it->second == t.shape()[static_cast<std::int64_t>(k)], op, "equation \"",
-               equation, "\": subscript '", c, "' has size ", it->second, " and size ",
-               t.shape()[static_cast<std::int64_t>(k)], " (operand ", i, " has shape ", t.shape(),
-               ")");
-      ++count[c];
+    ellipsis[i] = find_ellipsis(terms[i], "operand " + std::to_string(i));
+    auto named = static_cast<std::int64_t>(terms[i].size());
+    if (ellipsis[i] == std::string::npos) {
+      MG_CHECK(named == t.dim(), op, "equation \"", equation, "\": operand ", i, " has ", t.dim(),
+               " dims (shape ", t.shape(), ") but subscripts \"", terms[i], "\"");
+    } else {
+      named -= 3;
+      MG_CHECK(named <= t.dim(), op, "equation \"", equation, "\": operand ", i, " has ", t.dim(),
+               " dims (shape ", t.shape(), ") but subscripts \"", terms[i], "\" name ", named);
+      ell_dims = std::max(ell_dims, t.dim() - named);
     }
   }
+  MG_CHECK(ell_dims < 'A', op, "equation \"", equation, "\": too many dims under the ellipsis");
+  // The labels of the last n ellipsis dims.
+  auto ell_labels = [&](std::int64_t n) {
+    std::string labels;
+    for (std::int64_t d = ell_dims - n; d < ell_dims; ++d) labels += static_cast<char>(1 + d);
+    return labels;
+  };
+  for (std::size_t i = 0; i < terms.size(); ++i)
+    if (ellipsis[i] != std::string::npos) {
+      std::int64_t n = tensors[i].dim() - static_cast<std::int64_t>(terms[i].size() - 3);
+      terms[i].replace(ellipsis[i], 3, ell_labels(n));
+    }
+  auto describe = [&](char c) {
+    return is_label(c) ? std::string("subscript '") + c + "'"
+                       : "ellipsis dim " + std::to_string(c - 1);
+  };
+  std::map<char, std::int64_t> size, count;
+  std::vector<Tensor> ops = tensors;
+  for (std::size_t i = 0; i < terms.size(); ++i) {
+    Tensor& t = ops[i];
+    for (std::size_t k = 0; k < terms[i].size(); ++k) {
+      char c = terms[i][k];
+      ++count[c];
+      std::size_t first = terms[i].find(c);
+      if (first == k) continue;
+      auto d0 = static_cast<std::int64_t>(first), d1 = static_cast<std::int64_t>(k);
+      MG_CHECK(t.shape()[d0] == t.shape()[d1], op, "equation \"", equation, "\": ", describe(c),
+               " repeats in operand ", i, " with sizes ", t.shape()[d0], " and ", t.shape()[d1],
+               " (shape ", t.shape(), ")");
+    }
+    // Diagonals: while a label repeats, move its first two dims to the front and index them.
+    for (std::size_t k = 0; k < terms[i].size(); ++k) {
+      char c = terms[i][k];
+      std::size_t again = terms[i].find(c, k + 1);
+      if (again == std::string::npos) continue;
+      Shape perm{static_cast<std::int64_t>(k), static_cast<std::int64_t>(again)};
+      std::string order{c};
+      for (std::size_t j = 0; j < terms[i].size(); ++j)
+        if (j != k && j != again) {
+          perm.push_back(static_cast<std::int64_t>(j));
+          order += terms[i][j];
+        }
+      Tensor ar = arange(t.shape()[static_cast<std::int64_t>(k)]);
+      t = index(t.permute(perm), {ar, ar});
+      terms[i] = order;
+      k = static_cast<std::size_t>(-1);  // restart: the term changed
+    }
+  }
+  for (std::size_t i = 0; i < terms.size(); ++i)
+    for (std::size_t k = 0; k < terms[i].size(); ++k) {
+      char c = terms[i][k];
+      std::int64_t n = ops[i].shape()[static_cast<std::int64_t>(k)];
+      auto [it, fresh] = size.emplace(c, n);
+      // NOTE: sizes broadcast as PyTorch's: 1 gives way to any size (0 included).
+      if (fresh || n == it->second || n == 1) continue;
+      MG_CHECK(it->second == 1, op, "equation \"", equation, "\": ", describe(c), " has size ",
+               it->second, " and size ", n, " (operand ", i, " has shape ", tensors[i].shape(),
+               ")");
+      it->second = n;
+    }
   std::string rhs;
   if (arrow == std::string::npos) {
-    // Implicit output: the subscripts seen once, in alphabetical order (uppercase first).
+    // Implicit output: the ellipsis dims, then the subscripts seen once in alphabetical order
+    // (uppercase first).
+    rhs = ell_labels(ell_dims);
     for (auto [c, n] : count)
-      if (n == 1) rhs += c;
+      if (n == 1 && is_label(c)) rhs += c;
   } else {
-    rhs = eq.substr(arrow + 2);
-    for (std::size_t k = 0; k < rhs.size(); ++k) {
-      MG_CHECK(is_label(rhs[k]) && size.count(rhs[k]), op, "equation \"", equation,
-               "\": output subscript '", rhs[k], "' does not appear in any operand");
-      MG_CHECK(rhs.find(rhs[k]) == k, op, "equation \"", equation, "\": output subscript '", rhs[k],
-               "' repeats");
+    std::string given = eq.substr(arrow + 2);
+    std::size_t at = find_ellipsis(given, "the output");
+    for (std::size_t k = 0; k < given.size(); ++k) {
+      if (k == at) {
+        rhs += ell_labels(ell_dims);
+        k += 2;
+        continue;
+      }
+      char c = given[k];
+      MG_CHECK(size.count(c), op, "equation \"", equation, "\": output subscript '", c,
+               "' does not appear in any operand");
+      MG_CHECK(rhs.find(c) == std::string::npos, op, "equation \"", equation,
+               "\": output subscript '", c, "' repeats");
+      rhs += c;
     }
   }
   auto has = [](const std::string& s, char c) { return s.find(c) != std::string::npos; };
-  // Sum first the subscripts that only one operand has and the output lacks.
-  std::vector<Tensor> ops = tensors;
+  // Broadcast size-1 dims are dropped first (in every operand), ...
+  for (std::size_t i = 0; i < terms.size(); ++i) {
+    Shape kept_shape;
+    std::string kept;
+    for (std::size_t k = 0; k < terms[i].size(); ++k) {
+      std::int64_t n = ops[i].shape()[static_cast<std::int64_t>(k)];
+      if (n == 1 && size[terms[i][k]] != 1) continue;
+      kept += terms[i][k];
+      kept_shape.push_back(n);
+    }
+    if (kept.size() == terms[i].size()) continue;
+    ops[i] = ops[i].reshape(kept_shape);
+    terms[i] = kept;
+  }
+  // ... then the labels that only one operand has (and the output lacks) are summed.
   for (std::size_t i = 0; i < terms.size(); ++i) {
     Shape dims;
     std::string kept;
     for (std::size_t k = 0; k < terms[i].size(); ++k) {
       char c = terms[i][k];
-      if (has(rhs, c) || (terms.size() == 2 && has(terms[1 - i], c)))
+      bool elsewhere = has(rhs, c);
+      for (std::size_t j = 0; j < terms.size(); ++j) elsewhere |= j != i && has(terms[j], c);
+      if (elsewhere)
         kept += c;
       else
         dims.push_back(static_cast<std::int64_t>(k));
     }
-    if (!dims.empty()) {
-      ops[i] = sum(ops[i], dims);
-      terms[i] = kept;
-    }
+    if (dims.empty()) continue;
+    ops[i] = sum(ops[i], dims);
+    terms[i] = kept;
   }
+  auto extent = [&](const std::string& s) {
+    std::int64_t n = 1;
+    for (char c : s) n *= size[c];
+    return n;
+  };
+  auto arrange = [&](const Tensor& t, const std::string& from, const std::string& order,
+                     Shape shape) {
+    Shape perm;
+    for (char c : order) perm.push_back(static_cast<std::int64_t>(from.find(c)));
+    return (perm.empty() ? t : t.permute(perm)).reshape(shape);
+  };
   Tensor result = ops[0];
   std::string term = terms[0];
-  if (terms.size() == 2) {
-    // A [batch, a-only, contracted] as (B, M, K) @ B [batch, contracted, b-only] as (B, K, N).
-    const std::string &ta = terms[0], &tb = terms[1];
+  for (std::size_t next = 1; next < terms.size(); ++next) {
+    // The labels still needed after this pair: the output's and the later operands'.
+    std::string keep = rhs;
+    for (std::size_t j = next + 1; j < terms.size(); ++j) keep += terms[j];
+    const std::string &ta = term, &tb = terms[next];
     std::string batch, a_only, b_only, contracted;
-    for (char c : ta) (has(tb, c) ? (has(rhs, c) ? batch : contracted) : a_only) += c;
+    for (char c : ta) (has(tb, c) ? (has(keep, c) ? batch : contracted) : a_only) += c;
     for (char c : tb)
       if (!has(ta, c)) b_only += c;
-    auto extent = [&](const std::string& s) {
-      std::int64_t n = 1;
-      for (char c : s) n *= size[c];
-      return n;
-    };
-    auto arrange = [&](const Tensor& t, const std::string& from, const std::string& order,
-                       Shape shape) {
-      Shape perm;
-      for (char c : order) perm.push_back(static_cast<std::int64_t>(from.find(c)));
-      return (perm.empty() ? t : t.permute(perm)).reshape(shape);
-    };
-    Tensor a = arrange(ops[0], ta, batch + a_only + contracted,
+    Tensor a = arrange(result, ta, batch + a_only + contracted,
                        {extent(batch), extent(a_only), extent(contracted)});
-    Tensor b = arrange(ops[1], tb, batch + contracted + b_only,
+    Tensor b = arrange(ops[next], tb, batch + contracted + b_only,
                        {extent(batch), extent(contracted), extent(b_only)});
     term = batch + a_only + b_only;
     Shape out_shape;

@@ -99,6 +99,11 @@ auto forward_pointer() {
 
 [[noreturn]] void throw_argument_count(const std::string& module, std::size_t expected,
                                        std::size_t got);
+/// Appends to args the defaults (MG_FORWARD_HAS_DEFAULT_ARGS) of the arguments after them, up to
+/// count; throws when args has fewer than the required ones or a missing one has no default.
+void fill_default_arguments(const std::string& module, std::vector<AnyValue>& args,
+                            const std::vector<std::pair<unsigned int, AnyValue>>& defaults,
+                            std::size_t count);
 [[noreturn]] void throw_argument_type(const std::string& module, std::size_t index,
                                       const std::type_info& expected, const std::type_info& got);
 }  // namespace container_detail
@@ -108,10 +113,23 @@ template <typename M>
 concept HasForward = std::derived_from<M, Module> &&
     (std::derived_from<M, UnaryModule> || requires { &M::forward; });
 
+/// libtorch's FORWARD_HAS_DEFAULT_ARGS, inside a module class: the default values of its forward's
+/// trailing arguments as {index, AnyValue(value)} pairs (indices counted from 0, each value of the
+/// argument's type after decay), so that AnyModule and Sequential call forward with fewer
+/// arguments, as C++ does when it is called directly:
+///   Tensor forward(const Tensor& x, const Tensor& mask = {}, double scale = 1.0) const;
+///   MG_FORWARD_HAS_DEFAULT_ARGS({1, mg::nn::AnyValue(mg::Tensor())}, {2, mg::nn::AnyValue(1.0)})
+#define MG_FORWARD_HAS_DEFAULT_ARGS(...)                                                          \
+  friend class ::minigrad::nn::AnyModule; /* it may be in a protected part */                     \
+  static std::vector<std::pair<unsigned int, ::minigrad::nn::AnyValue>> _forward_default_args() { \
+    return {__VA_ARGS__};                                                                         \
+  }
+
 /// Any module with any forward signature, as libtorch's AnyModule: forward(args...) checks the
 /// number and the types of the arguments against the module's forward() and throws
-/// "[AnyModule] ..." when they differ. Converts implicitly from std::shared_ptr<M> and from a
-/// holder (nn::Linear(3, 4)), so containers take modules as they come.
+/// "[AnyModule] ..." when they differ (fewer arguments are filled in from the defaults a
+/// module declares with MG_FORWARD_HAS_DEFAULT_ARGS). Converts implicitly from std::shared_ptr<M>
+/// and from a holder (nn::Linear(3, 4)), so containers take modules as they come.
 class AnyModule {
  public:
   /// An empty AnyModule; forward() on it throws.
@@ -126,6 +144,12 @@ class AnyModule {
       using Signature = container_detail::ForwardSignature<decltype(f)>;
       static_assert(!std::is_void_v<typename Signature::Return>,
                     "AnyModule needs a forward() that returns a value");
+      constexpr std::size_t count = std::tuple_size_v<typename Signature::Args>;
+      if constexpr (requires { M::_forward_default_args(); }) {
+        if (args.size() < count)
+          container_detail::fill_default_arguments(m->type_name(), args, M::_forward_default_args(),
+                                                   count);
+      }
       return call(*m, f, args, static_cast<typename Signature::Args*>(nullptr),
                   std::make_index_sequence<std::tuple_size_v<typename Signature::Args>>());
     };

@@ -305,3 +305,51 @@ class CrossEntropyLossImpl : public LossModule {
 MG_MODULE(CrossEntropyLoss);
 
 }  // namespace minigrad::nn
+
+namespace minigrad::nn::functional {
+
+// libtorch's functional options (torch::nn::functional::CrossEntropyFuncOptions, ...): the loss
+// modules' options under their functional names, taken by an overload of each functional loss:
+//   F::cross_entropy(x, y, F::CrossEntropyFuncOptions().reduction(mg::kSum).label_smoothing(0.1))
+
+/// Options of functional::l1_loss: its reduction.
+using L1LossFuncOptions = L1LossOptions;
+/// Options of functional::mse_loss: its reduction.
+using MSELossFuncOptions = MSELossOptions;
+/// Options of functional::smooth_l1_loss: reduction and beta.
+using SmoothL1LossFuncOptions = SmoothL1LossOptions;
+/// Options of functional::huber_loss: reduction and delta.
+using HuberLossFuncOptions = HuberLossOptions;
+/// Options of functional::binary_cross_entropy: weight and reduction.
+using BinaryCrossEntropyFuncOptions = BCELossOptions;
+/// Options of functional::binary_cross_entropy_with_logits: weight, reduction and pos_weight.
+using BinaryCrossEntropyWithLogitsFuncOptions = BCEWithLogitsLossOptions;
+/// Options of functional::nll_loss: weight, ignore_index and reduction.
+using NLLLossFuncOptions = NLLLossOptions;
+/// Options of functional::cross_entropy: weight, ignore_index, reduction and label_smoothing.
+using CrossEntropyFuncOptions = CrossEntropyLossOptions;
+
+/// l1_loss(input, target, reduction) with the reduction from options (libtorch's overload).
+Tensor l1_loss(const Tensor& input, const Tensor& target, const L1LossFuncOptions& options);
+/// mse_loss(input, target, reduction) with the reduction from options (libtorch's overload).
+Tensor mse_loss(const Tensor& input, const Tensor& target, const MSELossFuncOptions& options);
+/// smooth_l1_loss(input, target, reduction, beta) from options (libtorch's overload).
+Tensor smooth_l1_loss(const Tensor& input, const Tensor& target,
+                      const SmoothL1LossFuncOptions& options);
+/// huber_loss(input, target, reduction, delta) from options (libtorch's overload).
+Tensor huber_loss(const Tensor& input, const Tensor& target, const HuberLossFuncOptions& options);
+/// binary_cross_entropy(input, target, weight, reduction) from options (libtorch's overload).
+Tensor binary_cross_entropy(const Tensor& input, const Tensor& target,
+                            const BinaryCrossEntropyFuncOptions& options);
+/// binary_cross_entropy_with_logits(input, target, weight, reduction, pos_weight) from options
+/// (libtorch's overload).
+Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& target,
+                                        const BinaryCrossEntropyWithLogitsFuncOptions& options);
+/// nll_loss(input, target, weight, ignore_index, reduction) from options (libtorch's overload).
+Tensor nll_loss(const Tensor& input, const Tensor& target, const NLLLossFuncOptions& options);
+/// cross_entropy(input, target, weight, ignore_index, reduction, label_smoothing) from options
+/// (libtorch's overload).
+Tensor cross_entropy(const Tensor& input, const Tensor& target,
+                     const CrossEntropyFuncOptions& options);
+
+}  // namespace minigrad::nn::functional

@@ -102,6 +102,7 @@ class TransformerEncoderLayerImpl : public Module {
   /// src [S, N, E] ([N, S, E] with batch_first, or unbatched [S, E]) -> the same shape.
   Tensor forward(const Tensor& src, const Tensor& src_mask = Tensor(),
                  const Tensor& src_key_padding_mask = Tensor()) const;
+  MG_FORWARD_HAS_DEFAULT_ARGS({1, AnyValue(Tensor())}, {2, AnyValue(Tensor())})
 
   TransformerEncoderLayerOptions options;
   MultiheadAttention self_attn{nullptr};
@@ -138,6 +139,8 @@ class TransformerDecoderLayerImpl : public Module {
                  const Tensor& memory_mask = Tensor(),
                  const Tensor& tgt_key_padding_mask = Tensor(),
                  const Tensor& memory_key_padding_mask = Tensor()) const;
+  MG_FORWARD_HAS_DEFAULT_ARGS({2, AnyValue(Tensor())}, {3, AnyValue(Tensor())},
+                              {4, AnyValue(Tensor())}, {5, AnyValue(Tensor())})
 
   TransformerDecoderLayerOptions options;
   MultiheadAttention self_attn{nullptr};
@@ -167,8 +170,9 @@ struct TransformerEncoderOptions {
       : encoder_layer_(TransformerEncoderLayer(layer_options)), num_layers_(num_layers) {}
   MG_TRANSFORMER_ARG(TransformerEncoderLayer, encoder_layer);
   MG_TRANSFORMER_ARG(std::int64_t, num_layers);
-  /// Applied to the last layer's output when set (libtorch takes an AnyModule here).
-  MG_TRANSFORMER_ARG(LayerNorm, norm){nullptr};
+  /// Applied to the last layer's output when set: any module whose forward takes one tensor
+  /// (`.norm(nn::LayerNorm(16))`, `.norm(AnyModule(nn::RMSNorm(16)))`), as libtorch's.
+  MG_TRANSFORMER_ARG(AnyModule, norm);
 };
 
 /// num_layers deep copies of a TransformerEncoderLayer (children "layers.0", "layers.1", ...)
@@ -181,15 +185,16 @@ class TransformerEncoderImpl : public Module {
   explicit TransformerEncoderImpl(TransformerEncoderOptions options);
   /// PyTorch's form: TransformerEncoder(encoder_layer, num_layers, norm=None).
   TransformerEncoderImpl(const TransformerEncoderLayer& encoder_layer, std::int64_t num_layers,
-                         const LayerNorm& norm = nullptr);
+                         const AnyModule& norm = {});
 
   /// src through every layer with the same masks, then norm.
   Tensor forward(const Tensor& src, const Tensor& mask = Tensor(),
                  const Tensor& src_key_padding_mask = Tensor()) const;
+  MG_FORWARD_HAS_DEFAULT_ARGS({1, AnyValue(Tensor())}, {2, AnyValue(Tensor())})
 
   std::int64_t num_layers;
   ModuleList layers;
-  LayerNorm norm{nullptr};  // empty without a final norm
+  AnyModule norm;  // empty without a final norm (libtorch's member)
 };
 MG_MODULE(TransformerEncoder);
 
@@ -203,8 +208,9 @@ struct TransformerDecoderOptions {
       : decoder_layer_(TransformerDecoderLayer(layer_options)), num_layers_(num_layers) {}
   MG_TRANSFORMER_ARG(TransformerDecoderLayer, decoder_layer);
   MG_TRANSFORMER_ARG(std::int64_t, num_layers);
-  /// Applied to the last layer's output when set (libtorch takes an AnyModule here).
-  MG_TRANSFORMER_ARG(LayerNorm, norm){nullptr};
+  /// Applied to the last layer's output when set: any module whose forward takes one tensor,
+  /// as libtorch's.
+  MG_TRANSFORMER_ARG(AnyModule, norm);
 };
 
 /// num_layers deep copies of a TransformerDecoderLayer, then the optional final norm, as
@@ -216,17 +222,19 @@ class TransformerDecoderImpl : public Module {
   explicit TransformerDecoderImpl(TransformerDecoderOptions options);
   /// PyTorch's form: TransformerDecoder(decoder_layer, num_layers, norm=None).
   TransformerDecoderImpl(const TransformerDecoderLayer& decoder_layer, std::int64_t num_layers,
-                         const LayerNorm& norm = nullptr);
+                         const AnyModule& norm = {});
 
   /// tgt through every layer (each attending over memory) with the same masks, then norm.
   Tensor forward(const Tensor& tgt, const Tensor& memory, const Tensor& tgt_mask = Tensor(),
                  const Tensor& memory_mask = Tensor(),
                  const Tensor& tgt_key_padding_mask = Tensor(),
                  const Tensor& memory_key_padding_mask = Tensor()) const;
+  MG_FORWARD_HAS_DEFAULT_ARGS({2, AnyValue(Tensor())}, {3, AnyValue(Tensor())},
+                              {4, AnyValue(Tensor())}, {5, AnyValue(Tensor())})
 
   std::int64_t num_layers;
   ModuleList layers;
-  LayerNorm norm{nullptr};  // empty without a final norm
+  AnyModule norm;  // empty without a final norm (libtorch's member)
 };
 MG_MODULE(TransformerDecoder);
 
@@ -251,11 +259,19 @@ struct TransformerOptions {
   MG_TRANSFORMER_ARG(bool, batch_first) = false;
   MG_TRANSFORMER_ARG(bool, norm_first) = false;
   MG_TRANSFORMER_ARG(Dtype, dtype) = kFloat32;
+  /// Used as the encoder when set (a clone of it, as libtorch): its forward takes (src, mask,
+  /// src_key_padding_mask) and returns the memory.
+  MG_TRANSFORMER_ARG(AnyModule, custom_encoder);
+  /// Used as the decoder when set (a clone of it, as libtorch): its forward takes (tgt, memory,
+  /// tgt_mask, memory_mask, tgt_key_padding_mask, memory_key_padding_mask).
+  MG_TRANSFORMER_ARG(AnyModule, custom_decoder);
 };
 
-/// An encoder (num_encoder_layers layers and a final LayerNorm) and a decoder (the same), as
-/// torch.nn.Transformer; every parameter with more than one dim starts xavier_uniform_, as in
-/// PyTorch. Children: encoder, decoder.
+/// An encoder (num_encoder_layers layers and a final LayerNorm of layer_norm_eps) and a decoder
+/// (the same), or the options' custom_encoder / custom_decoder, as torch.nn.Transformer; every
+/// parameter with more than one dim starts xavier_uniform_, as in PyTorch (the custom modules'
+/// too). Children: encoder, decoder; as libtorch's, the members are AnyModules
+/// (`model->encoder.forward(src)`, `model->encoder.get<nn::TransformerEncoder>()->layers`).
 class TransformerImpl : public Module {
  public:
   /// A deep copy of this module (Module::clone).
@@ -271,14 +287,17 @@ class TransformerImpl : public Module {
                  const Tensor& src_key_padding_mask = Tensor(),
                  const Tensor& tgt_key_padding_mask = Tensor(),
                  const Tensor& memory_key_padding_mask = Tensor()) const;
+  MG_FORWARD_HAS_DEFAULT_ARGS({2, AnyValue(Tensor())}, {3, AnyValue(Tensor())},
+                              {4, AnyValue(Tensor())}, {5, AnyValue(Tensor())},
+                              {6, AnyValue(Tensor())}, {7, AnyValue(Tensor())})
 
   /// The causal mask [sz, sz]: -inf above the diagonal, 0 elsewhere (a float mask: position i may
   /// attend to positions <= i). Throws for a negative sz.
   static Tensor generate_square_subsequent_mask(std::int64_t sz, Dtype dtype = kFloat32);
 
   TransformerOptions options;
-  TransformerEncoder encoder{nullptr};
-  TransformerDecoder decoder{nullptr};
+  AnyModule encoder;
+  AnyModule decoder;
 };
 MG_MODULE(Transformer);
 

@@ -37,6 +37,14 @@ struct AdagradOptions : public OptimizerCloneableOptions<AdagradOptions> {
 // Compiled once, in adagrad.cpp, not in every file that includes this header (compile time).
 extern template class OptimizerWithOptions<AdagradOptions>;
 
+/// Adagrad's state of one parameter, as libtorch's AdagradParamState: step(), sum(); Note [Typed
+/// parameter state].
+struct AdagradParamState : public OptimizerParamState {
+  MG_PARAM_STATE_CLONE(AdagradParamState)
+  MG_PARAM_STATE_STEP(AdagradParamState)
+  MG_PARAM_STATE_TENSOR(AdagradParamState, sum)
+};
+
 /// Adagrad: sum += g^2; p -= lr / (1 + (t - 1) lr_decay) * g / (sqrt(sum) + eps), with
 /// g += weight_decay * p first. NOTE: the state is created at a parameter's first step, not in
 /// the constructor as PyTorch (a state_dict() before any step has no state).
@@ -51,6 +59,9 @@ class Adagrad : public OptimizerWithOptions<AdagradOptions> {
 
  protected:
   void check_options(const AdagradOptions& options) const override;
+  std::unique_ptr<OptimizerParamState> make_param_state() const override {
+    return std::make_unique<AdagradParamState>();
+  }
   StateKeys state_keys() const override { return {{"step", "sum"}, {}}; }
 };
 

@@ -69,6 +69,25 @@ struct AdamWOptions : public OptimizerCloneableOptions<AdamWOptions> {
 extern template class OptimizerWithOptions<AdamOptions>;
 extern template class OptimizerWithOptions<AdamWOptions>;
 
+/// Adam's state of one parameter, as libtorch's AdamParamState: step(), exp_avg(), exp_avg_sq(),
+/// max_exp_avg_sq() (undefined without amsgrad); Note [Typed parameter state].
+struct AdamParamState : public OptimizerParamState {
+  MG_PARAM_STATE_CLONE(AdamParamState)
+  MG_PARAM_STATE_STEP(AdamParamState)
+  MG_PARAM_STATE_TENSOR(AdamParamState, exp_avg)
+  MG_PARAM_STATE_TENSOR(AdamParamState, exp_avg_sq)
+  MG_PARAM_STATE_TENSOR(AdamParamState, max_exp_avg_sq)
+};
+
+/// AdamW's state of one parameter, as libtorch's AdamWParamState (the same fields as Adam's).
+struct AdamWParamState : public OptimizerParamState {
+  MG_PARAM_STATE_CLONE(AdamWParamState)
+  MG_PARAM_STATE_STEP(AdamWParamState)
+  MG_PARAM_STATE_TENSOR(AdamWParamState, exp_avg)
+  MG_PARAM_STATE_TENSOR(AdamWParamState, exp_avg_sq)
+  MG_PARAM_STATE_TENSOR(AdamWParamState, max_exp_avg_sq)
+};
+
 /// Adam: m = b1 m + (1 - b1) g; v = b2 v + (1 - b2) g^2;
 /// p -= lr / (1 - b1^t) * m / (sqrt(v) / sqrt(1 - b2^t) + eps), with g += weight_decay * p first.
 class Adam : public OptimizerWithOptions<AdamOptions> {
@@ -82,6 +101,9 @@ class Adam : public OptimizerWithOptions<AdamOptions> {
 
  protected:
   void check_options(const AdamOptions& options) const override;
+  std::unique_ptr<OptimizerParamState> make_param_state() const override {
+    return std::make_unique<AdamParamState>();
+  }
   StateKeys state_keys() const override {
     return {{"step", "exp_avg", "exp_avg_sq"}, {"max_exp_avg_sq"}};
   }
@@ -100,6 +122,9 @@ class AdamW : public OptimizerWithOptions<AdamWOptions> {
 
  protected:
   void check_options(const AdamWOptions& options) const override;
+  std::unique_ptr<OptimizerParamState> make_param_state() const override {
+    return std::make_unique<AdamWParamState>();
+  }
   StateKeys state_keys() const override {
     return {{"step", "exp_avg", "exp_avg_sq"}, {"max_exp_avg_sq"}};
   }

@@ -12,6 +12,7 @@
 #include <memory>
 #include <optional>
 #include <set>
+#include <sstream>
 #include <string>
 #include <tuple>
 #include <unordered_map>
@@ -147,9 +148,103 @@ class OptimizerParamGroup {
   std::unique_ptr<OptimizerOptions> options_;
 };
 
+// Note [Typed parameter state]
+// A parameter's state is both PyTorch's dict (`optimizer.state[p]["exp_avg"]`: the state is a
+// std::map from PyTorch's names to tensors, what state_dict() saves) and libtorch's typed object
+// (`static_cast<AdamParamState&>(*opt.state().at(p.unsafeGetTensorImpl())).exp_avg()`): each
+// optimizer creates its state as its own OptimizerParamState subclass (make_param_state), whose
+// accessors read and write the same map entries. A tensor accessor returns the state tensor's
+// handle (an alias: `s.exp_avg().mul_(2)` changes the state; an absent entry gives an undefined
+// tensor), a setter replaces the entry; step() is the "step" entry as an integer (0 before the
+// first step).
+
 /// The state of one parameter, as PyTorch's `optimizer.state[p]`: "step", "momentum_buffer",
-/// "exp_avg", "exp_avg_sq", "max_exp_avg_sq". Empty until the parameter's first step.
-using ParamState = std::map<std::string, Tensor>;
+/// "exp_avg", "exp_avg_sq", "max_exp_avg_sq". Empty until the parameter's first step. The base of
+/// the typed states (AdamParamState, SGDParamState, ...: Note [Typed parameter state]), as
+/// libtorch's OptimizerParamState.
+class OptimizerParamState : public std::map<std::string, Tensor> {
+ public:
+  OptimizerParamState() = default;
+  OptimizerParamState(const OptimizerParamState&) = default;
+  OptimizerParamState(OptimizerParamState&&) = default;
+  OptimizerParamState& operator=(const OptimizerParamState&) = default;
+  OptimizerParamState& operator=(OptimizerParamState&&) = default;
+  virtual ~OptimizerParamState();
+  /// A copy of the same type whose tensors alias this state's (libtorch's clone()).
+  virtual std::unique_ptr<OptimizerParamState> clone() const;
+
+ protected:
+  /// Entry `key`, or an undefined tensor without one.
+  Tensor get(const char* key) const;
+  /// Sets entry `key`.
+  void set(const char* key, const Tensor& value) { (*this)[key] = value; }
+  /// The "step" entry as an integer, 0 without one.
+  std::int64_t get_step() const;
+  /// Writes the "step" entry (a float32 scalar, as PyTorch's, made if missing).
+  void set_step(std::int64_t step);
+};
+/// PyTorch's name for one parameter's state (a map from state names to tensors).
+using ParamState = OptimizerParamState;
+
+}  // namespace minigrad::optim
+
+namespace minigrad::guts {
+/// c10::guts::to_string: what `<<` prints; libtorch keys an optimizer's state() by
+/// `c10::guts::to_string(p.unsafeGetTensorImpl())`.
+template <typename T>
+std::string to_string(const T& value) {
+  std::ostringstream out;
+  out << value;
+  return out.str();
+}
+}  // namespace minigrad::guts
+
+namespace minigrad::optim {
+
+/// Every parameter's state, as libtorch's `optimizer.state()`: keyed by the string of the
+/// parameter's TensorImpl pointer (`c10::guts::to_string(p.unsafeGetTensorImpl())`, so libtorch
+/// code ports by renaming), and also by the pointer itself (`state.at(p.unsafeGetTensorImpl())`).
+class ParamStateMap : public std::unordered_map<std::string, std::unique_ptr<OptimizerParamState>> {
+  using Base = std::unordered_map<std::string, std::unique_ptr<OptimizerParamState>>;
+
+ public:
+  using Base::at;
+  using Base::contains;
+  using Base::count;
+  using Base::find;
+  using Base::operator[];
+  /// The key of the parameter whose TensorImpl is p.
+  static std::string key(const TensorImpl* p) { return guts::to_string(p); }
+  std::unique_ptr<OptimizerParamState>& at(const TensorImpl* p) { return Base::at(key(p)); }
+  const std::unique_ptr<OptimizerParamState>& at(const TensorImpl* p) const {
+    return Base::at(key(p));
+  }
+  bool contains(const TensorImpl* p) const { return Base::contains(key(p)); }
+  std::size_t count(const TensorImpl* p) const { return Base::count(key(p)); }
+  iterator find(const TensorImpl* p) { return Base::find(key(p)); }
+  const_iterator find(const TensorImpl* p) const { return Base::find(key(p)); }
+  std::unique_ptr<OptimizerParamState>& operator[](const TensorImpl* p) { return (*this)[key(p)]; }
+};
+
+/// A typed state's step accessors (libtorch's TORCH_ARG(int64_t, step)).
+#define MG_PARAM_STATE_STEP(Self)                  \
+  std::int64_t step() const { return get_step(); } \
+  Self& step(std::int64_t value) {                 \
+    set_step(value);                               \
+    return *this;                                  \
+  }
+/// A typed state's tensor accessors (libtorch's TORCH_ARG(torch::Tensor, name)).
+#define MG_PARAM_STATE_TENSOR(Self, name)    \
+  Tensor name() const { return get(#name); } \
+  Self& name(const Tensor& value) {          \
+    set(#name, value);                       \
+    return *this;                            \
+  }
+/// clone() returning a copy of the typed state.
+#define MG_PARAM_STATE_CLONE(Self)                              \
+  std::unique_ptr<OptimizerParamState> clone() const override { \
+    return std::make_unique<Self>(*this);                       \
+  }
 
 /// What step() may call to re-evaluate the model, as libtorch's `LossClosure`: it clears the
 /// gradients, computes the loss, calls backward() and returns the loss.
@@ -246,11 +341,19 @@ class Optimizer {
   }
 
   /// The state of parameter p (keyed by its TensorImpl, so every alias of p finds it); an empty
-  /// state is created on first access, as the defaultdict `optimizer.state`.
-  ParamState& state(const Tensor& p) { return state_[p.impl()]; }
-  /// Every parameter's state, keyed by its TensorImpl (libtorch's `state()`, keyed by
-  /// `unsafeGetTensorImpl()`); parameters not stepped yet are absent or empty.
-  const std::unordered_map<const TensorImpl*, ParamState>& state() const { return state_; }
+  /// state of this optimizer's type (make_param_state) is created on first access, as the
+  /// defaultdict `optimizer.state`.
+  ParamState& state(const Tensor& p) {
+    std::unique_ptr<OptimizerParamState>& slot = state_[ParamStateMap::key(p.impl())];
+    if (!slot) slot = make_param_state();
+    return *slot;
+  }
+  /// Every parameter's state (ParamStateMap: keyed as libtorch's, by
+  /// `c10::guts::to_string(p.unsafeGetTensorImpl())`, or by the pointer):
+  /// `static_cast<AdamParamState&>(*opt.state().at(key))`, as libtorch (Note [Typed parameter
+  /// state]). Parameters not stepped yet are absent or empty.
+  ParamStateMap& state() noexcept { return state_; }
+  const ParamStateMap& state() const noexcept { return state_; }
 
   /// Option `name` (PyTorch's name: "lr", "momentum", "betas", ...) of group i, as a
   /// state_dict() value; std::nullopt if this optimizer has no such option (what OneCycleLR
@@ -320,18 +423,21 @@ class Optimizer {
   /// The state of p, or nullptr if it has none (unlike state(), creates nothing).
   const ParamState* find_state(const Tensor& p) const {
     auto it = state_.find(p.impl());
-    return it == state_.end() || it->second.empty() ? nullptr : &it->second;
+    return it == state_.end() || !it->second || it->second->empty() ? nullptr : it->second.get();
   }
-  /// Replaces the whole state (load_state_dict).
-  void replace_state(std::unordered_map<const TensorImpl*, ParamState> state) {
-    state_ = std::move(state);
+  /// Replaces the whole state (load_state_dict); each entry becomes a make_param_state().
+  void replace_state(std::unordered_map<const TensorImpl*, ParamState> state);
+  /// A new, empty state of this optimizer's type (AdamParamState for Adam, ...; the base
+  /// OptimizerParamState unless overridden).
+  virtual std::unique_ptr<OptimizerParamState> make_param_state() const {
+    return std::make_unique<OptimizerParamState>();
   }
 
  private:
   std::string name_;
   std::unique_ptr<OptimizerOptions> defaults_;
   std::vector<OptimizerParamGroup> param_groups_;
-  std::unordered_map<const TensorImpl*, ParamState> state_;
+  ParamStateMap state_;
   // Note [Parameters without a gradient]: names, parameters that had a gradient at some step(),
   // parameters already reported, and whether "no parameter has a gradient" was reported.
   std::unordered_map<const TensorImpl*, std::string> names_;

@@ -39,6 +39,16 @@ struct RMSpropOptions : public OptimizerCloneableOptions<RMSpropOptions> {
 // Compiled once, in rmsprop.cpp, not in every file that includes this header (compile time).
 extern template class OptimizerWithOptions<RMSpropOptions>;
 
+/// RMSprop's state of one parameter, as libtorch's RMSpropParamState: step(), square_avg(),
+/// momentum_buffer() (with momentum), grad_avg() (centered); Note [Typed parameter state].
+struct RMSpropParamState : public OptimizerParamState {
+  MG_PARAM_STATE_CLONE(RMSpropParamState)
+  MG_PARAM_STATE_STEP(RMSpropParamState)
+  MG_PARAM_STATE_TENSOR(RMSpropParamState, square_avg)
+  MG_PARAM_STATE_TENSOR(RMSpropParamState, momentum_buffer)
+  MG_PARAM_STATE_TENSOR(RMSpropParamState, grad_avg)
+};
+
 /// RMSprop: v = alpha v + (1 - alpha) g^2 (centered: minus the square of the running mean of g);
 /// p -= lr * g / (sqrt(v) + eps), through a momentum buffer when momentum > 0, with
 /// g += weight_decay * p first.
@@ -53,6 +63,9 @@ class RMSprop : public OptimizerWithOptions<RMSpropOptions> {
 
  protected:
   void check_options(const RMSpropOptions& options) const override;
+  std::unique_ptr<OptimizerParamState> make_param_state() const override {
+    return std::make_unique<RMSpropParamState>();
+  }
   StateKeys state_keys() const override {
     return {{"step", "square_avg"}, {"momentum_buffer", "grad_avg"}};
   }

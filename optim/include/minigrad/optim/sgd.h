@@ -35,6 +35,13 @@ struct SGDOptions : public OptimizerCloneableOptions<SGDOptions> {
 // Compiled once, in sgd.cpp, not in every file that includes this header (compile time).
 extern template class OptimizerWithOptions<SGDOptions>;
 
+/// SGD's state of one parameter, as libtorch's SGDParamState: momentum_buffer() (undefined
+/// without momentum, as SGD keeps no state then); Note [Typed parameter state].
+struct SGDParamState : public OptimizerParamState {
+  MG_PARAM_STATE_CLONE(SGDParamState)
+  MG_PARAM_STATE_TENSOR(SGDParamState, momentum_buffer)
+};
+
 /// Stochastic gradient descent, optionally with (Nesterov) momentum and L2 weight decay:
 /// g += weight_decay * p; b = momentum * b + (1 - dampening) * g (b = g on the first step);
 /// g = nesterov ? g + momentum * b : b; p -= lr * g.
@@ -50,6 +57,9 @@ class SGD : public OptimizerWithOptions<SGDOptions> {
 
  protected:
   void check_options(const SGDOptions& options) const override;
+  std::unique_ptr<OptimizerParamState> make_param_state() const override {
+    return std::make_unique<SGDParamState>();
+  }
   StateKeys state_keys() const override { return {{"momentum_buffer"}, {}}; }
 };
 
