@@ -7,7 +7,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/deps.sh
 ensure_packages "${MINIGRAD_BUILD_PACKAGES[@]}" libgtest-dev
+# -O1 with line tables only, as in scripts/run_tests.sh's sanitizer build.
 cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMINIGRAD_BUILD_TESTS=ON \
+  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" \
   -DMINIGRAD_BUILD_EXAMPLES=OFF -DMINIGRAD_WERROR="${MINIGRAD_WERROR:-OFF}" \
   -DMINIGRAD_SANITIZERS=thread >/dev/null
 cmake --build build-tsan -j"$(nproc)" --target minigrad_tests minigrad_nn_tests minigrad_optim_tests
