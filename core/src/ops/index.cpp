@@ -206,8 +206,28 @@ Tensor index_add(const Tensor& self, std::int64_t dim, const Tensor& index, cons
   MG_CHECK(source.shape() == expect, "index_add", "source has shape ", source.shape(),
            " but self (", self.shape(), ") with ", idx.size(), " indices along dim ", d,
            " needs shape ", expect);
-  Tensor out = self.detach().clone();
-  {
+  Tensor out = self.detach().clone().contiguous();
+  if (self.dim() > 0 && source.dtype() == self.dtype()) {
+    // One pass over contiguous rows: out[o, idx[i], :] += src[o, i, :], each element's additions
+    // in the order of i, as the per-index loop below (the embedding's backward calls this with
+    // one index per token, so a select and a copy_ per index cost more than the adds).
+    Tensor src = source.detach().contiguous();
+    const Shape& shape = out.shape();
+    std::int64_t outer = 1, inner = 1;
+    for (std::int64_t k = 0; k < d; ++k) outer *= shape[k];
+    for (std::int64_t k = d + 1; k < out.dim(); ++k) inner *= shape[k];
+    const auto n = static_cast<std::int64_t>(idx.size());
+    detail::dispatch(out.dtype(), [&]<typename T>() {
+      const T* ps = src.impl()->data<T>();
+      T* po = out.impl()->data<T>();
+      for (std::int64_t o = 0; o < outer; ++o)
+        for (std::int64_t i = 0; i < n; ++i) {
+          T* dst = po + (o * size_d + idx[static_cast<std::size_t>(i)]) * inner;
+          const T* row = ps + (o * n + i) * inner;
+          for (std::int64_t j = 0; j < inner; ++j) dst[j] = detail::wrapping_add(dst[j], row[j]);
+        }
+    });
+  } else {
     NoGradGuard no_grad;
     for (std::size_t i = 0; i < idx.size(); ++i) {
       if (self.dim() == 0) {
