@@ -26,7 +26,9 @@ cd "$build"
 log="$(mktemp)"
 trap 'rm -f "$log"' EXIT
 set +e
-ctest --output-on-failure --verbose 2>&1 | tee "$log"
+# One job per core (the 2-rank MPI tests run alone: RUN_SERIAL in tests/distributed); every
+# output line starts with its test's number.
+ctest --output-on-failure --verbose -j"$(nproc)" 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
 set -e
 # Result lines look like "12/57 Test #12: pytorch_parity ......***Skipped   0.02 sec".
