@@ -6,6 +6,9 @@
 #include "minigrad/nn/functional.h"
 #include "minigrad/nn/init.h"
 #include "minigrad/nn/layers.h"
+#include "minigrad/ops/creation.h"
+#include "minigrad/ops/elementwise.h"
+#include "minigrad/ops/linalg.h"
 
 namespace minigrad::nn {
 

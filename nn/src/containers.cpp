@@ -1,6 +1,8 @@
 // Containers: AnyModule's checks, Sequential, ModuleList, ModuleDict, ParameterList,
 // ParameterDict and Functional.
 #include "minigrad/nn/containers.h"
+#include "minigrad/ops/creation.h"
+#include "minigrad/ops/elementwise.h"
 
 #include <cxxabi.h>
 

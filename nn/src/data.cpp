@@ -3,6 +3,10 @@
 #include <string>
 
 #include "minigrad/data.h"
+#include "minigrad/ops/creation.h"
+#include "minigrad/ops/elementwise.h"
+#include "minigrad/ops/index.h"
+#include "minigrad/ops/random.h"
 
 namespace minigrad::data {
 

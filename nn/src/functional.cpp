@@ -5,6 +5,11 @@
 #include <cmath>
 
 #include "minigrad/nn/utils.h"
+#include "minigrad/ops/creation.h"
+#include "minigrad/ops/elementwise.h"
+#include "minigrad/ops/linalg.h"
+#include "minigrad/ops/reduce.h"
+#include "minigrad/ops/shape.h"
 #include "minigrad/profiler.h"
 
 namespace minigrad::nn::functional {

@@ -1,5 +1,7 @@
 // nn::init with torch.nn.init's formulas, drawing from the default generator in PyTorch's order.
 #include "minigrad/nn/init.h"
+#include "minigrad/ops/creation.h"
+#include "minigrad/ops/elementwise.h"
 
 #include <cmath>
 

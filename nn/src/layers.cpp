@@ -11,6 +11,12 @@
 #include "minigrad/custom_function.h"
 #include "minigrad/dispatch.h"
 #include "minigrad/nn/init.h"
+#include "minigrad/ops/creation.h"
+#include "minigrad/ops/elementwise.h"
+#include "minigrad/ops/linalg.h"
+#include "minigrad/ops/nn.h"
+#include "minigrad/ops/random.h"
+#include "minigrad/ops/shape.h"
 #include "minigrad/profiler.h"
 
 namespace minigrad::nn {

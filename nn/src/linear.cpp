@@ -5,6 +5,8 @@
 
 #include "minigrad/nn/functional.h"
 #include "minigrad/nn/init.h"
+#include "minigrad/ops/creation.h"
+#include "minigrad/ops/elementwise.h"
 
 namespace minigrad::nn {
 

@@ -16,6 +16,10 @@
 #include "minigrad/custom_function.h"
 #include "minigrad/dispatch.h"
 #include "minigrad/nn/functional.h"
+#include "minigrad/ops/creation.h"
+#include "minigrad/ops/elementwise.h"
+#include "minigrad/ops/nn.h"
+#include "minigrad/ops/reduce.h"
 #include "minigrad/profiler.h"
 
 namespace minigrad::nn::functional {

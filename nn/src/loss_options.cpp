@@ -5,6 +5,9 @@
 
 #include "minigrad/nn/functional.h"
 #include "minigrad/nn/loss.h"
+#include "minigrad/ops/creation.h"
+#include "minigrad/ops/elementwise.h"
+#include "minigrad/ops/nn.h"
 
 namespace minigrad::nn::functional {
 

@@ -9,6 +9,8 @@
 #include <sstream>
 #include <unordered_map>
 
+#include "minigrad/ops/creation.h"
+#include "minigrad/ops/elementwise.h"
 #include "minigrad/parameter_names.h"
 
 namespace minigrad::nn {

@@ -6,6 +6,10 @@
 #include <utility>
 
 #include "minigrad/nn/init.h"
+#include "minigrad/ops/creation.h"
+#include "minigrad/ops/elementwise.h"
+#include "minigrad/ops/reduce.h"
+#include "minigrad/ops/shape.h"
 
 namespace minigrad::nn {
 

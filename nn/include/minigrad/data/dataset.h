@@ -17,7 +17,7 @@
 #include <utility>
 #include <vector>
 
-#include "minigrad/ops.h"
+#include "minigrad/ops/shape.h"
 #include "minigrad/tensor.h"
 
 namespace minigrad {

@@ -4,7 +4,7 @@
 #include <string>
 
 #include "minigrad/autograd.h"
-#include "minigrad/ops.h"
+#include "minigrad/tensor.h"
 
 namespace minigrad::nn::init {
 

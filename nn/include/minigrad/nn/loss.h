@@ -19,7 +19,6 @@
 
 #include "minigrad/nn/module.h"
 #include "minigrad/nn/options.h"
-#include "minigrad/ops.h"
 #include "minigrad/tensor.h"
 
 namespace minigrad::nn::functional {

@@ -32,7 +32,7 @@
 #include "minigrad/generator.h"
 #include "minigrad/io.h"
 #include "minigrad/nn/ordered_dict.h"
-#include "minigrad/ops.h"
+#include "minigrad/tensor.h"
 
 namespace minigrad::nn {
 

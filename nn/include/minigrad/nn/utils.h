@@ -3,7 +3,7 @@
 #include <vector>
 
 #include "minigrad/autograd.h"
-#include "minigrad/ops.h"
+#include "minigrad/tensor.h"
 
 namespace minigrad::nn::utils {
 
