@@ -1,7 +1,6 @@
 #pragma once
 // minigrad::nn: modules, layers, functional, init, utils, and every op (minigrad/ops.h): the
 // headers of the pieces include only what their declarations need, this one is for scripts.
-#include "minigrad/ops.h"
 #include "minigrad/nn/attention.h"
 #include "minigrad/nn/containers.h"
 #include "minigrad/nn/functional.h"
@@ -12,3 +11,4 @@
 #include "minigrad/nn/module.h"
 #include "minigrad/nn/transformer.h"
 #include "minigrad/nn/utils.h"
+#include "minigrad/ops.h"
