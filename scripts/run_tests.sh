@@ -13,7 +13,7 @@ build=build
 type=Release
 flags=()
 # Under the sanitizers: -O1 with line tables only (-g1), as the sanitizers' own docs advise; -O2 -g
-# builds take twice as long and find nothing more.
+# builds took twice as long (docs/performance.md, CI's time).
 if [ -n "${MINIGRAD_SANITIZERS:-}" ]; then
   build=build-asan
   type=RelWithDebInfo
