@@ -296,3 +296,118 @@ TEST(VecMath, SoftmaxKernelsMaskedAndNonFiniteRows) {
     }
   }
 }
+
+namespace {
+
+/// gelu and its derivative in double precision (long double's erfc for the "none" form's tail).
+double gelu_ref(double x, bool tanh_form) {
+  if (tanh_form) {
+    const double u = 0.79788456080286535588 * (x + 0.044715 * x * x * x);
+    return x / (1 + std::exp(-2 * u));
+  }
+  return 0.5 * x * static_cast<double>(std::erfc(-static_cast<long double>(x) / std::sqrt(2.0L)));
+}
+double gelu_grad_ref(double x, bool tanh_form) {
+  if (tanh_form) {
+    const double u = 0.79788456080286535588 * (x + 0.044715 * x * x * x);
+    const double s = 1 / (1 + std::exp(-2 * u));
+    return s + 2 * x * s * (1 - s) * 0.79788456080286535588 * (1 + 3 * 0.044715 * x * x);
+  }
+  const double cdf =
+      0.5 * static_cast<double>(std::erfc(-static_cast<long double>(x) / std::sqrt(2.0L)));
+  return cdf + x * std::exp(-0.5 * x * x) * 0.39894228040143267794;
+}
+
+/// Every 2039th float32 bit pattern of magnitude up to 20 (past it gelu is x or 0 in float32), of
+/// both signs, then chosen values.
+std::vector<float> gelu_inputs() {
+  std::vector<float> xs;
+  for (std::uint32_t b = 0; b <= 0x41a00000u; b += 2039) {
+    xs.push_back(from_bits(b));
+    xs.push_back(from_bits(b | 0x80000000u));
+  }
+  for (float v : {0.0f, -0.0f, 1.0f, -1.0f, -0.7517916f, 5.0f, -5.0f, 9.0f, -9.0f, 13.0f, -13.0f,
+                  14.5f, -14.5f, 100.0f, -100.0f, 1e30f, -1e30f})
+    xs.push_back(v);
+  return xs;
+}
+
+}  // namespace
+
+// The GELU kernels (Note [Vectorised GELU]) against double references on every level. The
+// error is in float32 ulps of the result, divided by the problem's own condition where float32
+// inputs make an exact result impossible: the tanh form's exp(-2u) amplifies the rounding of u by
+// 2|u|, and the derivative is a sum of two terms that cancel near x = -0.75 (its error is measured
+// against the terms' magnitude, not the sum's).
+TEST(VecMath, GeluKernelsAgainstDoubleReference) {
+  const auto kernels = available_kernels();
+  if (kernels.empty()) GTEST_SKIP() << "no AVX2 on this CPU";
+  const std::vector<float> xs = gelu_inputs();
+  const std::vector<float> ones(xs.size(), 1.0f);
+  std::vector<float> y(xs.size()), gx(xs.size());
+  for (const auto* k : kernels) {
+    for (bool tanh_form : {false, true}) {
+      k->gelu(xs.data(), y.data(), static_cast<std::int64_t>(xs.size()), tanh_form);
+      k->gelu_backward(ones.data(), xs.data(), gx.data(), static_cast<std::int64_t>(xs.size()),
+                       tanh_form);
+      double worst_y = 0, worst_y_x = 0, worst_g = 0, worst_g_x = 0;
+      for (std::size_t i = 0; i < xs.size(); ++i) {
+        const double x = xs[i];
+        const double u = 0.79788456080286535588 * (x + 0.044715 * x * x * x);
+        const double cond = tanh_form ? 1 + 2 * std::fabs(u) : 1;
+        // Results below 2^-100 (x < -13.5, or the tanh form's x < -9.4) are checked for their
+        // absolute error only: their partial products reach float32's denormals.
+        if (std::fabs(gelu_ref(x, tanh_form)) < 0x1p-100) {
+          EXPECT_LE(std::fabs(y[i] - gelu_ref(x, tanh_form)), 0x1p-110) << k->name << " " << x;
+          EXPECT_LE(std::fabs(gx[i] - gelu_grad_ref(x, tanh_form)), 0x1p-110)
+              << k->name << " " << x;
+          continue;
+        }
+        const double ey = ulp_error(y[i], gelu_ref(x, tanh_form)) / cond;
+        if (ey > worst_y) worst_y = ey, worst_y_x = x;
+        // The derivative's terms: Phi(x) (or s) and x phi(x) (or its tanh counterpart).
+        const double s = tanh_form ? 1 / (1 + std::exp(-2 * u)) : gelu_ref(x, false) / x;
+        const double scale = std::fabs(std::isfinite(s) ? s : 1.0) +
+                             std::fabs(gelu_grad_ref(x, tanh_form) - (std::isfinite(s) ? s : 0));
+        const double exact_g = gelu_grad_ref(x, tanh_form);
+        const double eg = ulp_error(gx[i], exact_g) /
+                          (std::max(1.0, scale / std::max(std::fabs(exact_g), 1e-300)) * cond);
+        if (eg > worst_g) worst_g = eg, worst_g_x = x;
+      }
+      std::printf("%s gelu (%s): max error %.2f ulp (x = %g), derivative %.2f ulp (x = %g)\n",
+                  k->name, tanh_form ? "tanh" : "none", worst_y, worst_y_x, worst_g, worst_g_x);
+      // "none": the erfc fit's 2.3e-7 relative error (Note [Vectorised GELU]) near x = 0.
+      const double bound = tanh_form ? 4.0 : 8.0;
+      EXPECT_LE(worst_y, bound) << k->name << (tanh_form ? " tanh" : " none")
+                                << " at x = " << worst_y_x;
+      EXPECT_LE(worst_g, bound) << k->name << (tanh_form ? " tanh" : " none")
+                                << " at x = " << worst_g_x;
+    }
+  }
+}
+
+TEST(VecMath, GeluKernelsNonFiniteInputs) {
+  const auto kernels = available_kernels();
+  if (kernels.empty()) GTEST_SKIP() << "no AVX2 on this CPU";
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  // Lengths 3 and 17: a partial tail only, and one full AVX-512 register plus a tail.
+  std::vector<float> xs = {nan,  kInf, -kInf, 1.0f, 2.0f, -1.0f, 0.5f, 3.0f, -3.0f,
+                           4.0f, 5.0f, 6.0f,  7.0f, 8.0f, 9.0f,  nan,  kInf};
+  std::vector<float> ones(xs.size(), 1.0f), y(xs.size()), g(xs.size());
+  for (const auto* k : kernels) {
+    for (bool tanh_form : {false, true}) {
+      for (std::int64_t n : {3, 17}) {
+        k->gelu(xs.data(), y.data(), n, tanh_form);
+        k->gelu_backward(ones.data(), xs.data(), g.data(), n, tanh_form);
+        // As the scalar formulas (and PyTorch): gelu(nan) = nan, gelu(inf) = inf,
+        // gelu(-inf) = -inf * 0 = nan.
+        EXPECT_TRUE(std::isnan(y[0])) << k->name;
+        EXPECT_EQ(y[1], kInf) << k->name;
+        EXPECT_TRUE(std::isnan(y[2])) << k->name;
+        EXPECT_TRUE(std::isnan(g[0])) << k->name;
+      }
+      EXPECT_TRUE(std::isnan(y[15])) << k->name;
+      EXPECT_EQ(y[16], kInf) << k->name;
+    }
+  }
+}

@@ -12,8 +12,8 @@
 // which of them may run and hands out their function table; off x86-64 the table is null and
 // callers keep their portable code. Why: one binary for every x86-64 (and non-x86) machine, yet
 // AVX2 / AVX-512 speed where available, as PyTorch's ATen dispatches its CPU kernels. Used by
-// softmax / log_softmax (ops/softmax.cpp) and the fused Adam update (kernels/optim.cpp,
-// optim_simd_impl.h). Not xsimd::dispatch: xsimd 8.1.0's reads CPUID only,
+// softmax / log_softmax (ops/softmax.cpp), gelu (ops/elementwise.cpp) and the fused Adam update
+// (kernels/optim.cpp, optim_simd_impl.h). Not xsimd::dispatch: xsimd 8.1.0's reads CPUID only,
 // without XGETBV, so on a CPU whose OS does not save the YMM / ZMM registers (a VM with AVX-512
 // masked off in XCR0) it would run AVX-512 code and crash; and it can neither be capped
 // (MINIGRAD_CPU_CAPABILITY) nor asked for one level (the tests run every level this CPU has).
@@ -40,6 +40,11 @@ struct Kernels {
   /// gx = y * (g - sum(g * y)) (softmax) or g - exp(y) * sum(g) (log_softmax, y its output).
   void (*softmax_backward)(const float* g, const float* y, float* gx, std::int64_t outer,
                            std::int64_t n, std::int64_t inner, bool log);
+  /// y = gelu(x) over n contiguous values (y may equal x), the tanh approximation when tanh_form
+  /// (Note [Vectorised GELU] in gelu_simd_impl.h).
+  void (*gelu)(const float* x, float* y, std::int64_t n, bool tanh_form);
+  /// gx = g * gelu'(x) over n contiguous values.
+  void (*gelu_backward)(const float* g, const float* x, float* gx, std::int64_t n, bool tanh_form);
   /// The fused Adam / AdamW update over n contiguous values (Note [Fused Adam], optim.h).
   void (*adam)(float* p, const float* g, float* m, float* v, float* max_v, std::int64_t n,
                const AdamCoeffs<float>& c);

@@ -1,8 +1,9 @@
-// The float32 softmax kernels, exp and the fused Adam update over xsimd::batch<float,
+// The float32 softmax kernels, exp, GELU and the fused Adam update over xsimd::batch<float,
 // xsimd::fma3<xsimd::avx2>>. This file is compiled with -mavx2 -mfma (core/CMakeLists.txt, x86-64
 // only) and runs only after simd.cpp has checked the CPU (Note [Runtime SIMD dispatch] in simd.h).
 // Include nothing here that defines non-template inline functions shared with the rest of the
 // library (see vec_math.h).
+#include "kernels/gelu_simd_impl.h"
 #include "kernels/optim_simd_impl.h"
 #include "kernels/simd.h"
 #include "kernels/softmax_simd_impl.h"
@@ -17,6 +18,8 @@ const Kernels* avx2_kernels_f32() {
                                &exp_kernel<V>,
                                &softmax_forward_kernel<V>,
                                &softmax_backward_kernel<V>,
+                               &gelu_kernel<V>,
+                               &gelu_backward_kernel<V>,
                                &adam_kernel<V>};
   return &kernels;
 }

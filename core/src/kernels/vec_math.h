@@ -80,7 +80,14 @@ struct Vec {
   static Reg sub(Reg a, Reg b) { return a - b; }
   static Reg mul(Reg a, Reg b) { return a * b; }
   /// a * b + c (one rounding where A has FMA: fma3<avx2> and avx512f).
-  static Reg fmadd(Reg a, Reg b, Reg c) { return xsimd::fma(a, b, c); }
+  static Reg fmadd(Reg a, Reg b, Reg c) {
+#if defined(__AVX512F__)
+    // xsimd 8.1.0 has no avx512f fma: its generic a * b + c is fused only when GCC contracts it,
+    // and it did not in gelu's exact square (x * x - hi came out 0 once x * x was shared).
+    if constexpr (std::is_same_v<A, xsimd::avx512f>) return _mm512_fmadd_ps(a, b, c);
+#endif
+    return xsimd::fma(a, b, c);
+  }
   /// -a. c - a * b is written fmadd(a, neg(b), c) with neg(b) made once outside the loop (or a
   /// negated constant): the same single rounding as a fused c - a * b, and no xsimd::fnma, whose
   /// 8.1.0 avx512f version negates a on every call.
@@ -105,6 +112,9 @@ struct Vec {
   /// a < b ? a : b; b when either is NaN.
   static Reg min(Reg a, Reg b) { return xsimd::min(a, b); }
   static Reg round(Reg x) { return xsimd::nearbyint(x); }
+  static Reg abs(Reg a) { return xsimd::abs(a); }
+  /// a where x >= 0, b elsewhere (and where x is NaN).
+  static Reg where_nonneg(Reg x, Reg a, Reg b) { return xsimd::select(x >= Reg(0.0f), a, b); }
   /// p * 2^n for integral n in [-150, 128] (NaN n only with NaN p), rounded once.
   static Reg scale(Reg p, Reg n) {
 #if defined(__AVX512F__)

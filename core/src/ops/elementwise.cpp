@@ -6,6 +6,7 @@
 #include "autograd/function.h"
 #include "kernels/dispatch.h"
 #include "kernels/loops.h"
+#include "kernels/simd.h"
 #include "kernels/wrapping.h"
 #include "kernels/xt.h"
 #include "minigrad/ops/creation.h"
@@ -283,11 +284,36 @@ T gelu_derivative(T v, bool tanh_form) {
          static_cast<T>(0.5) * v * (1 - t * t) * k * (1 + 3 * c * v * v);
 }
 
+/// gelu(x), or g * gelu'(x) when g is given, through the float32 SIMD kernels (Note [Vectorised
+/// GELU] in kernels/gelu_simd_impl.h); an undefined Tensor when they do not apply (not float32, not
+/// contiguous, g not x's shape, or no AVX2 on this CPU).
+Tensor gelu_simd(const Tensor& x, const Tensor* g, bool tanh_form) {
+  const detail::simd::Kernels* k = detail::simd::kernels_f32();
+  if (!k || x.dtype() != kFloat32 || !x.is_contiguous() || x.numel() == 0) return Tensor();
+  if (g && (g->dtype() != kFloat32 || !g->is_contiguous() || g->shape() != x.shape()))
+    return Tensor();
+  Tensor out = detail::make_tensor(x.shape(), kFloat32);
+  const float* px = x.impl()->data<float>();
+  const float* pg = g ? g->impl()->data<float>() : nullptr;
+  float* po = out.impl()->data<float>();
+  detail::parallel_for(
+      0, x.numel(), detail::kGrainSize,
+      [&](std::int64_t b, std::int64_t e) {
+        if (pg)
+          k->gelu_backward(pg + b, px + b, po + b, e - b, tanh_form);
+        else
+          k->gelu(px + b, po + b, e - b, tanh_form);
+      },
+      detail::kSimdAlign);
+  return out;
+}
+
 /// g * gelu'(x) in one pass, without recording history: gelu's backward when the backward is
 /// not differentiated itself (no create_graph). The composite formulas below it made eleven
 /// temporaries, and that was ~45% of a tiny_lm training step (docs/performance.md).
 Tensor gelu_backward_fused(const Tensor& g, const Tensor& x, bool tanh_form) {
   Tensor gc = convert(g, x.dtype());
+  if (Tensor out = gelu_simd(x, &gc, tanh_form); out.defined()) return out;
   Tensor out = detail::make_tensor(x.shape(), x.dtype());
   Shape sg = detail::broadcast_strides(gc, x.shape());
   detail::dispatch_floating(x.dtype(), "gelu_backward", [&]<typename T>() {
@@ -329,16 +355,17 @@ Tensor gelu(const Tensor& x, const std::string& approximate) {
            "approximate must be \"none\" or ", "\"tanh\", got \"", approximate, "\"");
   MG_CHECK(x.is_floating_point(), "gelu", "expected a floating-point tensor but got ",
            dtype_name(x.dtype()));
-  Tensor out;
+  Tensor out = gelu_simd(x, nullptr, approximate == "tanh");
   if (approximate == "none") {
-    out = float_unary(
-        "gelu", x,
-        [](auto&& e) {
-          // In the element type (float32 math for float32, as PyTorch), not promoted to double.
-          using T = typename std::decay_t<decltype(e)>::value_type;
-          return T(0.5) * e * (T(1) + xt::erf(e * T(kInvSqrt2)));
-        },
-        [](auto v) { return static_cast<decltype(v)>(0.5 * v * (1 + std::erf(v * kInvSqrt2))); });
+    if (!out.defined())
+      out = float_unary(
+          "gelu", x,
+          [](auto&& e) {
+            // In the element type (float32 math for float32, as PyTorch), not promoted to double.
+            using T = typename std::decay_t<decltype(e)>::value_type;
+            return T(0.5) * e * (T(1) + xt::erf(e * T(kInvSqrt2)));
+          },
+          [](auto v) { return static_cast<decltype(v)>(0.5 * v * (1 + std::erf(v * kInvSqrt2))); });
     record("GeluBackward0", out, {&x}, {&x}, [](const Tensor& g, FunctionNode& n) {
       Tensor self = n.saved(0);
       if (!is_grad_enabled()) return Grads{gelu_backward_fused(g, self, false)};
@@ -348,16 +375,17 @@ Tensor gelu(const Tensor& x, const std::string& approximate) {
       return Grads{g * (cdf + self * pdf)};
     });
   } else {
-    out = float_unary(
-        "gelu", x,
-        [](auto&& e) {
-          using T = typename std::decay_t<decltype(e)>::value_type;
-          return T(0.5) * e * (T(1) + xt::tanh(T(kSqrt2OverPi) * (e + T(kC) * e * e * e)));
-        },
-        [](auto v) {
-          return static_cast<decltype(v)>(0.5 * v *
-                                          (1 + std::tanh(kSqrt2OverPi * (v + kC * v * v * v))));
-        });
+    if (!out.defined())
+      out = float_unary(
+          "gelu", x,
+          [](auto&& e) {
+            using T = typename std::decay_t<decltype(e)>::value_type;
+            return T(0.5) * e * (T(1) + xt::tanh(T(kSqrt2OverPi) * (e + T(kC) * e * e * e)));
+          },
+          [](auto v) {
+            return static_cast<decltype(v)>(0.5 * v *
+                                            (1 + std::tanh(kSqrt2OverPi * (v + kC * v * v * v))));
+          });
     record("GeluBackward0", out, {&x}, {&x}, [](const Tensor& g, FunctionNode& n) {
       Tensor self = n.saved(0);
       if (!is_grad_enabled()) return Grads{gelu_backward_fused(g, self, true)};
