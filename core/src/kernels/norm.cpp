@@ -11,10 +11,11 @@
 // statistics, and the two row sums of grad_x (sum g_hat, sum g_hat * x_hat) are taken in double
 // (PyTorch 1.13 sums float32 rows in float; double keeps float32's gradients within float32
 // rounding of float64's). grad_w and grad_b are summed over rows into weight-shaped [n] results,
-// not returned as output-shaped products for the engine to sum (Note [The engine]). Each step is
-// a loop of its own (the column sums; g_hat and g_hat * x_hat into a row buffer; their sums in
-// lanes; grad_x): with the sums in lanes inside the loop that converts and multiplies, GCC 12 kept
-// that loop scalar (callgrind: 1.33M instructions for a [768, 64] float32 backward, 1.15M now).
+// not returned as output-shaped products for the engine to sum (Note [The engine]). One loop
+// converts and multiplies, adding into the column sums and writing g_hat and g_hat * x_hat to a
+// row buffer; the row sums of that buffer run in lanes in loops of their own: with the lanes in
+// the first loop GCC 12 kept it scalar (callgrind, a [768, 64] float32 backward: 1.33M
+// instructions, 0.97M split so).
 //
 // Threads: rows are cut into fixed chunks of about kChunkElems elements, whatever the thread
 // count. A forward row or a grad_x row only depends on its own row. The sums over rows are taken
@@ -119,8 +120,7 @@ void backward_rows(const T* g, const T* x, const double* mean, const double* rst
                    std::int64_t r0, std::int64_t r1, std::int64_t n, T* grad_x,
                    double* __restrict pw, double* __restrict pb) {
   const double inv_n = 1.0 / static_cast<double>(n);
-  // g_hat and g_hat * x_hat of one row, summed by sum_lanes: elementwise loops and sums of doubles
-  // vectorise where one loop that converts, multiplies and sums in lanes does not.
+  // g_hat and g_hat * x_hat of one row, then summed by sum_lanes (Note [Layer norm kernels]).
   std::vector<double> buf(grad_x ? static_cast<std::size_t>(2 * n) : 0);
   double* __restrict gh = buf.data();
   double* __restrict ghx = gh + n;
@@ -128,21 +128,30 @@ void backward_rows(const T* g, const T* x, const double* mean, const double* rst
     const T* gr = g + r * n;
     const T* xr = x + r * n;
     const double m = mean[r], rs = rstd[r];
-    if constexpr (kSums) {
-      for (std::int64_t j = 0; j < n; ++j) {
-        const double gj = static_cast<double>(gr[j]);
-        pw[j] += gj * ((static_cast<double>(xr[j]) - m) * rs);
+    if (!grad_x) {
+      if constexpr (kSums) {
+        for (std::int64_t j = 0; j < n; ++j) {
+          const double gj = static_cast<double>(gr[j]);
+          pw[j] += gj * ((static_cast<double>(xr[j]) - m) * rs);
+          pb[j] += gj;
+        }
+      }
+      continue;
+    }
+    for (std::int64_t j = 0; j < n; ++j) {
+      const double gj = static_cast<double>(gr[j]);
+      const double xh = (static_cast<double>(xr[j]) - m) * rs;
+      gh[j] = gj * (kWeight ? static_cast<double>(w[j]) : 1.0);
+      ghx[j] = gh[j] * xh;
+      if constexpr (kSums) {
+        pw[j] += gj * xh;
         pb[j] += gj;
       }
     }
-    if (!grad_x) continue;
-    for (std::int64_t j = 0; j < n; ++j) {
-      gh[j] = static_cast<double>(gr[j]) * (kWeight ? static_cast<double>(w[j]) : 1.0);
-      ghx[j] = gh[j] * ((static_cast<double>(xr[j]) - m) * rs);
-    }
     const double a_mean = sum_lanes(gh, n) * inv_n, c_mean = sum_lanes(ghx, n) * inv_n;
     // rstd * (g_hat - a / n - x_hat * c / n), with x_hat = (x - mean) * rstd, as
-    // rstd * g_hat + x * k1 + k0: in double, x * k1 + k0 loses nothing float32 or a gradcheck sees.
+    // rstd * g_hat + x * k1 + k0 (PyTorch's form): on rows of 1e4 + small values x * k1 + k0
+    // cancels about 4 of double's 16 digits, far below float32's rounding.
     const double k1 = -rs * rs * c_mean, k0 = rs * (m * rs * c_mean - a_mean);
     T* gx = grad_x + r * n;
     for (std::int64_t j = 0; j < n; ++j)
