@@ -1,12 +1,16 @@
 // The kernels of core/src/kernels called directly, without Tensor or autograd: GEMM, reductions,
 // layer_norm, embedding and the cross-entropy / nll loops, on small inputs, contiguous and
 // strided (transposed operands, padded rows, stride-0 batches). Expected values are PyTorch
-// 1.13's (the Python line above each test printed them, in float64).
+// 1.13's (the Python line above each test printed them, in float64). layer_norm's fused backward
+// is also checked through Tensor, against the create_graph backward written with public ops.
 #include <gtest/gtest.h>
+#include <minigrad/minigrad.h>
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
+#include <utility>
 #include <vector>
 
 #include "kernels/embedding.h"
@@ -14,6 +18,7 @@
 #include "kernels/loss.h"
 #include "kernels/norm.h"
 #include "kernels/reduce.h"
+#include "parallel.h"
 
 namespace k = minigrad::detail;
 using minigrad::Shape;
@@ -191,6 +196,162 @@ TEST(Kernels, LayerNormRowsWithAndWithoutAffineAndStrided) {
   expect_near({of[0], of[1], of[2], of[3]},
               {-1.0257545754961932, -0.6527529116793956, 0.09325041595419936, 1.5852570712213894},
               1e-6);
+}
+
+// x = torch.tensor([[1., 2, 4, 8, -1], [-3, 0.5, 2, 10, 0.25], [0.1, -0.2, 0.3, 0.7, 1.5]],
+//                  dtype=torch.float64, requires_grad=True)
+// w = torch.tensor([0.5, 1, -1, 2, 1.5], ...), b = torch.tensor([0, 0.1, 0.2, 0.3, -0.4], ...)
+// g = torch.tensor([[1., -2, 3, 0.5, 0.25], [0.25, 1, -1, 2, -3], [2, 0.5, -0.5, 1, 1]], ...)
+// F.layer_norm(x, (5,), w, b, 1e-5).backward(g): x.grad, w.grad, b.grad; and, on fresh leaves,
+// F.layer_norm(x, (5,), eps=1e-5).backward(g): x.grad.
+TEST(Kernels, LayerNormBackwardWithAndWithoutWeight) {
+  const std::vector<double> x{1, 2, 4, 8, -1, -3, 0.5, 2, 10, 0.25, 0.1, -0.2, 0.3, 0.7, 1.5},
+      w{0.5, 1, -1, 2, 1.5}, b{0, 0.1, 0.2, 0.3, -0.4},
+      g{1, -2, 3, 0.5, 0.25, 0.25, 1, -1, 2, -3, 2, 0.5, -0.5, 1, 1};
+  const std::vector<double> want_gx{
+      0.37871764305919303, -0.44454364245229533, -0.7836260109727702, 0.49936955574003306,
+      0.3500824546258392,  0.41121719625671155,  0.2893771419701003,  0.15081038016605194,
+      0.10258441599418025, -0.9539891343870437,  0.26380148568135553, -0.24414889267914153,
+      -0.8150732072939147, 1.2797022424023499,   -0.48428162811064823};
+  const std::vector<double> want_gx_no_weight{
+      0.2105732340182061,  -0.8052770352123784, 0.7584829832083326, -0.19974761277056363,
+      0.03596843075640334, 0.31526442264230037, 0.3301749967579594, -0.19797987331427913,
+      0.13215719557139272, -0.5796167416573733, 2.1272443092093134, -0.35635028578494365,
+      -2.170560730700043,  0.2903937621629382,  0.10927294511273455};
+  const std::vector<double> want_gw{-2.166069306910764, -0.3892523999476627, 1.318273796911375,
+                                    4.931334291743705, 2.5988675861140753};
+  const std::vector<double> want_gb{3.25, -0.5, 1.5, 3.5, -1.75};
+  auto run = [&]<typename T>(double tol) {
+    auto cast = [](const std::vector<double>& v) { return std::vector<T>(v.begin(), v.end()); };
+    auto back = [](const std::vector<T>& v) { return std::vector<double>(v.begin(), v.end()); };
+    std::vector<T> xt = cast(x), wt = cast(w), bt = cast(b), gt = cast(g), out(15);
+    std::vector<double> mean(3), rstd(3);
+    k::layer_norm_kernel<T>(xt.data(), 5, 1, wt.data(), bt.data(), 3, 5, 1e-5, out.data(),
+                            mean.data(), rstd.data());
+    std::vector<T> gx(15), gw(5), gb(5);
+    k::layer_norm_backward_kernel<T>(gt.data(), xt.data(), mean.data(), rstd.data(), wt.data(), 3,
+                                     5, gx.data(), gw.data(), gb.data());
+    expect_near(back(gx), want_gx, tol);
+    expect_near(back(gw), want_gw, tol);
+    expect_near(back(gb), want_gb, tol);
+    // No weight: g_hat is g. grad_w and grad_b do not depend on the weight.
+    std::vector<T> gx2(15), gw2(5, T(7));
+    k::layer_norm_backward_kernel<T>(gt.data(), xt.data(), mean.data(), rstd.data(), nullptr, 3, 5,
+                                     gx2.data(), nullptr, nullptr);
+    expect_near(back(gx2), want_gx_no_weight, tol);
+    // Only grad_w (x and the bias need no gradient).
+    k::layer_norm_backward_kernel<T>(gt.data(), xt.data(), mean.data(), rstd.data(), wt.data(), 3,
+                                     5, nullptr, gw2.data(), nullptr);
+    expect_near(back(gw2), want_gw, tol);
+  };
+  run.operator()<double>(1e-12);
+  run.operator()<float>(2e-6);
+}
+
+// With no rows the sums over rows are empty: grad_w and grad_b are zeros (as PyTorch's for an
+// input of shape [0, 2]).
+TEST(Kernels, LayerNormBackwardEmptyRowsGiveZeroParameterGradients) {
+  std::vector<float> gw{5, 5}, gb{5, 5};
+  k::layer_norm_backward_kernel<float>(nullptr, nullptr, nullptr, nullptr, nullptr, 0, 2, nullptr,
+                                       gw.data(), gb.data());
+  EXPECT_EQ(gw, (std::vector<float>{0, 0}));
+  EXPECT_EQ(gb, (std::vector<float>{0, 0}));
+}
+
+namespace {
+
+/// The bits of v, to compare results exactly.
+template <typename T>
+std::vector<unsigned char> bits(const std::vector<T>& v) {
+  std::vector<unsigned char> out(v.size() * sizeof(T));
+  if (!v.empty()) std::memcpy(out.data(), v.data(), out.size());
+  return out;
+}
+
+/// Restores the thread count a test changed.
+struct ThreadsGuard {
+  int saved = minigrad::get_num_threads();
+  ~ThreadsGuard() { minigrad::set_num_threads(saved); }
+};
+
+}  // namespace
+
+// More rows than one thread's chunk (Note [Layer norm kernels]): forward and backward split
+// across 2 threads give the same bits as on 1, including the sums over rows.
+TEST(Kernels, LayerNormSameBitsOnOneAndTwoThreads) {
+  ThreadsGuard guard;
+  const std::int64_t rows = 3001, n = 64;  // 3 chunks of rows of 64, and a short last one
+  std::vector<float> x(static_cast<std::size_t>(rows * n)), g(x.size()), w(n), b(n);
+  std::uint32_t state = 12345;
+  auto next = [&state] {  // a small LCG in [-2, 2): no dependence on minigrad's generator
+    state = state * 1664525u + 1013904223u;
+    return static_cast<float>(state >> 8) / static_cast<float>(1 << 24) * 4.0f - 2.0f;
+  };
+  for (auto* v : {&x, &g, &w, &b})
+    for (float& e : *v) e = next();
+  std::vector<std::vector<unsigned char>> results[2];
+  for (int threads : {1, 2}) {
+    minigrad::set_num_threads(threads);
+    const std::int64_t regions = k::parallel_regions_run();
+    std::vector<float> out(x.size()), gx(x.size()), gw(n), gb(n);
+    std::vector<double> mean(rows), rstd(rows);
+    k::layer_norm_kernel<float>(x.data(), n, 1, w.data(), b.data(), rows, n, 1e-5, out.data(),
+                                mean.data(), rstd.data());
+    k::layer_norm_backward_kernel<float>(g.data(), x.data(), mean.data(), rstd.data(), w.data(),
+                                         rows, n, gx.data(), gw.data(), gb.data());
+    if (threads == 2) {
+      EXPECT_EQ(k::parallel_regions_run(), regions + 2);  // both were split
+    }
+    results[threads - 1] = {bits(out), bits(mean), bits(rstd), bits(gx), bits(gw), bits(gb)};
+  }
+  for (std::size_t i = 0; i < results[0].size(); ++i)
+    EXPECT_TRUE(results[0][i] == results[1][i]) << "result " << i << " differs";
+}
+
+// Without create_graph, LayerNormFn's backward is the fused kernel; with create_graph it is
+// written with public ops. Both must give the same gradients, shaped like x, weight and bias, for
+// every subset of inputs that require grad, two normalised dims and a transposed input.
+TEST(Kernels, LayerNormFusedBackwardMatchesCreateGraphBackward) {
+  namespace mg = minigrad;
+  // (dtype, offset): rows of 1e4 + randn only in float64, where the create_graph backward's
+  // statistics (rebuilt in the input's dtype) are exact enough to compare with.
+  for (auto [dt, offset] :
+       {std::pair{mg::kFloat64, 0.0}, std::pair{mg::kFloat32, 0.0}, std::pair{mg::kFloat64, 1e4}}) {
+    const double tol = dt == mg::kFloat32 ? 2e-5 : offset == 0 ? 1e-12 : 1e-9;
+    mg::manual_seed(7);
+    mg::Tensor x0 = (mg::randn({3, 6, 4}, dt) + offset).transpose(0, 2);  // [4, 6, 3], strided
+    mg::Tensor w0 = mg::randn({6, 3}, dt), b0 = mg::randn({6, 3}, dt);
+    mg::Tensor gout = mg::randn({4, 6, 3}, dt);
+    // Which of x, weight, bias are passed (a weight / bias that is not passed is undefined) and
+    // which of them require grad.
+    struct Case {
+      bool weight, bias, x_grad, w_grad, b_grad;
+    };
+    for (Case c : {Case{true, true, true, true, true}, Case{false, false, true, false, false},
+                   Case{true, true, false, true, false}, Case{true, true, false, false, true},
+                   Case{true, false, true, false, false}, Case{true, true, true, false, true}}) {
+      std::vector<mg::Tensor> grads[2];
+      for (bool create_graph : {false, true}) {
+        mg::Tensor x = x0.detach().requires_grad_(c.x_grad);
+        mg::Tensor w = c.weight ? w0.detach().requires_grad_(c.w_grad) : mg::Tensor();
+        mg::Tensor b = c.bias ? b0.detach().requires_grad_(c.b_grad) : mg::Tensor();
+        std::vector<mg::Tensor> inputs;
+        if (c.x_grad) inputs.push_back(x);
+        if (c.w_grad) inputs.push_back(w);
+        if (c.b_grad) inputs.push_back(b);
+        mg::Tensor y = mg::layer_norm(x, {6, 3}, w, b, 1e-5);
+        grads[create_graph] = mg::autograd::grad({y}, inputs, {gout}, std::nullopt, create_graph);
+        for (std::size_t i = 0; i < inputs.size(); ++i)
+          EXPECT_EQ(grads[create_graph][i].shape(), inputs[i].shape());
+      }
+      ASSERT_EQ(grads[0].size(), grads[1].size());
+      for (std::size_t i = 0; i < grads[0].size(); ++i) {
+        std::vector<double> fused = grads[0][i].to_vector<double>(),
+                            composed = grads[1][i].detach().to_vector<double>();
+        expect_near(fused, composed, tol);
+      }
+    }
+  }
 }
 
 // F.embedding(torch.tensor([2, 0, 2, 3]), torch.arange(12.).reshape(4, 3) * 0.5)

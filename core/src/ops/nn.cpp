@@ -155,19 +155,14 @@ struct LayerNormFn : autograd::Function<LayerNormFn> {
     auto saved = ctx->get_saved_variables();
     const Tensor &input = saved[0], &gamma = saved[1], &mean64 = saved[2], &rstd64 = saved[3];
     if (!input.defined()) return {Tensor(), Tensor(), g, Tensor(), Tensor()};  // only bias
+    if (!is_grad_enabled()) return fused_backward(ctx, g, input, gamma, mean64, rstd64);
+    // create_graph: the backward written with public ops, rebuilding the statistics from input so
+    // that second derivatives see how mean and rstd depend on input.
     Shape dims = ctx->saved_data["dims"].toIntVector();
     double eps = ctx->saved_data["eps"].toDouble();
-    Tensor x_hat, rstd;
-    if (is_grad_enabled()) {
-      // create_graph: rebuild the statistics from input with public ops, so that second
-      // derivatives see how mean and rstd depend on input.
-      Tensor centered = input - mean(input, dims, /*keepdim=*/true);
-      rstd = rsqrt(mean(centered * centered, dims, /*keepdim=*/true) + eps);
-      x_hat = centered * rstd;
-    } else {
-      x_hat = ((input.to(kFloat64) - mean64) * rstd64).to(input.dtype());
-      rstd = rstd64.to(input.dtype());
-    }
+    Tensor centered = input - mean(input, dims, /*keepdim=*/true);
+    Tensor rstd = rsqrt(mean(centered * centered, dims, /*keepdim=*/true) + eps);
+    Tensor x_hat = centered * rstd;
     // g [..., *ns] -> grad_x [..., *ns], with g_hat = g * gamma and row means:
     // rstd * (g_hat - mean(g_hat) - x_hat * mean(g_hat * x_hat))
     Tensor grad_x;
@@ -179,6 +174,32 @@ struct LayerNormFn : autograd::Function<LayerNormFn> {
     // like the output, the engine sums them to normalized_shape (Note [The engine]).
     return {grad_x, ctx->needs_input_grad(1) ? g * x_hat : Tensor(),
             ctx->needs_input_grad(2) ? g : Tensor(), Tensor(), Tensor()};
+  }
+
+  /// The backward without create_graph: one kernel (Note [Layer norm kernels]) for grad_x and the
+  /// weight- and bias-shaped grad_weight and grad_bias, from the statistics forward saved.
+  static std::vector<Tensor> fused_backward(autograd::AutogradContext* ctx, const Tensor& g,
+                                            const Tensor& input, const Tensor& gamma,
+                                            const Tensor& mean64, const Tensor& rstd64) {
+    const auto k = static_cast<std::int64_t>(ctx->saved_data["dims"].toIntVector().size());
+    const Shape& shape = input.shape();
+    Shape param_shape(shape.end() - k, shape.end());  // normalized_shape: weight's and bias's
+    std::int64_t n = 1;
+    for (std::int64_t s : param_shape) n *= s;
+    const std::int64_t rows = n > 0 ? input.numel() / n : 0;
+    Tensor gc = g.to(input.dtype()).contiguous();
+    Tensor xc = input.contiguous();
+    Tensor w = gamma.defined() ? gamma.contiguous() : Tensor();
+    Tensor grad_x = ctx->needs_input_grad(0) ? empty(shape, input.dtype()) : Tensor();
+    Tensor grad_w = ctx->needs_input_grad(1) ? empty(param_shape, input.dtype()) : Tensor();
+    Tensor grad_b = ctx->needs_input_grad(2) ? empty(param_shape, input.dtype()) : Tensor();
+    dispatch_floating(input.dtype(), "layer_norm", [&]<typename T>() {
+      auto ptr = [](Tensor& t) { return t.defined() ? t.data_ptr<T>() : nullptr; };
+      detail::layer_norm_backward_kernel<T>(
+          gc.data_ptr<T>(), xc.data_ptr<T>(), mean64.data_ptr<double>(), rstd64.data_ptr<double>(),
+          w.defined() ? w.data_ptr<T>() : nullptr, rows, n, ptr(grad_x), ptr(grad_w), ptr(grad_b));
+    });
+    return {grad_x, grad_w, grad_b, Tensor(), Tensor()};
   }
 };
 
