@@ -224,25 +224,6 @@ void Generator::seed(std::uint64_t seed) {
   initial_seed = seed;
 }
 
-std::uint32_t Generator::random() { return static_cast<std::uint32_t>(engine()); }
-
-std::uint64_t Generator::random64() {
-  // torch-rng-parity §1: the first draw is the high word.
-  const std::uint64_t hi = random();
-  const std::uint64_t lo = random();
-  return (hi << 32) | lo;
-}
-
-float Generator::uniform_float() {
-  // torch-rng-parity §2: the 24 LOW bits of one draw, times 2^-24 (exact).
-  return static_cast<float>(random() & 0xFFFFFFu) * 0x1p-24f;
-}
-
-double Generator::uniform_double() {
-  // torch-rng-parity §2: the 53 LOW bits of hi:lo, times 2^-53 (exact).
-  return static_cast<double>(random64() & ((std::uint64_t{1} << 53) - 1)) * 0x1p-53;
-}
-
 double Generator::normal_sample(double mean, double stddev) {
   // torch-rng-parity §5.4. A pair costs two uniform_double (4 engine draws). Note the role swap
   // against the fill path: here the FIRST uniform is the angle and the second the radius. The sin
@@ -394,6 +375,58 @@ Tensor randint(std::int64_t low, std::int64_t high, const Shape& shape, Generato
                Dtype dtype) {
   return randint_from(generator.impl(), low, high, shape, dtype);
 }
+
+// Note [Fused dropout]
+// nn::functional::dropout was rand(x.shape(), x.dtype()) >= p, .to(x.dtype()), * (1 / (1 - p)),
+// then x * that mask: five passes over memory and one generator call per element. Here one pass
+// draws the uniforms (256 at a time, inlined: random_engine.h defines the draws in the header),
+// picks the scaled mask value and writes both the output and the mask, holding the generator's
+// lock once for the whole tensor. The results stay bit for bit those of the composite, so every
+// seed keeps its masks:
+// - the uniforms are rand's: one per element in row-major order, in x's dtype (uniform_ with
+//   [0, 1) is exactly uniform01, its fma is exact);
+// - ge wraps the double p as a 0-dim tensor of x's dtype, so the comparison is U >= T(p), and the
+//   product with the double scale is taken in T as well: the mask holds T(1 / (1 - p)) or 0;
+// - x * m is one rounding in T, as the composite's last multiply (x * 0 keeps its sign and NaN).
+// The mask is kept in x's dtype, not as bytes: backward is then g * m, an ordinary mul that
+// create_graph differentiates again, as PyTorch's MulBackward0 for the same composite.
+// The draws are sequential by nature (one engine), so the pass is not parallelised.
+namespace detail {
+
+std::pair<Tensor, Tensor> dropout_with_mask(const Tensor& x, double p) {
+  MG_CHECK(x.defined() && x.is_floating_point(), "dropout",
+           "expected a defined floating-point input, got ",
+           x.defined() ? dtype_name(x.dtype()) : "an undefined tensor");
+  MG_CHECK(p > 0 && p < 1, "dropout", "the fused pass needs 0 < p < 1, got ", p);
+  const Tensor xc = x.contiguous();  // rand's row-major order pairs with x's logical order
+  Tensor out = make_tensor(x.shape(), x.dtype());
+  Tensor mask = make_tensor(x.shape(), x.dtype());
+  Generator& g = default_generator();
+  dispatch_floating(x.dtype(), "dropout", [&]<typename T>() {
+    const T threshold = static_cast<T>(p);
+    const T scale = static_cast<T>(1.0 / (1.0 - p));
+    const T* px = xc.data_ptr<T>();
+    T* po = out.data_ptr<T>();
+    T* pm = mask.data_ptr<T>();
+    const std::int64_t n = xc.numel();
+    // Blocks of uniforms: the draws are a serial loop, the select and multiply then vectorise.
+    constexpr std::int64_t kBlock = 256;
+    T u[kBlock];
+    std::lock_guard<std::mutex> lock(g.mutex);
+    for (std::int64_t i0 = 0; i0 < n; i0 += kBlock) {
+      const std::int64_t nb = std::min(kBlock, n - i0);
+      for (std::int64_t k = 0; k < nb; ++k) u[k] = uniform01<T>(g);
+      for (std::int64_t k = 0; k < nb; ++k) {
+        const T m = u[k] >= threshold ? scale : T(0);
+        pm[i0 + k] = m;
+        po[i0 + k] = px[i0 + k] * m;
+      }
+    }
+  });
+  return {out, mask};
+}
+
+}  // namespace detail
 
 /// PyTorch 1.13's randperm_cpu: start from 0..n-1, then for i in [0, n-2] swap element i with
 /// element i + random() % (n - i), one 32-bit draw each (a Fisher-Yates shuffle run forwards).

@@ -35,14 +35,26 @@ struct Generator {
 
   /// torch.manual_seed: the engine gets the low 32 bits only, and the spare is cleared.
   void seed(std::uint64_t seed);
+  // The four draws below are defined here, inline, so that fill loops inline them: core is
+  // built with -fPIC, and GCC does not inline a function with external linkage defined in the
+  // same .cpp there (it could be interposed), which cost a call per element.
+
   /// One 32-bit engine output.
-  std::uint32_t random();
-  /// Two engine outputs, the first one is the HIGH word.
-  std::uint64_t random64();
-  /// U[0,1) float: 1 draw, 24 low bits.
-  float uniform_float();
-  /// U[0,1) double: 1 random64 (2 draws), 53 low bits.
-  double uniform_double();
+  std::uint32_t random() { return static_cast<std::uint32_t>(engine()); }
+  /// Two engine outputs, the first one is the HIGH word (torch-rng-parity §1).
+  std::uint64_t random64() {
+    const std::uint64_t hi = random();
+    const std::uint64_t lo = random();
+    return (hi << 32) | lo;
+  }
+  /// U[0,1) float: 1 draw, 24 low bits. torch-rng-parity §2: the 24 LOW bits of one draw, times
+  /// 2^-24 (exact).
+  float uniform_float() { return static_cast<float>(random() & 0xFFFFFFu) * 0x1p-24f; }
+  /// U[0,1) double: 1 random64 (2 draws), 53 low bits. torch-rng-parity §2: the 53 LOW bits of
+  /// hi:lo, times 2^-53 (exact).
+  double uniform_double() {
+    return static_cast<double>(random64() & ((std::uint64_t{1} << 53) - 1)) * 0x1p-53;
+  }
 
   /// One normal sample of the per-element path (float64 Box-Muller with the spare), returned as
   /// fma(z, stddev, mean) in double. PyTorch uses it for every element of tensors with fewer than

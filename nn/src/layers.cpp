@@ -67,6 +67,21 @@ void check_dropout_p(double p, const char* op) {
   MG_CHECK(p >= 0 && p <= 1, op, "dropout probability has to be between 0 and 1, but got ", p);
 }
 
+/// x * m for the scaled mask m that dropout draws (Note [Fused dropout], core/src/random.cpp). The
+/// node is PyTorch's: on CPU, F.dropout in training is the composite input * noise, whose node is
+/// MulBackward0 saving the noise; its backward g * m is a mul, so create_graph works.
+struct DropoutFn : autograd::Function<DropoutFn> {
+  static constexpr const char* node_name = "MulBackward0";
+  static Tensor forward(autograd::AutogradContext* ctx, const Tensor& x, double p) {
+    auto [out, scaled_mask] = minigrad::detail::dropout_with_mask(x, p);
+    ctx->save_for_backward({ctx->needs_input_grad(0) ? scaled_mask : Tensor()});
+    return out;
+  }
+  static std::vector<Tensor> backward(autograd::AutogradContext* ctx, std::vector<Tensor> grads) {
+    return {grads[0] * ctx->get_saved_variables()[0], Tensor()};
+  }
+};
+
 }  // namespace
 
 // ---------------------------------------------------------------- functional
@@ -91,7 +106,7 @@ Tensor rms_norm(const Tensor& x, const Shape& normalized_shape, const Tensor& we
 }
 
 // Note [Dropout stream]
-// The mask keeps an element when a uniform draw U in [0, 1) (mg::rand, in the input's dtype,
+// The mask keeps an element when a uniform draw U in [0, 1) (mg::rand's, in the input's dtype,
 // from the default generator) satisfies U >= p, which has probability 1 - p. PyTorch draws its
 // mask with bernoulli_(1 - p), whose stream differs, so a seed gives the same statistics as
 // PyTorch but not the same mask.
@@ -102,12 +117,14 @@ Tensor dropout(const Tensor& x, double p, bool training, bool inplace) {
   if (!training || p == 0) return x;
   MG_CHECK(x.is_floating_point(), "dropout", "expected a floating-point input, got ",
            dtype_name(x.dtype()));
+  // One fused pass draws the mask and applies it (Note [Fused dropout], core/src/random.cpp).
+  if (!inplace && p < 1) return DropoutFn::apply(x, p);
+  // p == 1 and inplace: x * mask or mul_ (with its in-place rules: version counter, leaf check).
   Tensor scaled_mask;
   {
     NoGradGuard no_grad;
     // As PyTorch: with p == 1 everything is dropped and the gradient is zero.
-    scaled_mask = p == 1 ? zeros_like(x)
-                         : (rand(x.shape(), x.dtype()) >= p).to(x.dtype()) * (1.0 / (1.0 - p));
+    scaled_mask = p == 1 ? zeros_like(x) : minigrad::detail::dropout_with_mask(x, p).second;
   }
   if (!inplace) return x * scaled_mask;
   Tensor out = x;

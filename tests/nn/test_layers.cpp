@@ -359,6 +359,104 @@ TEST(NnLayersDropout, SameSeedSameMask) {
   EXPECT_TRUE(mg::equal(a, b));
 }
 
+// The fused dropout (Note [Fused dropout], core/src/random.cpp) against the composite it replaced:
+// the same seed must give the same output, gradient and generator state, bit for bit.
+namespace dropout_parity {
+
+/// x * ((rand(shape) >= p).to(dtype) * (1 / (1 - p))): the composite of minigrad before the fusion.
+mg::Tensor composite_mask(const mg::Tensor& x, double p) {
+  return (mg::rand(x.shape(), x.dtype()) >= p).to(x.dtype()) * (1.0 / (1.0 - p));
+}
+
+/// The raw bytes of t's elements in row-major order (-0 differs from +0, NaN payloads count).
+std::vector<std::uint8_t> bytes_of(const mg::Tensor& t) {
+  mg::Tensor c = t.detach().contiguous();
+  const bool f64 = c.dtype() == mg::kFloat64;
+  const std::size_t size = static_cast<std::size_t>(c.numel()) * (f64 ? 8 : 4);
+  std::vector<std::uint8_t> b(size);
+  if (size > 0)
+    std::memcpy(b.data(),
+                f64 ? static_cast<const void*>(c.data_ptr<double>()) : c.data_ptr<float>(), size);
+  return b;
+}
+
+/// randn of `shape` with the first elements replaced by specials (x * 0 keeps -0 and NaN).
+mg::Tensor input(const mg::Shape& shape, mg::Dtype dtype) {
+  mg::manual_seed(123);
+  mg::Tensor x = mg::randn(shape, mg::kFloat64);
+  std::vector<double> v = x.to_vector<double>();
+  const double specials[] = {-0.0, 0.0, -1.5, INFINITY, -INFINITY, NAN};
+  for (std::size_t i = 0; i < std::size(specials) && i < v.size(); ++i) v[i] = specials[i];
+  return mg::tensor(v, shape, dtype);
+}
+
+}  // namespace dropout_parity
+
+TEST(NnLayersDropout, FusedIsBitIdenticalToTheComposite) {
+  using namespace dropout_parity;
+  // Sizes around the kernel's 256-element block and the engine's 624-draw twist.
+  const std::vector<mg::Shape> shapes = {{1}, {255}, {257}, {3, 7, 37}, {32, 24, 64}};
+  for (mg::Dtype dt : {mg::kFloat32, mg::kFloat64}) {
+    for (const mg::Shape& shape : shapes) {
+      for (double p : {0.1, 0.3, 1.0 / 3.0, 0.5, 0.9}) {
+        mg::Tensor x = input(shape, dt);
+        SCOPED_TRACE(std::string(mg::dtype_name(dt)) + " p=" + std::to_string(p) +
+                     " numel=" + std::to_string(x.numel()));
+        mg::manual_seed(42);
+        mg::Tensor y = F::dropout(x, p);
+        std::vector<std::uint8_t> state = mg::get_rng_state();
+        mg::manual_seed(42);
+        mg::Tensor ref = x * composite_mask(x, p);
+        EXPECT_EQ(bytes_of(y), bytes_of(ref));
+        EXPECT_EQ(state, mg::get_rng_state());  // the same number of draws
+        // inplace=true: mul_ by the same mask.
+        mg::Tensor xi = x.clone();
+        mg::manual_seed(42);
+        F::dropout(xi, p, /*training=*/true, /*inplace=*/true);
+        EXPECT_EQ(bytes_of(xi), bytes_of(ref));
+      }
+    }
+  }
+}
+
+TEST(NnLayersDropout, FusedNonContiguousInputUsesRowMajorDraws) {
+  using namespace dropout_parity;
+  for (mg::Dtype dt : {mg::kFloat32, mg::kFloat64}) {
+    mg::Tensor x = input({40, 30}, dt).transpose(0, 1);  // [30, 40], not contiguous
+    ASSERT_FALSE(x.is_contiguous());
+    mg::manual_seed(3);
+    mg::Tensor y = F::dropout(x, 0.25);
+    mg::manual_seed(3);
+    EXPECT_EQ(bytes_of(y), bytes_of(x * composite_mask(x, 0.25)));
+  }
+}
+
+TEST(NnLayersDropout, FusedBackwardIsGradTimesScaledMask) {
+  using namespace dropout_parity;
+  for (mg::Dtype dt : {mg::kFloat32, mg::kFloat64}) {
+    mg::manual_seed(9);
+    mg::Tensor x = mg::randn({4, 300}, dt).requires_grad_();
+    mg::Tensor g = mg::randn({4, 300}, dt);
+    mg::manual_seed(77);
+    mg::Tensor y = F::dropout(x, 0.2);
+    ASSERT_TRUE(y.grad_fn());
+    EXPECT_EQ(y.grad_fn()->name(), "MulBackward0");  // as PyTorch's CPU F.dropout
+    y.backward(g);
+    mg::manual_seed(77);
+    mg::Tensor mask = composite_mask(x.detach(), 0.2);
+    EXPECT_EQ(bytes_of(x.grad()), bytes_of(g * mask));
+    // Double backward: d(sum(grad_x * v))/dg = mask * v, through the saved mask.
+    mg::Tensor gg = g.clone().requires_grad_();
+    mg::manual_seed(77);
+    mg::Tensor y2 = F::dropout(x, 0.2);
+    std::vector<mg::Tensor> gx = mg::autograd::grad({y2}, {x}, {gg}, /*retain_graph=*/true,
+                                                    /*create_graph=*/true);
+    mg::Tensor v = mg::randn({4, 300}, dt);
+    std::vector<mg::Tensor> ggrad = mg::autograd::grad({(gx[0] * v).sum()}, {gg});
+    EXPECT_EQ(bytes_of(ggrad[0]), bytes_of(mask * v));
+  }
+}
+
 TEST(NnLayersDropout, EvalAndEdgeProbabilities) {
   mg::Tensor x = mg::tensor({1., -2., 3., 4.});
   nn::Dropout d(0.9);

@@ -2,6 +2,7 @@
 // Random sampling with the default generator (manual_seed, rand, randn, ...).
 // Part of minigrad/ops.h, which includes every family; include one family to depend on less.
 #include <cstdint>
+#include <utility>
 
 #include "minigrad/tensor.h"
 
@@ -26,5 +27,12 @@ Tensor randperm(std::int64_t n);
 /// num_samples category indices (int64) per row of probs (1-D or 2-D, non-negative weights),
 /// drawn as PyTorch 1.13's CPU multinomial: the same indices for the same seed.
 Tensor multinomial(const Tensor& probs, std::int64_t num_samples, bool replacement = false);
+
+namespace detail {
+/// nn::functional::dropout's forward in one pass, without autograd (Note [Fused dropout],
+/// random.cpp): for a floating x and 0 < p < 1, returns {x * m, m} with the scaled mask
+/// m = (rand(x.shape(), x.dtype()) >= p).to(x.dtype()) * (1 / (1 - p)), bit for bit.
+std::pair<Tensor, Tensor> dropout_with_mask(const Tensor& x, double p);
+}  // namespace detail
 
 }  // namespace minigrad
