@@ -68,9 +68,10 @@ constexpr std::int64_t kSmallGemm = 512;
 // whole). A chunk holds at least kGemmChunkMNK multiply-adds (~80 us of work on one core with
 // OpenBLAS's AVX2 kernels; see kGrainSize for why so much).
 constexpr std::int64_t kGemmChunkMNK = 1 << 22;
-// NOTE: measured with OpenBLAS 0.3.21 on AMD EPYC (its SkylakeX kernels): sgemm gives the whole
-// product's bits for a split at multiples of 48 rows, in all four transpose layouts, and not at
-// 16, 32 or 64 rows, nor at any column split tried; dgemm at any multiple of 16 rows.
+// NOTE: measured with OpenBLAS 0.3.21 on AMD EPYC (it runs its Haswell kernels there): sgemm
+// gives the whole product's bits for a split at multiples of 48 rows, in all four transpose
+// layouts, and not at 16, 32 or 64 rows, nor at any column split tried; dgemm at any multiple of
+// 16 rows. Another OpenBLAS or CPU may block differently: test_linear.cpp would tell.
 constexpr std::int64_t kGemmRowAlign = 48;
 
 }  // namespace
