@@ -23,13 +23,21 @@ Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
            " and weight of shape ", weight.shape(), ": input.shape[-1] (",
            x.dim() >= 1 ? x.size(-1) : 0, ") must equal weight.shape[1] (", weight.size(1), ")");
   // weight.t() is a view: BLAS reads it with a transpose flag (Note [GEMM without copies]).
-  Tensor y = matmul(x, weight.t());
-  if (bias.defined()) {
-    MG_CHECK(bias.dim() == 1 && bias.size(0) == weight.size(0), "linear", "bias of shape ",
-             bias.shape(), " does not match out_features = ", weight.size(0));
-    y = y + bias;
+  if (!bias.defined()) return matmul(x, weight.t());
+  MG_CHECK(bias.dim() == 1 && bias.size(0) == weight.size(0), "linear", "bias of shape ",
+           bias.shape(), " does not match out_features = ", weight.size(0));
+  // The bias rides in the GEMM (Note [Fused addmm]), as PyTorch's linear: a 2-D input is addmm
+  // (AddmmBackward0); a contiguous one with more dims is viewed as its rows [-1, in] and back
+  // (ViewBackward0), as PyTorch does for 3-D. Others (1-D, a strided batch, no elements, mixed
+  // dtypes: matmul reports them) are a matmul and an add.
+  const bool one_dtype = x.dtype() == weight.dtype() && bias.dtype() == weight.dtype();
+  if (one_dtype && x.dim() == 2) return addmm(bias, x, weight.t());
+  if (one_dtype && x.dim() > 2 && x.is_contiguous() && x.numel() > 0) {
+    Shape out_shape = x.shape();
+    out_shape.back() = weight.size(0);
+    return addmm(bias, x.view({-1, x.size(-1)}), weight.t()).view(out_shape);
   }
-  return y;
+  return matmul(x, weight.t()) + bias;
 }
 
 Tensor relu(const Tensor& x) { return minigrad::relu(x); }

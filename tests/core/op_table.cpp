@@ -2154,33 +2154,42 @@ void add_more_ops(std::vector<OpInfo>& t) {
                        {0.3505015458013603, 1.4350786961285371, -4.157757661846353,
                         -2.168446708215969, -0.19674945485791842, -4.682990583347485}));
   t.push_back(
-      entry("addmm", [](const V& v) { return addmm(v[0], v[1], v[2]); },
-            {s("(2, 4) + (2, 3) @ (3, 4)", {arg({2, 4}, 1), arg({2, 3}, 2), arg({3, 4}, 3)}),
-             s("broadcast input, beta 0.5, alpha 2", {arg({4}, 1), arg({2, 3}, 2), arg({3, 4}, 3)},
-               [](const V& v) { return addmm(v[0], v[1], v[2], 0.5, 2); }),
-             s("transposed mat2", {arg({2, 4}, 4), arg({2, 3}, 5), arg_t({4, 3}, 6)}),
-             s("method, beta 0", {arg({2, 4}, 7), arg({2, 3}, 8), arg({3, 4}, 9)},
-               [](const V& v) { return v[0].addmm(v[1], v[2], 0, 1.5); })},
-            {e("addmm", "inner sizes differ",
-               "mat1 has shape (2, 3) and mat2 has shape (2, 4): mat1.shape[1] (3) must equal "
-               "mat2.shape[0] (2)",
-               [] {
-                 addmm(make({2, 4}, 1), make({2, 3}, 2), make({2, 4}, 3));
-               }),
-             e("addmm", "1-D mat1", "mat1 and mat2 must be 2-D, got shapes (3,) and (3, 4)",
-               [] {
-                 addmm(make({4}, 1), make({3}, 2), make({3, 4}, 3));
-               }),
-             e("addmm", "input does not broadcast",
-               "shapes (3,) and (2, 4) cannot be broadcast: size 3 and size 4 differ at dim 1 and "
-               "neither is 1",
-               [] {
-                 addmm(make({3}, 1), make({2, 3}, 2), make({3, 4}, 3));
-               })})
+      entry(
+          "addmm", [](const V& v) { return addmm(v[0], v[1], v[2]); },
+          {s("(2, 4) + (2, 3) @ (3, 4)", {arg({2, 4}, 1), arg({2, 3}, 2), arg({3, 4}, 3)}),
+           s("broadcast input, beta 0.5, alpha 2", {arg({4}, 1), arg({2, 3}, 2), arg({3, 4}, 3)},
+             [](const V& v) { return addmm(v[0], v[1], v[2], 0.5, 2); }),
+           s("transposed mat2", {arg({2, 4}, 4), arg({2, 3}, 5), arg_t({4, 3}, 6)}),
+           s("method, beta 0", {arg({2, 4}, 7), arg({2, 3}, 8), arg({3, 4}, 9)},
+             [](const V& v) { return v[0].addmm(v[1], v[2], 0, 1.5); }),
+           s("input (2, 1), transposed mat1",
+             {arg({2, 1}, 10), arg_t({3, 2}, 11), arg({3, 4}, 12)}),
+           s("input (1, 4), beta 2, alpha -1", {arg({1, 4}, 13), arg({2, 3}, 14), arg({3, 4}, 15)},
+             [](const V& v) { return addmm(v[0], v[1], v[2], 2, -1); }),
+           s("empty inner dim", {arg({4}, 16), arg({2, 0}, 17), arg({0, 4}, 18)}),
+           s("empty rows", {arg({4}, 19), arg({0, 3}, 20), arg({3, 4}, 21)})},
+          {e("addmm", "inner sizes differ",
+             "mat1 has shape (2, 3) and mat2 has shape (2, 4): mat1.shape[1] (3) must equal "
+             "mat2.shape[0] (2)",
+             [] {
+               addmm(make({2, 4}, 1), make({2, 3}, 2), make({2, 4}, 3));
+             }),
+           e("addmm", "1-D mat1", "mat1 and mat2 must be 2-D, got shapes (3,) and (3, 4)",
+             [] {
+               addmm(make({4}, 1), make({3}, 2), make({3, 4}, 3));
+             }),
+           e("addmm", "input does not broadcast",
+             "shapes (3,) and (2, 4) cannot be broadcast: size 3 and size 4 differ at dim 1 and "
+             "neither is 1",
+             [] {
+               addmm(make({3}, 1), make({2, 3}, 2), make({3, 4}, 3));
+             })})
           .py("torch.addmm(x[0], x[1], x[2])",
               {{"broadcast input, beta 0.5, alpha 2",
                 "torch.addmm(x[0], x[1], x[2], beta=0.5, alpha=2)"},
-               {"method, beta 0", "x[0].addmm(x[1], x[2], beta=0, alpha=1.5)"}})
+               {"method, beta 0", "x[0].addmm(x[1], x[2], beta=0, alpha=1.5)"},
+               {"input (1, 4), beta 2, alpha -1",
+                "torch.addmm(x[0], x[1], x[2], beta=2, alpha=-1)"}})
           .ref("torch.addmm(make((4,), 1), make((2, 3), 2), make((3, 4), 3), beta=0.5, alpha=2)",
                [] {
                  return addmm(make({4}, 1), make({2, 3}, 2), make({3, 4}, 3), 0.5, 2);
@@ -2639,7 +2648,11 @@ void add_nn(std::vector<OpInfo>& t) {
              s("1-D input", {arg({3}, 7), arg({2, 3}, 8)}),
              s("non-contiguous weight and input", {arg_t({3, 2}, 1), arg_t({3, 4}, 9)}),
              s("only weight requires grad", {make({2, 3}, 1), arg({4, 3}, 2)}),
-             s("empty batch", {arg({0, 3}, 1), arg({4, 3}, 2), arg({4}, 3)})},
+             s("empty batch", {arg({0, 3}, 1), arg({4, 3}, 2), arg({4}, 3)}),
+             s("1-D input, bias", {arg({3}, 10), arg({4, 3}, 11), arg({4}, 12)}),
+             s("4-D input", {arg({2, 1, 2, 3}, 13), arg({4, 3}, 14), arg({4}, 15)}),
+             s("non-contiguous 3-D input", {arg_t({2, 2, 3}, 16), arg({4, 3}, 17), arg({4}, 18)}),
+             s("empty 3-D batch", {arg({0, 2, 3}, 19), arg({4, 3}, 20), arg({4}, 21)})},
             {e("linear", "1-D weight", "weight must be 2-D [out, in], got shape (3,)",
                [] {
                  F::linear(make({2, 3}, 1), make({3}, 2));
@@ -2652,9 +2665,7 @@ void add_nn(std::vector<OpInfo>& t) {
                }),
              e("linear", "bias of the wrong size",
                "bias of shape (3,) does not match out_features = 4",
-               [] {
-                 F::linear(make({2, 3}, 1), make({4, 3}, 2), make({3}, 3));
-               })})
+               [] { F::linear(make({2, 3}, 1), make({4, 3}, 2), make({3}, 3)); })})
           .py("F.linear(*x)")
           .ref("---- nn::functional (sdpa is PyTorch 2's; with 1.13 the reference is softmax(q @ "
                "k.transpose(-2, -1) * scale + mask) @ v, the bool mask applied with "

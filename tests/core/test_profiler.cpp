@@ -147,7 +147,8 @@ TEST(Profiler, RecordsCreationOpsMethodsAndInPlaceOpsAsTorchProfiler) {
 }
 
 // One training step of Sequential(Linear(4, 8), ReLU, Linear(8, 2)) with mse_loss: Linear is
-// matmul(x, W^T) + b, mse_loss is ((input - target)^2).mean().
+// addmm(b, x, W^T) (as PyTorch's: aten::linear runs aten::t and aten::addmm), mse_loss is
+// ((input - target)^2).mean().
 TEST(Profiler, CountsATwoLayerMlpStep) {
   mg::manual_seed(0);
   mg::nn::Sequential model(mg::nn::Linear(4, 8), mg::nn::ReLU(), mg::nn::Linear(8, 2));
@@ -157,11 +158,10 @@ TEST(Profiler, CountsATwoLayerMlpStep) {
   loss.backward();
   p.stop();
   const auto all = counts(p);
-  for (const auto& [op, n] : Counts{{"linear", 2}, {"matmul", 2}, {"relu", 1}, {"mse_loss", 1}})
+  for (const auto& [op, n] : Counts{{"linear", 2}, {"addmm", 2}, {"relu", 1}, {"mse_loss", 1}})
     EXPECT_EQ(all.at(op), n) << op;
   // weight.t() in each linear gives a TransposeBackward0.
-  EXPECT_EQ(node_counts(p), (Counts{{"MmBackward0", 2},
-                                    {"AddBackward0", 2},
+  EXPECT_EQ(node_counts(p), (Counts{{"AddmmBackward0", 2},
                                     {"TransposeBackward0", 2},
                                     {"ReluBackward0", 1},
                                     {"SubBackward0", 1},
@@ -169,7 +169,7 @@ TEST(Profiler, CountsATwoLayerMlpStep) {
                                     {"MeanBackward0", 1},
                                     {"AccumulateGrad", 4}}));
   const auto rows = p.key_averages();
-  // linear's FLOPs are its matmul's: 2 * 3 * 8 * 4 + 2 * 3 * 2 * 8.
+  // linear's FLOPs are its addmm's: 2 * 3 * 8 * 4 + 2 * 3 * 2 * 8.
   EXPECT_EQ(row(rows, "linear").flops, 2 * 3 * 8 * 4 + 2 * 3 * 2 * 8);
   EXPECT_EQ(row(rows, "linear").self_flops, 0);
 }

@@ -80,7 +80,7 @@ TEST(SavedTensors, OptimizerStepBetweenForwardAndBackwardIsCaught) {
   opt.step();
   // l2's weight.t() (4, 2) is saved for l1's gradient; it was at version 1 (its init's uniform_).
   EXPECT_EQ(error_of([&] { loss.backward(); }),
-            "[MmBackward0] a tensor saved for backward (shape (4, 2), float32) was modified in "
+            "[AddmmBackward0] a tensor saved for backward (shape (4, 2), float32) was modified in "
             "place: it is at version 2, expected version 1. Use clone() before the in-place op, "
             "or do it after backward.");
 }

@@ -69,7 +69,7 @@ TEST(NnLinear, ForwardMatchesPyTorch) {
                                  -1.4247241020202637f};
   auto got = y.to_vector<float>();
   for (std::size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], expected[i], 1e-6);
-  EXPECT_EQ(y.grad_fn()->name(), "AddBackward0");
+  EXPECT_EQ(y.grad_fn()->name(), "AddmmBackward0");
 }
 
 TEST(NnLinear, AnyNumberOfLeadingDims) {

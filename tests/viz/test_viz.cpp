@@ -82,7 +82,7 @@ std::size_t count(const std::string& s, const std::string& what) {
   return n;
 }
 
-// fc2(relu(fc1(x))): each Linear is t(weight), a matmul and the bias add (3 nodes, 2 leaves).
+// fc2(relu(fc1(x))): each Linear is t(weight) and addmm with the bias (2 nodes, 2 leaves).
 struct MlpImpl : nn::Module {
   nn::Linear fc1{nullptr}, fc2{nullptr};
   MlpImpl() : nn::Module("Mlp") {
@@ -117,9 +117,9 @@ TEST(CollapsedGraph, OneBoxPerLinearOfAnMlp) {
             "  graph [rankdir=TB];\n"
             "  node [shape=box, style=\"filled,rounded\", fontname=\"Helvetica\", fontsize=11, "
             "fillcolor=lightgrey];\n"
-            "  m0 [label=\"fc2\\nLinear: 3 nodes, 2 leaves\\n(5, 2) float32\", shape=box3d, "
+            "  m0 [label=\"fc2\\nLinear: 2 nodes, 2 leaves\\n(5, 2) float32\", shape=box3d, "
             "style=filled, fillcolor=lightyellow];\n"
-            "  m1 [label=\"fc1\\nLinear: 3 nodes, 2 leaves\\n(5, 4) float32\", shape=box3d, "
+            "  m1 [label=\"fc1\\nLinear: 2 nodes, 2 leaves\\n(5, 4) float32\", shape=box3d, "
             "style=filled, fillcolor=lightyellow];\n"
             "  n0 [label=\"SumBackward0\\n() float32\"];\n"
             "  n1 [label=\"ReluBackward0\\n(5, 4) float32\"];\n"
@@ -129,9 +129,9 @@ TEST(CollapsedGraph, OneBoxPerLinearOfAnMlp) {
             "  m0 -> n1;\n"
             "  n1 -> m1;\n"
             "}\n");
-  // The same graph uncollapsed: 8 nodes (Sum, Relu, 3 per Linear) and 4 leaves.
+  // The same graph uncollapsed: 6 nodes (Sum, Relu, 2 per Linear) and 4 leaves.
   const std::string plain = mg::autograd::to_dot(loss, {.show_saved = false});
-  EXPECT_EQ(count(plain, "Backward0"), 8u);
+  EXPECT_EQ(count(plain, "Backward0"), 6u);
   EXPECT_EQ(count(plain, "fillcolor=lightblue"), 4u);
   EXPECT_EQ(count(plain, "box3d"), 0u);
 }
@@ -149,8 +149,8 @@ TEST(CollapsedGraph, NestedModulesCollapseAtTheChosenDepth) {
   const std::string depth1 =
       mg::autograd::to_dot(loss, {.names = {{"x", x}}, .collapse_modules = true});
   EXPECT_EQ(count(depth1, "box3d"), 2u);
-  EXPECT_EQ(count(depth1, "[label=\"1\\nResidual: 4 nodes, 2 leaves\\n(2, 3) float32\""), 1u);
-  EXPECT_EQ(count(depth1, "[label=\"0\\nResidual: 4 nodes, 2 leaves\\n(2, 3) float32\""), 1u);
+  EXPECT_EQ(count(depth1, "[label=\"1\\nResidual: 3 nodes, 2 leaves\\n(2, 3) float32\""), 1u);
+  EXPECT_EQ(count(depth1, "[label=\"0\\nResidual: 3 nodes, 2 leaves\\n(2, 3) float32\""), 1u);
   EXPECT_EQ(count(depth1, "[label=\"x\\n(2, 3) float32\", fillcolor=lightblue]"), 1u);
   EXPECT_EQ(count(depth1, "fillcolor=lightblue"), 1u);
   EXPECT_EQ(count(depth1, "SumBackward0"), 1u);
@@ -159,8 +159,8 @@ TEST(CollapsedGraph, NestedModulesCollapseAtTheChosenDepth) {
   const std::string depth2 = mg::autograd::to_dot(
       loss, {.show_saved = false, .collapse_modules = true, .collapse_depth = 2});
   EXPECT_EQ(count(depth2, "box3d"), 2u);
-  EXPECT_EQ(count(depth2, "[label=\"1.fc\\nLinear: 3 nodes, 2 leaves\\n(2, 3) float32\""), 1u);
-  EXPECT_EQ(count(depth2, "[label=\"0.fc\\nLinear: 3 nodes, 2 leaves\\n(2, 3) float32\""), 1u);
+  EXPECT_EQ(count(depth2, "[label=\"1.fc\\nLinear: 2 nodes, 2 leaves\\n(2, 3) float32\""), 1u);
+  EXPECT_EQ(count(depth2, "[label=\"0.fc\\nLinear: 2 nodes, 2 leaves\\n(2, 3) float32\""), 1u);
   EXPECT_EQ(count(depth2, "AddBackward0"), 2u);  // the residual adds are drawn one by one
   // Deeper than any call: nothing collapses.
   const std::string depth3 = mg::autograd::to_dot(
@@ -169,7 +169,7 @@ TEST(CollapsedGraph, NestedModulesCollapseAtTheChosenDepth) {
             mg::autograd::to_dot(
                 loss, {.show_saved = false, .collapse_modules = true, .collapse_depth = 4}));
   EXPECT_EQ(count(depth3, "box3d"), 0u);
-  EXPECT_EQ(count(depth3, "Backward0"), 10u);  // Sum, Mul, 2 x (Add + T, Mm, Add)
+  EXPECT_EQ(count(depth3, "Backward0"), 8u);  // Sum, Mul, 2 x (Add + T, Addmm)
 }
 
 TEST(CollapsedGraph, EachCallOfAModuleIsItsOwnBox) {
@@ -183,9 +183,9 @@ TEST(CollapsedGraph, EachCallOfAModuleIsItsOwnBox) {
   }
   model->named_parameters();  // names the leaves (parameter_name)
   const std::string dot = mg::autograd::to_dot(loss, {.collapse_modules = true});
-  EXPECT_EQ(count(dot, "[label=\"0\\nResidual: 4 nodes"), 2u);
+  EXPECT_EQ(count(dot, "[label=\"0\\nResidual: 3 nodes"), 2u);
   // Both calls use fc's weight and bias: used by two boxes, they are drawn as leaves.
-  EXPECT_EQ(count(dot, "[label=\"0\\nResidual: 4 nodes\\n(2, 3) float32\""), 2u);
+  EXPECT_EQ(count(dot, "[label=\"0\\nResidual: 3 nodes\\n(2, 3) float32\""), 2u);
   EXPECT_EQ(count(dot, "fillcolor=lightblue"), 2u);
   EXPECT_EQ(count(dot, "fc.weight\\n(3, 3) float32\", fillcolor=lightblue]"), 1u);
   EXPECT_EQ(count(dot, "fc.bias\\n(3,) float32\", fillcolor=lightblue]"), 1u);

@@ -82,10 +82,11 @@ const Node* first_output(const std::vector<const Node*>& nodes, std::set<const N
   return nullptr;
 }
 
-/// node, or for matmul's GEMM (MmBackward0) the reshape right after it: matmul of (B, T, C) by a
-/// weight runs as one (B*T, C) GEMM and reshapes the result back to (B, T, out).
+/// node, or for matmul's GEMM (MmBackward0, or AddmmBackward0: Linear with a bias) the reshape
+/// right after it: matmul of (B, T, C) by a weight runs as one (B*T, C) GEMM and reshapes the
+/// result back to (B, T, out).
 const Node* after_gemm_reshape(const std::vector<const Node*>& nodes, const Node* node) {
-  if (node->name() != "MmBackward0") return node;
+  if (node->name() != "MmBackward0" && node->name() != "AddmmBackward0") return node;
   const Node* only_user = nullptr;
   int users = 0;
   for (const Node* n : nodes)

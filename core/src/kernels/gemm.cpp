@@ -32,17 +32,22 @@ BlasLayout blas_layout(std::int64_t rows, std::int64_t cols, std::int64_t sr, st
 
 namespace {
 
-/// c = a b with a plain loop: integer matmul (BLAS has no integer GEMM) and tiny float products.
+/// c = alpha a b + beta c with a plain loop: integer matmul (BLAS has no integer GEMM) and tiny
+/// float products. The same order as BLAS: the product, times alpha, plus beta c.
 template <typename T>
 void gemm_loop(bool ta, bool tb, std::int64_t m, std::int64_t n, std::int64_t k, const T* a,
-               std::int64_t lda, const T* b, std::int64_t ldb, T* c, std::int64_t ldc) {
+               std::int64_t lda, const T* b, std::int64_t ldb, T* c, std::int64_t ldc, T alpha,
+               T beta) {
   for (std::int64_t i = 0; i < m; ++i)
     for (std::int64_t j = 0; j < n; ++j) {
       T acc = 0;
       for (std::int64_t p = 0; p < k; ++p)
         acc = wrapping_add(acc, wrapping_mul(a[ta ? p * lda + i : i * lda + p],
                                              b[tb ? j * ldb + p : p * ldb + j]));
-      c[i * ldc + j] = acc;
+      if (alpha != T(1)) acc = wrapping_mul(alpha, acc);
+      T& out = c[i * ldc + j];
+      // beta 0 does not read c: it may hold garbage or NaN (BLAS's rule).
+      out = beta == T(0) ? acc : wrapping_add(acc, beta == T(1) ? out : wrapping_mul(beta, out));
     }
 }
 
@@ -55,51 +60,65 @@ constexpr std::int64_t kSmallGemm = 512;
 // OpenBLAS runs on one thread (set_num_threads keeps it there) and minigrad's pool does the
 // splitting, so one set of threads serves every op: OpenBLAS's own workers spin after each call
 // and took the core from minigrad's kernels (the tiny_lm step was slower on 2 threads than on 1).
-// A batch of matrices is split by matrices; a single large product by blocks of rows of c (or of
-// columns, when c is wide), aligned to 16 so that OpenBLAS's micro-kernels cover the same blocks
-// as on one thread. A chunk holds at least kGemmChunkMNK multiply-adds (~80 us of work on one
-// core with OpenBLAS's AVX2 kernels; see kGrainSize for why so much).
+// A batch of matrices is split by matrices; a single large product by blocks of kGemmRowAlign
+// rows of c, so that OpenBLAS's micro-kernels cover the same rows as on one thread and every
+// element gets the same bits (a Linear's output and gradients: test_linear.cpp). Only a wide
+// product with too few rows for two such blocks is split by columns, aligned to 16: that agrees
+// with one thread to rounding only (OpenBLAS blocks part of a product differently from the
+// whole). A chunk holds at least kGemmChunkMNK multiply-adds (~80 us of work on one core with
+// OpenBLAS's AVX2 kernels; see kGrainSize for why so much).
 constexpr std::int64_t kGemmChunkMNK = 1 << 22;
+// NOTE: measured with OpenBLAS 0.3.21 on AMD EPYC (it runs its Haswell kernels there): sgemm
+// gives the whole product's bits for a split at multiples of 48 rows, in all four transpose
+// layouts, and not at 16, 32 or 64 rows, nor at any column split tried; dgemm at any multiple of
+// 16 rows. Another OpenBLAS or CPU may block differently: test_linear.cpp would tell.
+constexpr std::int64_t kGemmRowAlign = 48;
 
 }  // namespace
 
 template <typename T>
 void gemm(bool ta, bool tb, std::int64_t m, std::int64_t n, std::int64_t k, const T* a,
-          std::int64_t lda, const T* b, std::int64_t ldb, T* c, std::int64_t ldc) {
+          std::int64_t lda, const T* b, std::int64_t ldb, T* c, std::int64_t ldc, T alpha, T beta) {
   auto tA = ta ? CblasTrans : CblasNoTrans;
   auto tB = tb ? CblasTrans : CblasNoTrans;
   auto M = static_cast<blasint>(m), N = static_cast<blasint>(n), K = static_cast<blasint>(k);
   if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+    // k 0 (beta c alone) takes the loop too: it reads no a or b.
     if (m * n * k <= kSmallGemm) {
-      gemm_loop<T>(ta, tb, m, n, k, a, lda, b, ldb, c, ldc);
+      gemm_loop<T>(ta, tb, m, n, k, a, lda, b, ldb, c, ldc, alpha, beta);
     } else if constexpr (std::is_same_v<T, float>) {
-      cblas_sgemm(CblasRowMajor, tA, tB, M, N, K, 1.0f, a, static_cast<blasint>(lda), b,
-                  static_cast<blasint>(ldb), 0.0f, c, static_cast<blasint>(ldc));
+      cblas_sgemm(CblasRowMajor, tA, tB, M, N, K, alpha, a, static_cast<blasint>(lda), b,
+                  static_cast<blasint>(ldb), beta, c, static_cast<blasint>(ldc));
     } else {
-      cblas_dgemm(CblasRowMajor, tA, tB, M, N, K, 1.0, a, static_cast<blasint>(lda), b,
-                  static_cast<blasint>(ldb), 0.0, c, static_cast<blasint>(ldc));
+      cblas_dgemm(CblasRowMajor, tA, tB, M, N, K, alpha, a, static_cast<blasint>(lda), b,
+                  static_cast<blasint>(ldb), beta, c, static_cast<blasint>(ldc));
     }
   } else {
-    gemm_loop<T>(ta, tb, m, n, k, a, lda, b, ldb, c, ldc);
+    gemm_loop<T>(ta, tb, m, n, k, a, lda, b, ldb, c, ldc, alpha, beta);
   }
 }
 
 template <typename T>
 void gemm_threaded(bool ta, bool tb, std::int64_t m, std::int64_t n, std::int64_t k, const T* a,
-                   std::int64_t lda, const T* b, std::int64_t ldb, T* c, std::int64_t ldc) {
-  if (m >= n) {
+                   std::int64_t lda, const T* b, std::int64_t ldb, T* c, std::int64_t ldc, T alpha,
+                   T beta) {
+  // One chunk's worth (k 0 included: the grains below divide by it) runs here.
+  if (m * n * k <= kGemmChunkMNK) {
+    gemm<T>(ta, tb, m, n, k, a, lda, b, ldb, c, ldc, alpha, beta);
+  } else if (m >= n || m >= 2 * kGemmRowAlign) {
     parallel_for(
         0, m, std::max<std::int64_t>(1, kGemmChunkMNK / (n * k)),
         [&](std::int64_t r0, std::int64_t r1) {
-          gemm<T>(ta, tb, r1 - r0, n, k, ta ? a + r0 : a + r0 * lda, lda, b, ldb, c + r0 * ldc,
-                  ldc);
+          gemm<T>(ta, tb, r1 - r0, n, k, ta ? a + r0 : a + r0 * lda, lda, b, ldb, c + r0 * ldc, ldc,
+                  alpha, beta);
         },
-        16);
+        kGemmRowAlign);
   } else {
     parallel_for(
         0, n, std::max<std::int64_t>(1, kGemmChunkMNK / (m * k)),
         [&](std::int64_t c0, std::int64_t c1) {
-          gemm<T>(ta, tb, m, c1 - c0, k, a, lda, tb ? b + c0 * ldb : b + c0, ldb, c + c0, ldc);
+          gemm<T>(ta, tb, m, c1 - c0, k, a, lda, tb ? b + c0 * ldb : b + c0, ldb, c + c0, ldc,
+                  alpha, beta);
         },
         16);
   }
@@ -159,9 +178,9 @@ void gemm_batched(const Shape& batch, std::int64_t M, std::int64_t N, std::int64
 
 #define MG_GEMM_INSTANTIATE(T)                                                                    \
   template void gemm<T>(bool, bool, std::int64_t, std::int64_t, std::int64_t, const T*,           \
-                        std::int64_t, const T*, std::int64_t, T*, std::int64_t);                  \
+                        std::int64_t, const T*, std::int64_t, T*, std::int64_t, T, T);            \
   template void gemm_threaded<T>(bool, bool, std::int64_t, std::int64_t, std::int64_t, const T*,  \
-                                 std::int64_t, const T*, std::int64_t, T*, std::int64_t);         \
+                                 std::int64_t, const T*, std::int64_t, T*, std::int64_t, T, T);   \
   template void gemm_batched<T>(const Shape&, std::int64_t, std::int64_t, std::int64_t, const T*, \
                                 const Shape&, BlasLayout, const T*, const Shape&, BlasLayout, T*);
 MG_GEMM_INSTANTIATE(float)

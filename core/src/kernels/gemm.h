@@ -1,7 +1,8 @@
 #pragma once
 // Private: the GEMM kernels of matmul, mm and bmm over raw buffers (Note [GEMM without copies],
 // Note [GEMM on threads] in gemm.cpp). No Tensor, no autograd: row-major c = op(a) op(b), where
-// op transposes when the flag says so, with leading dimensions as BLAS takes them. Instantiated
+// op transposes when the flag says so, with leading dimensions as BLAS takes them; optionally
+// c = alpha op(a) op(b) + beta c, as BLAS (addmm, Linear's bias: Note [Fused addmm]). Instantiated
 // for float, double (OpenBLAS above kSmallGemm multiply-adds) and std::int64_t (a loop that
 // wraps on overflow, as PyTorch).
 #include <cstdint>
@@ -21,17 +22,20 @@ struct BlasLayout {
 /// copies]); `ok` is false when it is neither row- nor column-major.
 BlasLayout blas_layout(std::int64_t rows, std::int64_t cols, std::int64_t sr, std::int64_t sc);
 
-/// c [m, n] (leading dimension ldc) = a [m, k] b [k, n] on the calling thread; ta / tb: a / b is
-/// stored transposed (column-major) with leading dimension lda / ldb.
+/// c [m, n] (leading dimension ldc) = alpha a [m, k] b [k, n] + beta c on the calling thread;
+/// ta / tb: a / b is stored transposed (column-major) with leading dimension lda / ldb. beta 0
+/// does not read c (a NaN there does not propagate), as BLAS; k 0 leaves beta c.
 template <typename T>
 void gemm(bool ta, bool tb, std::int64_t m, std::int64_t n, std::int64_t k, const T* a,
-          std::int64_t lda, const T* b, std::int64_t ldb, T* c, std::int64_t ldc);
+          std::int64_t lda, const T* b, std::int64_t ldb, T* c, std::int64_t ldc, T alpha = T(1),
+          T beta = T(0));
 
 /// gemm(), split across minigrad's threads by rows or columns of c when large (Note [GEMM on
 /// threads]).
 template <typename T>
 void gemm_threaded(bool ta, bool tb, std::int64_t m, std::int64_t n, std::int64_t k, const T* a,
-                   std::int64_t lda, const T* b, std::int64_t ldb, T* c, std::int64_t ldc);
+                   std::int64_t lda, const T* b, std::int64_t ldb, T* c, std::int64_t ldc,
+                   T alpha = T(1), T beta = T(0));
 
 /// A batch of products c[i] [M, N] = a[i] [M, K] b[i] [K, N] over the batch dims `batch`: the
 /// matrices of a and b step by the batch strides sa and sb (0 on broadcast dims; la / lb give

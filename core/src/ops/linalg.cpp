@@ -7,6 +7,7 @@
 #include "autograd/function.h"
 #include "kernels/dispatch.h"
 #include "kernels/gemm.h"
+#include "kernels/reduce.h"
 #include "minigrad/indexing.h"
 #include "minigrad/ops/creation.h"
 #include "minigrad/ops/elementwise.h"
@@ -156,9 +157,47 @@ Tensor bmm(const Tensor& a, const Tensor& b) {
   return matmul_nd(a, b, "BmmBackward0");
 }
 
-// ---------------------------------------------------------------- addmm, einsum
-// Both are composed of mm/matmul and views, so their gradients (and second gradients) come from
-// those ops' nodes.
+// ---------------------------------------------------------------- addmm
+
+// Note [Fused addmm]
+// addmm (and so Linear with a bias: F::linear) is one GEMM: the output is filled with input
+// broadcast to [n, p] and BLAS computes alpha mat1 mat2 + beta out in place, so the bias costs no
+// pass of its own, as PyTorch's addmm. beta 0 leaves the output unread (BLAS's rule), so a NaN in
+// input does not propagate. Backward: mat1's and mat2's gradients are GEMMs, as mm's; a bias's
+// (input [p] or [1, p]) is the column sums of the gradient, one pass by sum_leading_rows (split
+// by columns, so the same bits on any number of threads, and the same as sum()'s), not a
+// broadcast gradient that the engine reduces through sum(). Under create_graph the gradients are
+// built of differentiable ops (mm, mul, and the engine's sum_to), so they differentiate again.
+// Mixed dtypes and int64 keep the composed form (mm, then mul and add with their promotion).
+
+namespace {
+
+/// addmm of tensors already checked, as mm then mul and add (mixed dtypes, int64).
+Tensor addmm_composed(const Tensor& input, const Tensor& mat1, const Tensor& mat2, Scalar beta,
+                      Scalar alpha) {
+  Tensor p = mm(mat1, mat2);
+  if (alpha.to_double() != 1) p = p * alpha;
+  // NOTE: beta 0 ignores input entirely (a NaN in it does not propagate), as PyTorch.
+  if (beta.to_double() == 0) return p;
+  return beta.to_double() == 1 ? p + input : p + input * beta;
+}
+
+/// The gradient of addmm's input from the output's gradient g [n, p] (Note [Fused addmm]).
+Tensor addmm_input_grad(const Tensor& g, const Shape& in_shape, double beta) {
+  const std::int64_t n = g.shape()[0], p = g.shape()[1];
+  const bool bias =
+      (in_shape.size() == 1 || (in_shape.size() == 2 && in_shape[0] == 1)) && in_shape.back() == p;
+  if (is_grad_enabled() || !bias || !g.is_contiguous() || g.numel() == 0)
+    return beta == 1 ? g : g * beta;  // the engine sums it to in_shape
+  Tensor r = detail::make_tensor(in_shape, g.dtype());
+  detail::dispatch(g.dtype(), [&]<typename T>() {
+    if constexpr (std::is_floating_point_v<T>)
+      detail::sum_leading_rows<T>(g.impl()->data<T>(), n, p, r.impl()->data<T>());
+  });
+  return beta == 1 ? r : r * beta;
+}
+
+}  // namespace
 
 Tensor addmm(const Tensor& input, const Tensor& mat1, const Tensor& mat2, Scalar beta,
              Scalar alpha) {
@@ -174,12 +213,62 @@ Tensor addmm(const Tensor& input, const Tensor& mat1, const Tensor& mat2, Scalar
   MG_CHECK(detail::broadcast_shapes(input.shape(), out_shape, "addmm") == out_shape, "addmm",
            "input of shape ", input.shape(), " does not broadcast to the product's shape ",
            out_shape);
-  Tensor p = mm(mat1, mat2);
-  if (alpha.to_double() != 1) p = p * alpha;
-  // NOTE: beta 0 ignores input entirely (a NaN in it does not propagate), as PyTorch.
-  if (beta.to_double() == 0) return p;
-  return beta.to_double() == 1 ? p + input : p + input * beta;
+  const Dtype dt = mat1.dtype();
+  if ((dt != kFloat32 && dt != kFloat64) || mat2.dtype() != dt || input.dtype() != dt)
+    return addmm_composed(input, mat1, mat2, beta, alpha);
+
+  const std::int64_t M = out_shape[0], N = out_shape[1], K = mat1.shape()[1];
+  const double b = beta.to_double(), a = alpha.to_double();
+  Tensor m1 = matrices_blas_ready(mat1) ? mat1 : mat1.detach().contiguous();
+  Tensor m2 = matrices_blas_ready(mat2) ? mat2 : mat2.detach().contiguous();
+  BlasLayout l1 = blas_layout(M, K, m1.strides()[0], m1.strides()[1]);
+  BlasLayout l2 = blas_layout(K, N, m2.strides()[0], m2.strides()[1]);
+  Tensor out = detail::make_tensor(out_shape, dt);
+  if (profiler::detail::is_on()) profiler::detail::add_flops(2 * M * N * K);
+  detail::dispatch(dt, [&]<typename T>() {
+    if constexpr (std::is_floating_point_v<T>) {
+      T* po = out.impl()->data<T>();
+      if (b != 0) {
+        // The output starts as input broadcast to [M, N]: strides 0 on broadcast dims.
+        const T* pi = input.impl()->data<T>();
+        const std::int64_t d = input.dim();
+        const std::int64_t s0 = d == 2 && input.shape()[0] != 1 ? input.strides()[0] : 0;
+        const std::int64_t s1 = d >= 1 && input.shape()[d - 1] != 1 ? input.strides()[d - 1] : 0;
+        for (std::int64_t i = 0; i < M; ++i) {
+          if (s1 == 1)
+            std::copy(pi + i * s0, pi + i * s0 + N, po + i * N);
+          else
+            for (std::int64_t j = 0; j < N; ++j) po[i * N + j] = pi[i * s0 + j * s1];
+        }
+      }
+      if (M * N != 0)
+        detail::gemm_threaded<T>(l1.trans, l2.trans, M, N, K, m1.impl()->data<T>(), l1.ld,
+                                 m2.impl()->data<T>(), l2.ld, po, N, static_cast<T>(a),
+                                 static_cast<T>(b));
+    }
+  });
+
+  using detail::needs_grad;
+  Shape in_shape = input.shape();
+  detail::record("AddmmBackward0", out, {&input, &mat1, &mat2},
+                 {needs_grad(mat1) ? &mat2 : nullptr, needs_grad(mat2) ? &mat1 : nullptr},
+                 [in_shape, a, b](const Tensor& g, FunctionNode& n) {
+                   Grads r(3);
+                   // beta 0: input took no part (its gradient stays undefined, as the composed
+                   // form's).
+                   if (n.needs_input_grad(0) && b != 0) r[0] = addmm_input_grad(g, in_shape, b);
+                   if (n.needs_input_grad(1)) r[1] = mm(g, n.saved(0).t());
+                   if (n.needs_input_grad(2)) r[2] = mm(n.saved(1).t(), g);
+                   for (std::size_t i = 1; i < 3; ++i)
+                     if (a != 1 && r[i].defined()) r[i] = r[i] * a;
+                   return r;
+                 });
+  return out;
 }
+
+// ---------------------------------------------------------------- einsum
+// Composed of mm/matmul and views, so its gradients (and second gradients) come from those ops'
+// nodes.
 
 // Note [einsum's plan]
 // The equation is rewritten into one string of labels per operand: '...' becomes one label per
