@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdlib>
 #include <exception>
@@ -50,15 +51,15 @@ struct Region {
   std::int64_t begin, end, chunk;
   int chunks;
   std::atomic<int> next{0};
+  std::atomic<int> finished{0};  // chunks run to the end (or to an exception)
   std::mutex error_mutex;
   std::exception_ptr error;
 
   Region(RangeFn f, std::int64_t b, std::int64_t e, std::int64_t c, int n)
       : fn(f), begin(b), end(e), chunk(c), chunks(n) {}
 
-  /// Runs chunks until none is left; returns how many this thread ran.
-  int work() {
-    int ran = 0;
+  /// Runs chunks until none is left.
+  void work() {
     for (int i = next.fetch_add(1); i < chunks; i = next.fetch_add(1)) {
       std::int64_t b = begin + i * chunk, e = std::min(end, b + chunk);
       try {
@@ -67,62 +68,103 @@ struct Region {
         std::lock_guard<std::mutex> lock(error_mutex);
         if (!error) error = std::current_exception();
       }
-      ++ran;
+      finished.fetch_add(1);
     }
-    return ran;
   }
 };
+
+// Note [Spin, then sleep]
+// Waking a worker asleep on a condition variable is a futex call and, on this machine's
+// paravirtualised VM, an inter-processor interrupt: ~50 us of the caller's time per region
+// (pthread_cond_broadcast was 6% of a 2-thread tiny_lm step in perf), and the worker starts late.
+// A tiny_lm step runs ~40 regions of 50-250 us of work each, so the pool cost more than it gained.
+// So a worker that finished a region spins for kSpinTime, watching for the next one, before it
+// sleeps, and the caller only calls notify when a worker is asleep; the caller waiting for the
+// last chunk spins the same way before it sleeps. The spinning is bounded (a process that stops
+// using the pool has its workers asleep within kSpinTime), and pauses between checks
+// (_mm_pause), as OpenMP runtimes do (GOMP_SPINCOUNT). Every flag is an atomic; a sleeper
+// registers under the mutex (sleeping_, caller_waiting_) before it tests its predicate, so a
+// wake is never lost.
+constexpr auto kSpinTime = std::chrono::microseconds(300);
+
+/// Spins until done() or kSpinTime has passed; whether done() became true.
+template <typename F>
+bool spin_until(F done) {
+  const auto start = std::chrono::steady_clock::now();
+  for (int i = 1;; ++i) {
+    if (done()) return true;
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+    if (i % 64 == 0 && std::chrono::steady_clock::now() - start > kSpinTime) return done();
+  }
+}
 
 class Pool {
  public:
   /// Runs region r with up to `helpers` workers next to the caller.
   void run(Region& r, int helpers) {
-    std::unique_lock<std::mutex> lock(mutex_);
-    while (static_cast<int>(workers_.size()) < helpers)
-      workers_.emplace_back([this, id = static_cast<int>(workers_.size())] { loop(id); });
-    region_ = &r;
-    wanted_ = helpers;
-    ++generation_;
-    lock.unlock();
-    wake_.notify_all();
-
-    int ran = r.work();
-    lock.lock();
-    finished_ += ran;
-    // Wait for every chunk, and for every woken worker to be done with r (it lives on our stack).
-    done_.wait(lock, [&] { return finished_ == r.chunks && active_ == 0; });
-    region_ = nullptr;
-    finished_ = 0;
+    bool notify = false;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      while (static_cast<int>(workers_.size()) < helpers)
+        workers_.emplace_back([this, id = static_cast<int>(workers_.size())] { loop(id); });
+      wanted_.store(helpers);
+      region_.store(&r);
+      generation_.fetch_add(1);
+      notify = sleeping_ > 0;
+    }
+    if (notify) wake_.notify_all();
+    r.work();
+    // Wait for every chunk, then for every worker that may still hold r (it lives on our stack).
+    wait_until([&] { return r.finished.load() == r.chunks; });
+    region_.store(nullptr);
+    wait_until([&] { return active_.load() == 0; });
   }
 
  private:
+  template <typename F>
+  void wait_until(F done) {
+    if (spin_until(done)) return;
+    std::unique_lock<std::mutex> lock(mutex_);
+    caller_waiting_.store(true);
+    done_.wait(lock, done);
+    caller_waiting_.store(false);
+  }
+
   void loop(int id) {
     in_region = true;  // kernels inside a chunk never start another region
     std::uint64_t seen = 0;
-    std::unique_lock<std::mutex> lock(mutex_);
     for (;;) {
-      wake_.wait(lock, [&] { return generation_ != seen; });
-      seen = generation_;
-      if (region_ == nullptr || id >= wanted_) continue;
-      Region* r = region_;
-      ++active_;
-      lock.unlock();
-      int ran = r->work();
-      lock.lock();
-      finished_ += ran;
-      --active_;
-      if (finished_ == r->chunks && active_ == 0) done_.notify_all();
+      auto fresh = [&] { return generation_.load() != seen; };
+      if (!spin_until(fresh)) {
+        std::unique_lock<std::mutex> lock(mutex_);
+        ++sleeping_;
+        wake_.wait(lock, fresh);
+        --sleeping_;
+      }
+      seen = generation_.load();
+      active_.fetch_add(1);
+      // region_ may already be null (the caller ran every chunk) or a later region: either is
+      // fine, active_ keeps the caller of the one read here waiting until it is let go.
+      if (Region* r = region_.load(); r != nullptr && id < wanted_.load()) r->work();
+      active_.fetch_sub(1);
+      if (caller_waiting_.load()) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        done_.notify_all();
+      }
     }
   }
 
   std::mutex mutex_;
   std::condition_variable wake_, done_;
-  std::vector<std::thread> workers_;
-  Region* region_ = nullptr;
-  int wanted_ = 0;
-  int active_ = 0;
-  int finished_ = 0;
-  std::uint64_t generation_ = 0;
+  std::vector<std::thread> workers_;  // under mutex_
+  int sleeping_ = 0;                  // under mutex_
+  std::atomic<Region*> region_{nullptr};
+  std::atomic<int> wanted_{0};
+  std::atomic<int> active_{0};
+  std::atomic<bool> caller_waiting_{false};
+  std::atomic<std::uint64_t> generation_{0};
 };
 
 // Never destroyed: workers sleep in it until the process exits (joining them from a static

@@ -8,7 +8,8 @@
 // f(begin, end) runs at once on the calling thread: the small-op path costs one comparison and
 // never touches a thread. Otherwise the range is cut into at most get_num_threads() chunks of at
 // least a grain each; the caller runs chunks too, and the pool's workers (started on the first
-// large op, then asleep on a condition variable: no spinning on a shared machine) run the others.
+// large op; between regions they spin for a short while, then sleep on a condition variable:
+// Note [Spin, then sleep] in parallel.cpp) run the others.
 // One parallel region runs at a time; a second thread that asks meanwhile runs its range alone.
 // f must only write its own items' outputs (no shared accumulators, no random draws).
 #include <cstdint>

@@ -89,7 +89,10 @@ TEST(Parallel, LargeOpsGiveTheSameBitsOnOneAndTwoThreads) {
   expect_same_on_one_and_two_threads([&] { return a * b + 1.5; }, {a, b}, "broadcast mul, add");
   expect_same_on_one_and_two_threads([&] { return a.t() - a.t().exp(); }, {a}, "strided exp");
   expect_same_on_one_and_two_threads([&] { return a.exp().tanh(); }, {a}, "contiguous exp, tanh");
-  expect_same_on_one_and_two_threads([&] { return mg::gelu(a); }, {a}, "gelu");
+  // gelu's grain is 4 * kGrainSize (ops/elementwise.cpp).
+  mg::Tensor big = mg::randn({1100, 501}).requires_grad_();
+  expect_same_on_one_and_two_threads([&] { return mg::gelu(big); }, {big}, "gelu");
+  expect_same_on_one_and_two_threads([&] { return mg::gelu(big, "tanh"); }, {big}, "gelu tanh");
   expect_same_on_one_and_two_threads([&] { return a.sum(0); }, {a}, "sum over rows");
   expect_same_on_one_and_two_threads([&] { return a.sum(1); }, {a}, "sum over columns");
   expect_same_on_one_and_two_threads([&] { return s.sum({0, 2}); }, {s}, "sum over (0, 2)");
