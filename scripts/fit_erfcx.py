@@ -5,7 +5,7 @@ degree 8, minimising the maximum relative error over w in [0, 10.5] (past it exp
 float32's smallest denormal) by iteratively reweighted least squares. Prints the coefficients
 rounded to float32 and the fit's relative error before and after that rounding.
 
-    /usr/bin/python3 scripts/fit_erfcx.py
+    /usr/bin/python3 scripts/fit_erfcx.py    # needs python3-numpy (apt; python3-torch depends on it)
 """
 import math
 
