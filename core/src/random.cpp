@@ -165,14 +165,9 @@ void transform16(double* d, double mean, double stddev) {
   }
 }
 
-template <typename T>
-T uniform01(Generator& g) {
-  if constexpr (std::is_same_v<T, float>) {
-    return g.uniform_float();
-  } else {
-    return g.uniform_double();
-  }
-}
+// Blocks of engine outputs: Mt19937::fill tempers them as vectors, and the conversion loops below
+// vectorise too (the 24 low bits fit an int32, whose conversion to float is one instruction).
+constexpr std::int64_t kDrawBlock = 256;
 
 /// normal_fill: n >= 16. Draws n uniforms (twice as many engine outputs for double), transforms
 /// every full block, and if n % 16 != 0 redraws 16 NEW uniforms into the last 16 slots and
@@ -180,11 +175,11 @@ T uniform01(Generator& g) {
 /// 33 draws, and randn(n) is not a prefix of randn(n + 1).
 template <typename T>
 void normal_fill(Generator& g, T* data, std::int64_t n, T mean, T stddev) {
-  for (std::int64_t i = 0; i < n; ++i) data[i] = uniform01<T>(g);
+  g.uniform01_fill(data, n);
   for (std::int64_t b = 0; b + 16 <= n; b += 16) transform16(data + b, mean, stddev);
   if (n % 16 != 0) {
     T* tail = data + n - 16;
-    for (int i = 0; i < 16; ++i) tail[i] = uniform01<T>(g);
+    g.uniform01_fill(tail, 16);
     transform16(tail, mean, stddev);
   }
 }
@@ -208,12 +203,38 @@ void uniform_impl(Generator& g, T* data, std::int64_t n, double from_d, double t
   const T from = static_cast<T>(from_d);
   const T to = static_cast<T>(to_d);
   const T range = to - from;
-  for (std::int64_t i = 0; i < n; ++i) data[i] = std::fma(uniform01<T>(g), range, from);
+  g.uniform01_fill(data, n);
+  for (std::int64_t i = 0; i < n; ++i) data[i] = std::fma(data[i], range, from);
 }
 
 }  // namespace
 
 // ---------------------------------------------------------------- Generator
+
+void Generator::uniform01_fill(float* u, std::int64_t n) {
+  std::uint32_t r[kDrawBlock];
+  for (std::int64_t i0 = 0; i0 < n; i0 += kDrawBlock) {
+    const std::int64_t nb = std::min(kDrawBlock, n - i0);
+    engine.fill(r, nb);
+    for (std::int64_t k = 0; k < nb; ++k) {
+      u[i0 + k] = static_cast<float>(static_cast<std::int32_t>(r[k] & 0xFFFFFFu)) * 0x1p-24f;
+    }
+  }
+}
+
+void Generator::uniform01_fill(double* u, std::int64_t n) {
+  std::uint32_t r[2 * kDrawBlock];
+  for (std::int64_t i0 = 0; i0 < n; i0 += kDrawBlock) {
+    const std::int64_t nb = std::min(kDrawBlock, n - i0);
+    engine.fill(r, 2 * nb);
+    for (std::int64_t k = 0; k < nb; ++k) {
+      const std::uint64_t v = (std::uint64_t{r[2 * k]} << 32) | r[2 * k + 1];  // hi, then lo
+      u[i0 + k] =
+          static_cast<double>(static_cast<std::int64_t>(v & ((std::uint64_t{1} << 53) - 1))) *
+          0x1p-53;
+    }
+  }
+}
 
 void Generator::seed(std::uint64_t seed) {
   // torch-rng-parity §1: manual_seed keeps the full 64-bit value for initial_seed() but seeds
@@ -379,7 +400,7 @@ Tensor randint(std::int64_t low, std::int64_t high, const Shape& shape, Generato
 // Note [Fused dropout]
 // nn::functional::dropout was rand(x.shape(), x.dtype()) >= p, .to(x.dtype()), * (1 / (1 - p)),
 // then x * that mask: five passes over memory and one generator call per element. Here one pass
-// draws the uniforms (256 at a time, inlined: random_engine.h defines the draws in the header),
+// draws the uniforms (256 at a time: Generator::uniform01_fill, over Note [Our own MT19937]),
 // picks the scaled mask value and writes both the output and the mask, holding the generator's
 // lock once for the whole tensor. The results stay bit for bit those of the composite, so every
 // seed keeps its masks:
@@ -409,13 +430,12 @@ std::pair<Tensor, Tensor> dropout_with_mask(const Tensor& x, double p) {
     T* po = out.data_ptr<T>();
     T* pm = mask.data_ptr<T>();
     const std::int64_t n = xc.numel();
-    // Blocks of uniforms: the draws are a serial loop, the select and multiply then vectorise.
-    constexpr std::int64_t kBlock = 256;
-    T u[kBlock];
+    // Blocks of uniforms (Generator::uniform01_fill), then a select and multiply that vectorise.
+    T u[kDrawBlock];
     std::lock_guard<std::mutex> lock(g.mutex);
-    for (std::int64_t i0 = 0; i0 < n; i0 += kBlock) {
-      const std::int64_t nb = std::min(kBlock, n - i0);
-      for (std::int64_t k = 0; k < nb; ++k) u[k] = uniform01<T>(g);
+    for (std::int64_t i0 = 0; i0 < n; i0 += kDrawBlock) {
+      const std::int64_t nb = std::min(kDrawBlock, n - i0);
+      g.uniform01_fill(u, nb);
       for (std::int64_t k = 0; k < nb; ++k) {
         const T m = u[k] >= threshold ? scale : T(0);
         pm[i0 + k] = m;
@@ -707,10 +727,10 @@ Tensor& Tensor::random_(Generator& generator) { return random_full_impl(*this, g
 // u64 state[624] @24 (MT19937 words), f64 normal_x @5016, f64 normal_y @5024 (the cached
 // Box-Muller value), f64 normal_rho @5032, i32 normal_is_valid @5040, f32
 // next_float_normal_sample @5048, bool is_next_float_normal_sample_valid @5052.
-// PyTorch's engine draws state[next++] after `if (--left == 0) twist();`; libstdc++'s
-// std::mt19937 draws _M_x[_M_p++] after `if (_M_p >= 624) twist();`, and its operator<< /
-// operator>> write and read "_M_x[0] ... _M_x[623] _M_p". So p = 625 - left, and next = p
-// except right after seeding, where PyTorch has next = 0 and p = 624 (the same behaviour).
+// PyTorch's engine draws state[next++] after `if (--left == 0) twist();`; ours (as libstdc++'s
+// std::mt19937) draws x[p++] after `if (p >= 624) twist();` (Mt19937::words() and position()).
+// So p = 625 - left, and next = p except right after seeding, where PyTorch has next = 0 and
+// p = 624 (the same behaviour).
 namespace {
 
 constexpr std::size_t kStateBytes = 5056;
@@ -729,17 +749,10 @@ T get(const std::vector<std::uint8_t>& b, std::size_t at) {
 
 std::vector<std::uint8_t> state_of(detail::Generator& g) {
   std::lock_guard<std::mutex> lock(g.mutex);
-  std::ostringstream os;
-  os << g.engine;
-  std::istringstream is(os.str());
   std::vector<std::uint8_t> b(kStateBytes, 0);
-  for (std::size_t i = 0; i < kWords; ++i) {
-    std::uint64_t w = 0;
-    is >> w;
-    put<std::uint64_t>(b, 24 + 8 * i, w);
-  }
-  std::int64_t p = 0;
-  is >> p;
+  const std::uint32_t* words = g.engine.words();
+  for (std::size_t i = 0; i < kWords; ++i) put<std::uint64_t>(b, 24 + 8 * i, words[i]);
+  const std::int64_t p = g.engine.position();
   put<std::uint64_t>(b, 0, g.initial_seed);
   put<std::int32_t>(b, 8, static_cast<std::int32_t>(625 - p));
   put<std::int32_t>(b, 12, 1);
@@ -766,19 +779,14 @@ void set_state_of(detail::Generator& g, const std::vector<std::uint8_t>& b) {
   MG_CHECK(b[5052] == 0, op,
            "the state holds a cached float32 normal sample, which minigrad's generator never "
            "uses (PyTorch's CPU randn does not either)");
-  std::ostringstream os;
+  std::uint32_t words[kWords];
   for (std::size_t i = 0; i < kWords; ++i) {
     auto w = get<std::uint64_t>(b, 24 + 8 * i);
     MG_CHECK(w <= 0xFFFFFFFFu, op, "state word ", i, " is ", w, ", more than 32 bits");
-    os << w << ' ';
+    words[i] = static_cast<std::uint32_t>(w);
   }
-  os << p;
-  std::mt19937 engine;
-  std::istringstream is(os.str());
-  is >> engine;
-  MG_CHECK(!is.fail(), op, "could not restore the MT19937 state");
   std::lock_guard<std::mutex> lock(g.mutex);
-  g.engine = engine;
+  g.engine.set_state(words, static_cast<int>(p));
   g.initial_seed = get<std::uint64_t>(b, 0);
   if (normal_valid)
     g.spare = get<double>(b, 5024);

@@ -8,7 +8,8 @@
 #include <cstdint>
 #include <mutex>
 #include <optional>
-#include <random>
+
+#include "kernels/mt19937.h"
 
 namespace minigrad::detail {
 
@@ -25,9 +26,9 @@ namespace minigrad::detail {
 /// order, exactly like PyTorch fills a fresh contiguous tensor.
 struct Generator {
   std::mutex mutex;
-  /// MT19937; std::mt19937 produces exactly torch's mt19937 outputs. Seeded like a fresh
-  /// torch.Generator(): 67280421310721, of which the engine keeps the low 32 bits.
-  std::mt19937 engine{0xF19CD101u};
+  /// MT19937 (Note [Our own MT19937]): std::mt19937's and torch's mt19937 outputs. Seeded like
+  /// a fresh torch.Generator(): 67280421310721, of which the engine keeps the low 32 bits.
+  Mt19937 engine{0xF19CD101u};
   /// Box-Muller's second (sin) value, cached by normal_sample and consumed by its next call.
   std::optional<double> spare;
   /// The last seed given (torch's initial_seed()); a fresh generator's is 67280421310721.
@@ -55,6 +56,11 @@ struct Generator {
   double uniform_double() {
     return static_cast<double>(random64() & ((std::uint64_t{1} << 53) - 1)) * 0x1p-53;
   }
+
+  /// u[0 .. n) = n calls of uniform_float() (uniform_double()), the engine's outputs drawn in
+  /// blocks (Mt19937::fill) and converted by a loop the compiler vectorises.
+  void uniform01_fill(float* u, std::int64_t n);
+  void uniform01_fill(double* u, std::int64_t n);
 
   /// One normal sample of the per-element path (float64 Box-Muller with the spare), returned as
   /// fma(z, stddev, mean) in double. PyTorch uses it for every element of tensors with fewer than

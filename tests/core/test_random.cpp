@@ -20,6 +20,7 @@
 
 // The private generator, for the ops the public API does not expose (uniform_/normal_ with
 // bounds, the nn.init formulas) and for counting raw engine draws.
+#include "../../core/src/kernels/simd.h"
 #include "../../core/src/random_engine.h"
 #include "data/torch_rng_golden.h"
 
@@ -219,6 +220,59 @@ TEST(RandomEngine, Seed0Outputs) {
   EXPECT_EQ(gen().random(), 2546248239u);
   EXPECT_EQ(gen().random(), 3071714933u);
   EXPECT_EQ(gen().random(), 3626093760u);
+}
+
+// Note [Our own MT19937]: the same outputs as std::mt19937 (the reference: libstdc++'s
+// implementation of the published algorithm), draw for draw, on every SIMD level this CPU has
+// and the portable code: single draws, blocks of many sizes across twist boundaries, both mixed,
+// and after set_state at every kind of position.
+TEST(RandomEngine, Mt19937MatchesStdOnEveryLevel) {
+  namespace simd = minigrad::detail::simd;
+  std::vector<simd::Level> levels{simd::Level::kPortable};
+  for (auto level : {simd::Level::kAvx2, simd::Level::kAvx512})
+    if (simd::kernels_f32_at(level)) levels.push_back(level);
+  struct Restore {
+    ~Restore() { simd::set_max_level(simd::Level::kAvx512); }
+  } restore;
+  for (const simd::Level level : levels) {
+    simd::set_max_level(level);
+    SCOPED_TRACE("level " + std::to_string(static_cast<int>(level)));
+    for (const std::uint32_t seed : {0u, 1u, 5489u, 0xF19CD101u, 0xFFFFFFFFu}) {
+      std::mt19937 ref(seed);
+      minigrad::detail::Mt19937 ours(seed);
+      // Single draws, then blocks whose sizes cross the 624-word twist at many offsets.
+      for (int i = 0; i < 1000; ++i) ASSERT_EQ(ours(), ref()) << "seed " << seed << " draw " << i;
+      std::vector<std::uint32_t> block;
+      for (const std::int64_t n : {1, 7, 15, 16, 17, 623, 624, 625, 1000, 1248, 5000, 3}) {
+        block.assign(static_cast<std::size_t>(n), 0);
+        ours.fill(block.data(), n);
+        for (std::int64_t i = 0; i < n; ++i)
+          ASSERT_EQ(block[static_cast<std::size_t>(i)], ref()) << "seed " << seed << " n " << n;
+        ASSERT_EQ(ours(), ref());
+      }
+    }
+    // set_state: position 624 (twist next), 0 and a middle one, from std::mt19937's text form.
+    std::mt19937 ref(123u);
+    for (int skip : {0, 1, 300}) {
+      for (int i = 0; i < skip; ++i) ref();
+      std::stringstream text;
+      text << ref;
+      std::vector<std::uint32_t> words(624);
+      for (auto& w : words) text >> w;
+      int position = 0;
+      text >> position;
+      minigrad::detail::Mt19937 ours;
+      ours.set_state(words.data(), position);
+      EXPECT_EQ(ours.position(), position);
+      std::vector<std::uint32_t> block(2000);
+      ours.fill(block.data(), 2000);
+      for (std::uint32_t v : block) ASSERT_EQ(v, ref()) << "skip " << skip;
+    }
+  }
+  minigrad::detail::Mt19937 ours;
+  std::uint32_t words[624] = {};
+  EXPECT_THROW(ours.set_state(words, 625), minigrad::Error);
+  EXPECT_THROW(ours.set_state(words, -1), minigrad::Error);
 }
 
 // random64: the first draw is the high word.

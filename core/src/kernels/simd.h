@@ -27,8 +27,8 @@ namespace minigrad::detail::simd {
 /// kPortable: the scalar / xtensor code in ops/softmax.cpp (float64 always; float32 off x86-64).
 enum class Level { kPortable = 0, kAvx2 = 1, kAvx512 = 2 };
 
-/// Float32 kernels of one instruction set. Shapes are (outer, n, inner) of a contiguous tensor
-/// around the reduced dim (inner == 1: contiguous rows of n).
+/// The kernels of one instruction set (float32, and MT19937's integer twist). Shapes are (outer, n,
+/// inner) of a contiguous tensor around the reduced dim (inner == 1: contiguous rows of n).
 struct Kernels {
   Level level;
   const char* name;
@@ -48,6 +48,10 @@ struct Kernels {
   /// The fused Adam / AdamW update over n contiguous values (Note [Fused Adam], optim.h).
   void (*adam)(float* p, const float* g, float* m, float* v, float* max_v, std::int64_t n,
                const AdamCoeffs<float>& c);
+  /// MT19937's twist of its 624 state words, in place, and the tempering of n words into out
+  /// (Note [Our own MT19937] in mt19937.h). Not float32, but the same dispatch.
+  void (*mt_twist)(std::uint32_t* x);
+  void (*mt_temper)(const std::uint32_t* x, std::uint32_t* out, std::int64_t n);
 };
 
 /// The best level this CPU supports among those compiled in (kPortable off x86-64).
