@@ -104,10 +104,10 @@ Run matmul_4x4(bool with_grad) {
                    with_grad);
 }
 
-Run softmax_fwd_bwd() {
+Run softmax_fwd_bwd(std::vector<std::int64_t> shape) {
   mg::manual_seed(0);
-  mg::Tensor x = mg::randn({64, 128, 128}).requires_grad_();
-  mg::Tensor g = mg::randn({64, 128, 128});
+  mg::Tensor x = mg::randn(shape).requires_grad_();
+  mg::Tensor g = mg::randn(shape);
   return [x, g](std::int64_t iters) {
     for (std::int64_t i = 0; i < iters; ++i) {
       mg::Tensor y = mg::softmax(x, -1);
@@ -116,11 +116,23 @@ Run softmax_fwd_bwd() {
   };
 }
 
-Run bmm_fwd_bwd() {
+Run dropout_fwd_bwd(std::vector<std::int64_t> shape) {
   mg::manual_seed(0);
-  mg::Tensor a = mg::randn({32, 128, 64}).requires_grad_();
-  mg::Tensor b = mg::randn({32, 64, 128}).requires_grad_();
-  mg::Tensor g = mg::randn({32, 128, 128});
+  mg::Tensor x = mg::randn(shape).requires_grad_();
+  mg::Tensor g = mg::randn(shape);
+  return [x, g](std::int64_t iters) {
+    for (std::int64_t i = 0; i < iters; ++i) {
+      mg::Tensor y = F::dropout(x, 0.1, true);
+      auto grads = mg::autograd::grad({y}, {x}, {g});
+    }
+  };
+}
+
+Run bmm_fwd_bwd(std::int64_t batch, std::int64_t m, std::int64_t k, std::int64_t n) {
+  mg::manual_seed(0);
+  mg::Tensor a = mg::randn({batch, m, k}).requires_grad_();
+  mg::Tensor b = mg::randn({batch, k, n}).requires_grad_();
+  mg::Tensor g = mg::randn({batch, m, n});
   return [a, b, g](std::int64_t iters) {
     for (std::int64_t i = 0; i < iters; ++i) {
       mg::Tensor c = mg::bmm(a, b);

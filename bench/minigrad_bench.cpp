@@ -236,10 +236,38 @@ std::vector<Workload> workloads() {
     ws.push_back({std::string("matmul 4x4, ") + mode, 1, [grad] { return mg::matmul_4x4(grad); },
                   [grad] { return th::matmul_4x4(grad); }, "libtorch", 0.35});
   }
-  ws.push_back({"softmax (64,128,128) dim -1, fwd+bwd", 1, [] { return mg::softmax_fwd_bwd(); },
-                [] { return th::softmax_fwd_bwd(); }, "libtorch", 0.6, 0, 0.005, "", 0, true});
-  ws.push_back({"bmm (32,128,64)x(32,64,128), fwd+bwd", 1, [] { return mg::bmm_fwd_bwd(); },
-                [] { return th::bmm_fwd_bwd(); }, "libtorch", 1.0});
+  ws.push_back({"softmax (64,128,128) dim -1, fwd+bwd", 1,
+                [] {
+                  return mg::softmax_fwd_bwd({64, 128, 128});
+                },
+                [] {
+                  return th::softmax_fwd_bwd({64, 128, 128});
+                },
+                "libtorch", 0.6, 0, 0.005, "", 0, true});
+  ws.push_back({"bmm (32,128,64)x(32,64,128), fwd+bwd", 1,
+                [] { return mg::bmm_fwd_bwd(32, 128, 64, 128); },
+                [] { return th::bmm_fwd_bwd(32, 128, 64, 128); }, "libtorch", 1.0});
+  // tiny_lm's attention per head: scores and weights of [32 batch x 4 heads, 24, 24], head dim
+  // 16 (Note [Small GEMM], the masked tails of vec_math.h), and its residual dropout.
+  ws.push_back({"bmm (128,24,16)x(128,16,24), fwd+bwd", 1,
+                [] { return mg::bmm_fwd_bwd(128, 24, 16, 24); },
+                [] { return th::bmm_fwd_bwd(128, 24, 16, 24); }, "libtorch", 1.0});
+  ws.push_back({"softmax (32,4,24,24) dim -1, fwd+bwd", 1,
+                [] {
+                  return mg::softmax_fwd_bwd({32, 4, 24, 24});
+                },
+                [] {
+                  return th::softmax_fwd_bwd({32, 4, 24, 24});
+                },
+                "libtorch", 1.0});
+  ws.push_back({"dropout p=0.1 (32,24,64), fwd+bwd", 1,
+                [] {
+                  return mg::dropout_fwd_bwd({32, 24, 64});
+                },
+                [] {
+                  return th::dropout_fwd_bwd({32, 24, 64});
+                },
+                "libtorch", 1.0});
   if (mg::tiny_lm_available()) {
     // The tiny_lm example's training step with its defaults (bench/tiny_lm_*.cpp); a sample spans
     // several steps, so that each one averages over the data and the dropout masks.

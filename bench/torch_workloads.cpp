@@ -78,10 +78,10 @@ Run matmul_4x4(bool with_grad) {
       with_grad);
 }
 
-Run softmax_fwd_bwd() {
+Run softmax_fwd_bwd(std::vector<std::int64_t> shape) {
   torch::manual_seed(0);
-  torch::Tensor x = torch::randn({64, 128, 128}).requires_grad_();
-  torch::Tensor g = torch::randn({64, 128, 128});
+  torch::Tensor x = torch::randn(shape).requires_grad_();
+  torch::Tensor g = torch::randn(shape);
   return [x, g](std::int64_t iters) {
     for (std::int64_t i = 0; i < iters; ++i) {
       torch::Tensor y = torch::softmax(x, -1);
@@ -90,11 +90,23 @@ Run softmax_fwd_bwd() {
   };
 }
 
-Run bmm_fwd_bwd() {
+Run dropout_fwd_bwd(std::vector<std::int64_t> shape) {
   torch::manual_seed(0);
-  torch::Tensor a = torch::randn({32, 128, 64}).requires_grad_();
-  torch::Tensor b = torch::randn({32, 64, 128}).requires_grad_();
-  torch::Tensor g = torch::randn({32, 128, 128});
+  torch::Tensor x = torch::randn(shape).requires_grad_();
+  torch::Tensor g = torch::randn(shape);
+  return [x, g](std::int64_t iters) {
+    for (std::int64_t i = 0; i < iters; ++i) {
+      torch::Tensor y = torch::dropout(x, 0.1, true);
+      auto grads = torch::autograd::grad({y}, {x}, {g});
+    }
+  };
+}
+
+Run bmm_fwd_bwd(std::int64_t batch, std::int64_t m, std::int64_t k, std::int64_t n) {
+  torch::manual_seed(0);
+  torch::Tensor a = torch::randn({batch, m, k}).requires_grad_();
+  torch::Tensor b = torch::randn({batch, k, n}).requires_grad_();
+  torch::Tensor g = torch::randn({batch, m, n});
   return [a, b, g](std::int64_t iters) {
     for (std::int64_t i = 0; i < iters; ++i) {
       torch::Tensor c = torch::bmm(a, b);

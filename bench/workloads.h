@@ -67,11 +67,13 @@ std::vector<double> tiny_lm_losses(int steps, double dropout);
 Run attention_step(AttentionSize size);
 Run add_2x2(bool with_grad);
 Run matmul_4x4(bool with_grad);
-/// softmax over the last dim of a (64, 128, 128) tensor, then its gradient for a fixed incoming
+/// softmax over the last dim of a tensor of that shape, then its gradient for a fixed incoming
 /// gradient (autograd::grad, so no .grad() accumulates).
-Run softmax_fwd_bwd();
-/// bmm (32, 128, 64) x (32, 64, 128), then both input gradients for a fixed incoming gradient.
-Run bmm_fwd_bwd();
+Run softmax_fwd_bwd(std::vector<std::int64_t> shape);
+/// bmm (batch, m, k) x (batch, k, n), then both input gradients for a fixed incoming gradient.
+Run bmm_fwd_bwd(std::int64_t batch, std::int64_t m, std::int64_t k, std::int64_t n);
+/// dropout(p = 0.1, training) of a tensor of that shape, then its gradient.
+Run dropout_fwd_bwd(std::vector<std::int64_t> shape);
 /// matmul of two n x n float32 matrices (a new output each time).
 Run matmul_square(std::int64_t n);
 /// The same product with cblas_sgemm into a preallocated output: the BLAS floor.
@@ -99,8 +101,9 @@ void set_num_threads(int n);
 Run attention_step(AttentionSize size);
 Run add_2x2(bool with_grad);
 Run matmul_4x4(bool with_grad);
-Run softmax_fwd_bwd();
-Run bmm_fwd_bwd();
+Run softmax_fwd_bwd(std::vector<std::int64_t> shape);
+Run bmm_fwd_bwd(std::int64_t batch, std::int64_t m, std::int64_t k, std::int64_t n);
+Run dropout_fwd_bwd(std::vector<std::int64_t> shape);
 /// The same model and training step written with libtorch (torch::nn::Embedding, LayerNorm,
 /// MultiheadAttention, Linear, Dropout, torch::optim::AdamW, clip_grad_norm_), starting from
 /// setup.parameters copied by name. Throws unless its parameters match setup's (names, shapes,

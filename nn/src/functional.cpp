@@ -27,15 +27,17 @@ Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
   MG_CHECK(bias.dim() == 1 && bias.size(0) == weight.size(0), "linear", "bias of shape ",
            bias.shape(), " does not match out_features = ", weight.size(0));
   // The bias rides in the GEMM (Note [Fused addmm]), as PyTorch's linear: a 2-D input is addmm
-  // (AddmmBackward0); a contiguous one with more dims is viewed as its rows [-1, in] and back
-  // (ViewBackward0), as PyTorch does for 3-D. Others (1-D, a strided batch, no elements, mixed
-  // dtypes: matmul reports them) are a matmul and an add.
+  // (AddmmBackward0); one with more dims is viewed as its rows [-1, in] and back (ViewBackward0),
+  // as PyTorch does for a contiguous 3-D input. A strided one (nn::MultiheadAttention's
+  // batch-first input, transposed) is copied first (CloneBackward0): PyTorch's matmul copies it
+  // too, then adds the bias in a second pass. Others (1-D, no elements, mixed dtypes: matmul
+  // reports them) are a matmul and an add.
   const bool one_dtype = x.dtype() == weight.dtype() && bias.dtype() == weight.dtype();
   if (one_dtype && x.dim() == 2) return addmm(bias, x, weight.t());
-  if (one_dtype && x.dim() > 2 && x.is_contiguous() && x.numel() > 0) {
+  if (one_dtype && x.dim() > 2 && x.numel() > 0) {
     Shape out_shape = x.shape();
     out_shape.back() = weight.size(0);
-    return addmm(bias, x.view({-1, x.size(-1)}), weight.t()).view(out_shape);
+    return addmm(bias, x.contiguous().view({-1, x.size(-1)}), weight.t()).view(out_shape);
   }
   return matmul(x, weight.t()) + bias;
 }

@@ -411,3 +411,69 @@ TEST(VecMath, GeluKernelsNonFiniteInputs) {
     }
   }
 }
+
+// Note [Small GEMM]: every level's small_gemm against a double-precision product, over the
+// shapes the kernel splits differently (row blocks of 4 / 6 and their remainders, n below,
+// at and above one and two vectors, k from 1 to its maximum), all four transpose layouts, leading
+// dimensions larger than the matrices, and alpha / beta as BLAS takes them. Elements of c past
+// column n (the rest of each row's leading dimension) must be left alone, and beta 0 must not
+// read c (a NaN there does not reach the result).
+TEST(VecMath, SmallGemmKernels) {
+  const auto kernels = available_kernels();
+  if (kernels.empty()) GTEST_SKIP() << "no AVX2 on this CPU";
+  std::mt19937 gen(7);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  const float sentinel = 12345.0f;
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  int cases = 0;
+  for (const auto* k : kernels) {
+    for (std::int64_t m : {1, 3, 4, 5, 6, 7, 13, 24}) {
+      for (std::int64_t n : {1, 7, 8, 9, 16, 17, 24, 31, 33, 64}) {
+        for (std::int64_t kk : {1, 2, 16, 24, 63, 64}) {
+          for (int layout = 0; layout < 4; ++layout) {
+            const bool ta = layout & 1, tb = layout & 2;
+            for (auto [alpha, beta] : {std::pair{1.0f, 0.0f}, {1.5f, 0.5f}, {-2.0f, 1.0f}}) {
+              const std::int64_t lda = (ta ? m : kk) + 3, ldb = (tb ? kk : n) + 2, ldc = n + 5;
+              std::vector<float> a((ta ? kk : m) * lda), b((tb ? n : kk) * ldb), c(m * ldc);
+              for (auto& v : a) v = dist(gen);
+              for (auto& v : b) v = dist(gen);
+              for (auto& v : c) v = dist(gen);
+              for (std::int64_t i = 0; i < m; ++i)
+                for (std::int64_t j = n; j < ldc; ++j) c[i * ldc + j] = sentinel;
+              std::vector<float> c0 = c;
+              if (beta == 0.0f)
+                for (std::int64_t i = 0; i < m; ++i)
+                  for (std::int64_t j = 0; j < n; ++j) c[i * ldc + j] = nan;
+              k->small_gemm(ta, tb, m, n, kk, a.data(), lda, b.data(), ldb, c.data(), ldc, alpha,
+                            beta);
+              for (std::int64_t i = 0; i < m; ++i) {
+                for (std::int64_t j = 0; j < ldc; ++j) {
+                  const float got = c[i * ldc + j];
+                  if (j >= n) {
+                    ASSERT_EQ(got, sentinel) << k->name << " wrote past n at " << i << "," << j;
+                    continue;
+                  }
+                  double exact = 0, scale = 0;
+                  for (std::int64_t p = 0; p < kk; ++p) {
+                    const double av = ta ? a[p * lda + i] : a[i * lda + p];
+                    const double bv = tb ? b[j * ldb + p] : b[p * ldb + j];
+                    exact += av * bv;
+                    scale += std::fabs(av * bv);
+                  }
+                  exact = alpha * exact + (beta == 0.0f ? 0.0 : beta * c0[i * ldc + j]);
+                  scale = std::fabs(alpha) * scale + std::fabs(beta) + 1e-30;
+                  ASSERT_NEAR(got, exact, 4e-7 * static_cast<double>(kk + 2) * scale)
+                      << k->name << " m " << m << " n " << n << " k " << kk << " ta " << ta
+                      << " tb " << tb << " alpha " << alpha << " beta " << beta << " at " << i
+                      << "," << j;
+                }
+              }
+              ++cases;
+            }
+          }
+        }
+      }
+    }
+  }
+  std::printf("small_gemm: %d cases on %zu levels\n", cases, kernels.size());
+}

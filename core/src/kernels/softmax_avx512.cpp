@@ -4,6 +4,7 @@
 // Include nothing here that defines non-template inline functions shared with the rest of the
 // library (see vec_math.h).
 #include "kernels/gelu_simd_impl.h"
+#include "kernels/gemm_simd_impl.h"
 #include "kernels/mt19937_simd_impl.h"
 #include "kernels/optim_simd_impl.h"
 #include "kernels/simd.h"
@@ -23,7 +24,8 @@ const Kernels* avx512_kernels_f32() {
                                &gelu_backward_kernel<V>,
                                &adam_kernel<V>,
                                &mt_twist_kernel<xsimd::avx512f>,
-                               &mt_temper_kernel<xsimd::avx512f>};
+                               &mt_temper_kernel<xsimd::avx512f>,
+                               &small_gemm_kernel<V>};
   return &kernels;
 }
 #else

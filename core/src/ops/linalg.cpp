@@ -112,14 +112,19 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
   if (b.dim() == 1) return matmul_nd(a, b.unsqueeze(1), "MvBackward0").squeeze(-1);
   if (a.dim() == 2 && b.dim() == 2) return matmul_nd(a, b, "MmBackward0");
   // Note [Folded matmul]
-  // A contiguous a [..., M, K] times a matrix b [K, N] runs as one GEMM [B*M, K] x [K, N], as
-  // torch.matmul does: one BLAS call instead of one per batch, and in backward b's gradient is one
-  // GEMM a^T g over all B*M rows instead of B products that the engine then sums (the Linear
-  // weight's case). a's reshape is a view, so nothing is copied.
-  if (b.dim() == 2 && a.dim() > 2 && a.is_contiguous() && a.numel() > 0) {
+  // a [..., M, K] times a matrix b [K, N] runs as one GEMM [B*M, K] x [K, N], as torch.matmul
+  // does: one BLAS call instead of one per batch, and in backward b's gradient is one GEMM a^T g
+  // over all B*M rows instead of B products that the engine then sums (the Linear weight's case).
+  // A contiguous a is viewed as its rows; any other is copied first (PyTorch 1.13's
+  // expect_contiguous, a CloneBackward0 node): nn::MultiheadAttention's in-projection of a
+  // batch-first input, a transposed [L, N, E] view, ran as L products [N, E] x [E, 3E] with a
+  // broadcast weight, and its backward as L more whose [L, 3E, E] weight gradients were then
+  // summed (a third of tiny_lm's attention time).
+  if (b.dim() == 2 && a.dim() > 2 && a.numel() > 0) {
     Shape out_shape = a.shape();
     out_shape.back() = b.shape()[1];
-    return matmul_nd(a.reshape({-1, a.shape().back()}), b, "MmBackward0").reshape(out_shape);
+    const Tensor rows = a.contiguous().reshape({-1, a.shape().back()});
+    return matmul_nd(rows, b, "MmBackward0").reshape(out_shape);
   }
   // Broadcast batch dims must agree; matmul_nd reports a mismatch.
   Shape ba(a.shape().begin(), a.shape().end() - 2), bb(b.shape().begin(), b.shape().end() - 2);
