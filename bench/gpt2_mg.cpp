@@ -3,7 +3,9 @@
 // (PyTorch eager) and bench/gpt2_torch.cpp (libtorch); bench/gpt2_compare.py runs the three and
 // compares their losses and times.
 //
-//   gpt2_mg [--dir DIR] [--steps 3] [--threads 1]
+//   gpt2_mg [--dir DIR] [--steps 3] [--threads 1] [--profile]
+// --profile records the steps after the first with minigrad's profiler and prints its table
+// (sorted by self CPU time) at the end.
 //
 // The model is nanoGPT's (its parameter names, so the file loads with load_state_dict): pre-
 // LayerNorm blocks of causal self-attention (c_attn: one Linear(d, 3d) for q, k, v; c_proj) and an
@@ -29,6 +31,7 @@
 #include <vector>
 
 #include <minigrad/minigrad.h>
+#include <minigrad/profiler.h>
 
 namespace {
 
@@ -172,7 +175,7 @@ double median(std::vector<double> v) {
   return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-int run(const std::string& dir, int steps, int threads) {
+int run(const std::string& dir, int steps, int threads, bool profile) {
   mg::set_num_threads(threads);
   const std::string weights_path = dir + "/gpt2_init.safetensors";
   Config c;
@@ -212,7 +215,9 @@ int run(const std::string& dir, int steps, int threads) {
     return std::chrono::duration<double, std::milli>(b - a).count();
   };
   std::vector<double> fwd, bwd, optim, whole, cpu_fwd, cpu_bwd, cpu_optim, cpu_whole;
+  std::unique_ptr<mg::profiler::Profile> prof;
   for (int s = 0; s < steps; ++s) {
+    if (profile && s == 1) prof = std::make_unique<mg::profiler::Profile>();
     auto [x, y] = batch(tokens, s, c.batch, c.seq);
     const auto t0 = clock::now();
     const double c0 = cpu_ms();
@@ -243,6 +248,10 @@ int run(const std::string& dir, int steps, int threads) {
       cpu_whole.push_back(c3 - c0);
     }
   }
+  if (prof) {
+    prof->stop();
+    std::printf("%s", prof->table("self_cpu_time_total", 30).c_str());
+  }
   if (whole.empty()) return 0;
   std::printf(
       "median of steps 1..%d: forward %.1f ms backward %.1f ms optimizer %.1f ms | cpu "
@@ -260,6 +269,7 @@ int run(const std::string& dir, int steps, int threads) {
 int main(int argc, char** argv) {
   std::string dir = ".";
   int steps = 3, threads = 1;
+  bool profile = false;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     const bool has_value = i + 1 < argc;
@@ -269,8 +279,11 @@ int main(int argc, char** argv) {
       steps = std::atoi(argv[++i]);
     } else if (arg == "--threads" && has_value) {
       threads = std::atoi(argv[++i]);
+    } else if (arg == "--profile") {
+      profile = true;
     } else {
-      std::fprintf(stderr, "usage: %s [--dir DIR] [--steps N] [--threads N]\n", argv[0]);
+      std::fprintf(stderr, "usage: %s [--dir DIR] [--steps N] [--threads N] [--profile]\n",
+                   argv[0]);
       return 2;
     }
   }
@@ -279,7 +292,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   try {
-    return run(dir, steps, threads);
+    return run(dir, steps, threads, profile);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "gpt2_mg: %s\n", e.what());
     return 1;

@@ -10,6 +10,7 @@
 
 #include "minigrad/minigrad.h"
 #include "minigrad/nn/functional.h"
+#include "minigrad/profiler.h"
 
 namespace mg = minigrad;
 namespace F = minigrad::nn::functional;
@@ -116,8 +117,9 @@ TEST(FusedLinear, BiasGradientAndDoubleBackward) {
 
 // A Linear large enough for its GEMMs to be split across threads (kGemmChunkMNK multiply-adds a
 // chunk) gives the same bits on one and on two threads: output and every gradient. Its GEMMs
-// split by rows (Note [GEMM on threads]); the weight's gradient [out, in] is x^T g, split by
-// columns when in_features < 96 and < out_features, which agrees to rounding only: not tested.
+// split by rows (Note [GEMM on threads]); the weight's gradient [out, in] is (g^T x) (Note
+// [Gradients in the operand's layout]), split by columns only when out_features <= 48 and
+// < in_features, which agrees to rounding only: not tested.
 TEST(FusedLinear, SameResultsOnOneAndTwoThreads) {
   ThreadsGuard guard;
   mg::manual_seed(7);
@@ -144,4 +146,43 @@ TEST(FusedLinear, SameResultsOnOneAndTwoThreads) {
             << "result " << i << ", element " << j;
     }
   }
+}
+
+// Note [Gradients in the operand's layout]: a Linear's weight gradient is computed as (g^T x)^T,
+// so it reaches AccumulateGrad already in the weight's [out, in] layout, and AccumulateGrad takes
+// that buffer as it is (the view and its base are its only owners): no copy in backward. The
+// values are those of x^T g, checked against a float64 reference.
+TEST(FusedLinear, WeightGradientInItsOwnLayoutWithoutACopy) {
+  mg::manual_seed(3);
+  for (bool with_bias : {true, false}) {
+    mg::Tensor x = mg::randn({4, 5, 6});
+    mg::Tensor w = mg::randn({3, 6}).requires_grad_();
+    mg::Tensor b = with_bias ? mg::randn({3}).requires_grad_() : mg::Tensor();
+    mg::Tensor up = mg::randn({4, 5, 3});
+    mg::Tensor y = F::linear(x, w, b);
+    std::int64_t clones = 0;
+    {
+      mg::profiler::Profile prof;
+      (y * up).sum().backward();
+      prof.stop();
+      for (const auto& e : prof.events()) clones += e.name == "clone";
+    }
+    EXPECT_EQ(clones, 0) << "bias " << with_bias;
+    ASSERT_TRUE(w.grad().defined());
+    EXPECT_TRUE(w.grad().is_contiguous());
+    // dL/dW [out, in] = sum over rows of up^T x.
+    mg::Tensor want =
+        mg::matmul(up.reshape({-1, 3}).to(mg::kFloat64).t(), x.reshape({-1, 6}).to(mg::kFloat64));
+    expect_close(w.grad(), want, 1e-5, "weight gradient");
+  }
+}
+
+// The counterpart: a gradient that is a view of a tensor the user still holds is copied, not
+// taken, so writing the user's tensor afterwards leaves .grad alone.
+TEST(FusedLinear, AViewOfTheUsersGradientIsCopied) {
+  mg::Tensor a = mg::randn({2, 3}).requires_grad_();
+  mg::Tensor g = mg::ones({6});
+  a.reshape({6}).backward(g);  // ViewBackward0 hands a a view of g
+  g.add_(1.0);
+  EXPECT_EQ(values(a.grad()), std::vector<double>(6, 1.0));
 }

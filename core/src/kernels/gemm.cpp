@@ -78,11 +78,14 @@ constexpr std::int64_t kSmallGemm = 512;
 // and took the core from minigrad's kernels (the tiny_lm step was slower on 2 threads than on 1).
 // A batch of matrices is split by matrices; a single large product by blocks of kGemmRowAlign
 // rows of c, so that OpenBLAS's micro-kernels cover the same rows as on one thread and every
-// element gets the same bits (a Linear's output and gradients: test_linear.cpp). Only a wide
-// product with too few rows for two such blocks is split by columns, aligned to 16: that agrees
-// with one thread to rounding only (OpenBLAS blocks part of a product differently from the
-// whole). A chunk holds at least kGemmChunkMNK multiply-adds (~80 us of work on one core with
-// OpenBLAS's AVX2 kernels; see kGrainSize for why so much).
+// element gets the same bits (a Linear's output and gradients: test_linear.cpp), even when that
+// leaves the chunks uneven (64 rows: 48 and 16). Only a wide product of at most kGemmRowAlign
+// rows is split by columns, aligned to 16: that agrees with one thread to rounding only
+// (OpenBLAS blocks part of a product differently from the whole). A chunk holds at least
+// kGemmChunkMNK multiply-adds (~80 us of work on one core with OpenBLAS's AVX2 kernels; see
+// kGrainSize for why so much). Chunks of 1M and a grain of 32768 elements were tried with the
+// spinning pool: three alternating runs of the 2-thread tiny_lm step each gave 0.80-1.11 of the
+// one-thread step either way, no difference through this machine's noise.
 constexpr std::int64_t kGemmChunkMNK = 1 << 22;
 // NOTE: measured with OpenBLAS 0.3.21 on AMD EPYC (it runs its Haswell kernels there): sgemm
 // gives the whole product's bits for a split at multiples of 48 rows, in all four transpose
@@ -128,7 +131,7 @@ void gemm_threaded(bool ta, bool tb, std::int64_t m, std::int64_t n, std::int64_
   // One chunk's worth (k 0 included: the grains below divide by it) runs here.
   if (m * n * k <= kGemmChunkMNK) {
     gemm<T>(ta, tb, m, n, k, a, lda, b, ldb, c, ldc, alpha, beta);
-  } else if (m >= n || m >= 2 * kGemmRowAlign) {
+  } else if (m >= n || m > kGemmRowAlign) {
     parallel_for(
         0, m, std::max<std::int64_t>(1, kGemmChunkMNK / (n * k)),
         [&](std::int64_t r0, std::int64_t r1) {

@@ -30,6 +30,18 @@ bool matrices_blas_ready(const Tensor& t) {
   return blas_layout(t.shape()[n - 2], t.shape()[n - 1], t.strides()[n - 2], t.strides()[n - 1]).ok;
 }
 
+// Note [Gradients in the operand's layout]
+// The gradient of a matrix operand is computed in that operand's memory layout, as PyTorch's
+// mm_mat1_backward / mm_mat2_backward: for a column-major operand (a transposed view, such as a
+// Linear's weight.t()) as (other^T g)^T = (g^T other)^T, one GEMM into a contiguous buffer then a
+// transposed view of it. The gradient that reaches the weight through TBackward0 is then
+// contiguous [out, in]: computed row-major, it arrived transposed and AccumulateGrad copied it into
+// the parameter's layout, a strided copy that was a quarter of a GPT-2 small step.
+bool column_major(const Tensor& t) {
+  return t.dim() == 2 && t.size(0) > 1 && t.size(1) > 1 && t.strides()[0] == 1 &&
+         t.strides()[1] == t.size(0);
+}
+
 /// a [..., M, K] x b [..., K, N] with broadcast batch dims; both at least 2-D, checked by callers.
 Tensor matmul_nd(const Tensor& a_in, const Tensor& b_in, const char* node) {
   Tensor a = matrices_blas_ready(a_in) ? a_in : a_in.detach().contiguous();
@@ -70,16 +82,24 @@ Tensor matmul_nd(const Tensor& a_in, const Tensor& b_in, const char* node) {
   });
 
   using detail::needs_grad;
+  const bool a_cols = column_major(a_in), b_cols = column_major(b_in);
   detail::record(node, out, {&a_in, &b_in},
                  {needs_grad(a_in) ? &b_in : nullptr, needs_grad(b_in) ? &a_in : nullptr},
-                 [](const Tensor& g, FunctionNode& n) {
+                 [a_cols, b_cols](const Tensor& g, FunctionNode& n) {
                    // grad [..., M, N] . b^T [..., N, K] -> grad_a [..., M, K]  (the engine sums
-                   // broadcast batches); a^T [..., K, M] . grad [..., M, N] -> grad_b [..., K, N]
+                   // broadcast batches); a^T [..., K, M] . grad [..., M, N] -> grad_b [..., K, N].
+                   // A column-major 2-D operand gets its gradient in its own layout (Note
+                   // [Gradients in the operand's layout]).
                    Grads r(2);
-                   if (n.needs_input_grad(0))
-                     r[0] = matmul_nd(g, n.saved(0).transpose(-1, -2), "BmmBackward0");
-                   if (n.needs_input_grad(1))
-                     r[1] = matmul_nd(n.saved(1).transpose(-1, -2), g, "BmmBackward0");
+                   const Tensor gt = g.transpose(-1, -2);
+                   if (n.needs_input_grad(0)) {
+                     r[0] = a_cols ? matmul_nd(n.saved(0), gt, "BmmBackward0").transpose(-1, -2)
+                                   : matmul_nd(g, n.saved(0).transpose(-1, -2), "BmmBackward0");
+                   }
+                   if (n.needs_input_grad(1)) {
+                     r[1] = b_cols ? matmul_nd(gt, n.saved(1), "BmmBackward0").transpose(-1, -2)
+                                   : matmul_nd(n.saved(1).transpose(-1, -2), g, "BmmBackward0");
+                   }
                    return r;
                  });
   return out;
@@ -255,15 +275,19 @@ Tensor addmm(const Tensor& input, const Tensor& mat1, const Tensor& mat2, Scalar
 
   using detail::needs_grad;
   Shape in_shape = input.shape();
+  const bool cols1 = column_major(mat1), cols2 = column_major(mat2);
   detail::record("AddmmBackward0", out, {&input, &mat1, &mat2},
                  {needs_grad(mat1) ? &mat2 : nullptr, needs_grad(mat2) ? &mat1 : nullptr},
-                 [in_shape, a, b](const Tensor& g, FunctionNode& n) {
+                 [in_shape, a, b, cols1, cols2](const Tensor& g, FunctionNode& n) {
                    Grads r(3);
                    // beta 0: input took no part (its gradient stays undefined, as the composed
                    // form's).
                    if (n.needs_input_grad(0) && b != 0) r[0] = addmm_input_grad(g, in_shape, b);
-                   if (n.needs_input_grad(1)) r[1] = mm(g, n.saved(0).t());
-                   if (n.needs_input_grad(2)) r[2] = mm(n.saved(1).t(), g);
+                   // Note [Gradients in the operand's layout]: a Linear's mat2 is weight.t().
+                   if (n.needs_input_grad(1))
+                     r[1] = cols1 ? mm(n.saved(0), g.t()).t() : mm(g, n.saved(0).t());
+                   if (n.needs_input_grad(2))
+                     r[2] = cols2 ? mm(g.t(), n.saved(1)).t() : mm(n.saved(1).t(), g);
                    for (std::size_t i = 1; i < 3; ++i)
                      if (a != 1 && r[i].defined()) r[i] = r[i] * a;
                    return r;

@@ -321,15 +321,14 @@ Tensor norm(const Tensor& x, double p, const Shape& dims, bool keepdim) {
   Tensor out;
   {
     NoGradGuard no_grad;
-    Tensor a = abs(x);
     if (std::isinf(p))
-      out = r.count ? amax(a, r.dims, keepdim) : zeros(r.out_shape, x.dtype());
+      out = r.count ? amax(abs(x), r.dims, keepdim) : zeros(r.out_shape, x.dtype());
     else if (p == 1)
-      out = sum(a, r.dims, keepdim);
-    else if (p == 2)
+      out = sum(abs(x), r.dims, keepdim);
+    else if (p == 2)  // no abs: clip_grad_norm_ takes one norm per parameter
       out = sqrt(sum(x * x, r.dims, keepdim));
     else
-      out = pow(sum(pow(a, p), r.dims, keepdim), 1.0 / p);
+      out = pow(sum(pow(abs(x), p), r.dims, keepdim), 1.0 / p);
   }
   record("NormBackward1", out, {&x}, {&x, kOutput}, [r, p](const Tensor& g, FunctionNode& n) {
     Tensor self = n.saved(0), norm = n.saved(1);
