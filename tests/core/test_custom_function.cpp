@@ -251,3 +251,40 @@ TEST(CustomFunction, IValueNamesTheWrongKind) {
   EXPECT_EQ(error_of([&] { v.toInt(); }), "[IValue] expected an int but it holds a double (toInt)");
   EXPECT_DOUBLE_EQ(mg::autograd::IValue(3).toDouble(), 3.0);
 }
+
+// The engine sums two gradients for one input in place when one of them is its own (PyTorch's
+// InputBuffer::accumulate), never into a tensor someone else still holds: here a Function's
+// backward returns a tensor it also keeps, and the other branch's gradient is added to y's
+// buffer; the kept tensor must not change, and the sum must be right either way round.
+namespace {
+Tensor g_kept;
+struct KeepGrad : mg::autograd::Function<KeepGrad> {
+  static Tensor forward(AutogradContext*, const Tensor& x) { return x * 1.0; }
+  static std::vector<Tensor> backward(AutogradContext*, std::vector<Tensor> grads) {
+    g_kept = grads[0] * 1.0;  // a fresh tensor, also held by g_kept
+    return {g_kept};
+  }
+};
+}  // namespace
+
+TEST(CustomFunction, EngineNeverSumsIntoAGradientSomeoneHolds) {
+  for (bool kept_first : {true, false}) {
+    Tensor x = mg::ones({4}).requires_grad_();
+    Tensor y = x * 1.0;
+    // y's gradient: 2 through KeepGrad (kept by g_kept), 3 through b. The engine runs the later
+    // node first, so the creation order decides which gradient reaches y's buffer first.
+    Tensor a, b;
+    if (kept_first) {
+      b = y * 3.0;
+      a = KeepGrad::apply(y) * 2.0;
+    } else {
+      a = KeepGrad::apply(y) * 2.0;
+      b = y * 3.0;
+    }
+    Tensor loss = (a + b).sum();
+    loss.backward();
+    EXPECT_EQ(x.grad().to_vector<double>(), std::vector<double>(4, 5.0)) << kept_first;
+    EXPECT_EQ(g_kept.to_vector<double>(), std::vector<double>(4, 2.0)) << kept_first;
+    g_kept = Tensor();
+  }
+}
