@@ -76,7 +76,7 @@ else
   for threads in 1 2; do
     echo "== GPT-2 small (124M, B=4, T=64, AdamW), 3 steps, $threads thread(s)"
     echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
-    bench/gpt2_compare.py --build "$build" --steps 3 --threads "$threads"
+    bench/gpt2_compare.py --build "$build" --steps 5 --threads "$threads"
   done
 fi
 

@@ -222,10 +222,10 @@ TEST(RandomEngine, Seed0Outputs) {
   EXPECT_EQ(gen().random(), 3626093760u);
 }
 
-// Note [Our own MT19937]: the same outputs as std::mt19937 (the reference: libstdc++'s
-// implementation of the published algorithm), draw for draw, on every SIMD level this CPU has
-// and the portable code: single draws, blocks of many sizes across twist boundaries, both mixed,
-// and after set_state at every kind of position.
+// Our own MT19937 (Note [Our own MT19937] in mt19937.h) gives std::mt19937's outputs (the
+// reference: libstdc++'s implementation of the published algorithm), draw for draw, on every
+// SIMD level this CPU has and the portable code: single draws, blocks of many sizes across twist
+// boundaries, both mixed, and after set_state at every kind of position.
 TEST(RandomEngine, Mt19937MatchesStdOnEveryLevel) {
   namespace simd = minigrad::detail::simd;
   std::vector<simd::Level> levels{simd::Level::kPortable};

@@ -412,12 +412,12 @@ TEST(VecMath, GeluKernelsNonFiniteInputs) {
   }
 }
 
-// Note [Small GEMM]: every level's small_gemm against a double-precision product, over the
-// shapes the kernel splits differently (row blocks of 4 / 6 and their remainders, n below,
-// at and above one and two vectors, k from 1 to its maximum), all four transpose layouts, leading
-// dimensions larger than the matrices, and alpha / beta as BLAS takes them. Elements of c past
-// column n (the rest of each row's leading dimension) must be left alone, and beta 0 must not
-// read c (a NaN there does not reach the result).
+// Every level's small_gemm (Note [Small GEMM] in gemm.cpp) against a double-precision product,
+// over the shapes the kernel splits differently (row blocks of 4 / 6 and their remainders, n
+// below, at and above one and two vectors, k from 1 to its maximum), all four transpose layouts,
+// leading dimensions larger than the matrices, and alpha / beta as BLAS takes them. Elements of c
+// past column n (the rest of each row's leading dimension) must be left alone, and beta 0 must
+// not read c (a NaN there does not reach the result).
 TEST(VecMath, SmallGemmKernels) {
   const auto kernels = available_kernels();
   if (kernels.empty()) GTEST_SKIP() << "no AVX2 on this CPU";

@@ -106,7 +106,7 @@ void gemm(bool ta, bool tb, std::int64_t m, std::int64_t n, std::int64_t k, cons
     if (m * n * k <= kSmallGemm) {
       gemm_loop<T>(ta, tb, m, n, k, a, lda, b, ldb, c, ldc, alpha, beta);
     } else if constexpr (std::is_same_v<T, float>) {
-      // Note [Small GEMM]
+      // Small products: our own kernel (Note [Small GEMM] above).
       if (n <= simd::kSmallGemmMaxNK && k <= simd::kSmallGemmMaxNK) {
         if (const simd::Kernels* kernels = simd::kernels_f32()) {
           kernels->small_gemm(ta, tb, m, n, k, a, lda, b, ldb, c, ldc, alpha, beta);
@@ -183,20 +183,6 @@ void gemm_batched(const Shape& batch, std::int64_t M, std::int64_t N, std::int64
       }
     }
   };
-  // Note [Small GEMM]
-  // A float32 product with n and k of at most 64 (any m) runs in minigrad's own kernel
-  // (gemm_simd_impl.h, AVX2 / AVX-512 through the kernel table), not in OpenBLAS: attention's
-  // per-head products ([24, 16] x [16, 24] for each of tiny_lm's 128 batch-heads, in forward and
-  // backward) are too small for OpenBLAS's set-up per call (the NOTE above) and its packing. The
-  // kernel packs op(b) once into whole vectors (zero past n), then keeps a block of 4 (AVX-512) or
-  // 6 (AVX2) rows x 2 vectors of c in registers over all of k, one FMA per element and k step, the
-  // sum in k order. /tmp-measured on this machine against cblas_sgemm on one thread (AVX-512 /
-  // AVX2 level): 24x24x16 0.55 / 0.56 of OpenBLAS's time, 32x32x32 0.41 / 0.68, 64x64x64 0.47 /
-  // 0.85, 768x30x64 (the tied head) 0.37 / 0.66; a transposed b costs its packing (64x64x64: 0.65 /
-  // 1.07). The results differ from OpenBLAS's by rounding (another summation order), and are the
-  // same on every thread count (a matrix is never split). Products of at most kSmallGemm
-  // multiply-adds keep the loop above; off x86-64 or without AVX2 everything goes to OpenBLAS.
-
   // Note [GEMM on threads]: split the batch when it has matrices enough for every thread, or
   // when each matrix is small; otherwise split each product.
   const std::int64_t mnk = M * N * K;
