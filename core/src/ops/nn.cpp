@@ -428,6 +428,8 @@ struct CrossEntropyIndexFn : autograd::Function<CrossEntropyIndexFn> {
     auto saved = ctx->get_saved_variables();
     const Tensor &input = saved[0], &tgt = saved[1], &w = saved[2];
     const auto& p = ctx->saved_data["args"].to<Backward>();
+    if (!is_grad_enabled() && !w.defined() && p.b == 0 && p.l.inner == 1)
+      return {plain_backward(input, tgt, grads[0], p), Tensor(), Tensor(), Tensor()};
     // g [] or [N, d...] . (softmax(input) * sum_c q - q) [N, C, d...] -> [N, C, d...]
     Tensor q =
         index_target_distribution(tgt, w, p.l, p.ndim, p.ignore_index, p.a, p.b, input.dtype());
@@ -441,6 +443,33 @@ struct CrossEntropyIndexFn : autograd::Function<CrossEntropyIndexFn> {
     std::int64_t ndim;
     double a, b;
   };
+  /// The gradient above for rows of classes ([N, C] or [C]) without class weights or label
+  /// smoothing, outside create_graph: q is a at each valid row's target and 0 elsewhere, so
+  /// row j of the result is (softmax_j * A - [j == target] A) * g with A = T(a) (0 on an ignored
+  /// row), the same operations in the same dtype as the composed form, in one pass over the
+  /// softmax instead of six over [N, C] tensors (GPT-2 small: 256 x 50257).
+  static Tensor plain_backward(const Tensor& input, const Tensor& tgt, const Tensor& g_in,
+                               const Backward& p) {
+    Tensor gx = minigrad::softmax(input, p.l.dim).contiguous();
+    const Tensor t = tgt.contiguous(), g = g_in.contiguous();
+    const std::int64_t rows = p.l.outer, C = p.l.C;
+    const std::int64_t* pt = t.data_ptr<std::int64_t>();
+    dispatch_floating(gx.dtype(), "cross_entropy", [&]<typename T>() {
+      T* px = gx.data_ptr<T>();
+      const T* pg = g.data_ptr<T>();
+      const T a = static_cast<T>(p.a);
+      for (std::int64_t r = 0; r < rows; ++r) {
+        const bool valid = pt[r] != p.ignore_index;
+        const T A = valid ? a : T(0);
+        const T G = p.red == Reduction::kNone ? pg[r] : pg[0];
+        T* row = px + r * C;
+        const T st = valid ? row[pt[r]] : T(0);
+        for (std::int64_t j = 0; j < C; ++j) row[j] = (row[j] * A) * G;  // x - 0 is x: q_j = 0
+        if (valid) row[pt[r]] = (st * A - A) * G;
+      }
+    });
+    return gx;
+  }
 };
 
 Tensor cross_entropy_index(const Tensor& x, const Tensor& target, const Tensor& weight_in,
