@@ -383,7 +383,10 @@ Tensor broadcast_grad(const Tensor& g, Reduction red, std::int64_t class_dim) {
 // the reduction). The kernel computes each row's logsumexp once and the loss from it, so no
 // [N, C] log_softmax is materialised. The gradient is g * (softmax(x) * sum_c q_c - q): for class
 // indices q is built in backward from the target with public ops, and softmax(x) is the public
-// op, so create_graph differentiates it again.
+// op, so create_graph differentiates it again. Outside create_graph, rows of classes without
+// class weights or label smoothing (a language model's loss) skip q: one pass over softmax(x)
+// gives the same bits (CrossEntropyIndexFn::plain_backward). The forward's logsumexp of a
+// contiguous float32 row uses the SIMD exp (kernels/loss.cpp).
 
 /// What the fused cross entropy (and nll_loss, with ls = 0) needs besides its tensors (checked by
 /// its caller).
