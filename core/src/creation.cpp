@@ -9,6 +9,7 @@
 #include "minigrad/ops/elementwise.h"
 #include "minigrad/ops/random.h"
 #include "minigrad/profiler.h"
+#include "parallel.h"
 #include "tensor_impl.h"
 
 namespace minigrad {
@@ -226,7 +227,9 @@ Tensor filled(const Shape& shape, Scalar value, Dtype dtype, const char* op) {
   detail::dispatch(dtype, [&]<typename T>() {
     const T v = scalar_as<T>(value, op);
     T* p = out.impl()->data<T>();
-    std::fill(p, p + out.numel(), v);
+    // About a memset: split only above 4 grains.
+    detail::parallel_for(0, out.numel(), 4 * detail::kGrainSize,
+                         [&](std::int64_t b, std::int64_t e) { std::fill(p + b, p + e, v); });
   });
   return out;
 }

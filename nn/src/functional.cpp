@@ -124,10 +124,10 @@ Tensor clip_grad_norm_(const std::vector<Tensor>& params, double max_norm, doubl
            "by the non-finite norm anyway, set error_if_nonfinite = false");
   // std::min keeps a nan coefficient (a nan norm makes the gradients nan, as PyTorch's clamp).
   const double coef = std::min(max_norm / (total_norm + 1e-6), 1.0);
-  if (!(coef >= 1.0)) {
-    for (const auto& p : params)
-      if (p.defined() && p.grad().defined()) p.set_grad(p.grad() * coef);
-  }
+  // In place, as PyTorch's p.grad.detach().mul_(clip_coef_clamped): whoever holds the gradient
+  // sees it scaled, and no new tensor is made per parameter.
+  if (!(coef >= 1.0))
+    for (Tensor& g : grads) g.mul_(coef);
   return total;
 }
 

@@ -239,6 +239,21 @@ TEST(Reduction, Float32VarAndNorm) {
   expect_tensor(mg::tensor({3.0, 4.0}).norm(), mg::kFloat32, {}, {5.0});
 }
 
+TEST(Reduction, TwoNormOfALongTensorSumsItsChunks) {
+  // The 2-norm of a whole contiguous tensor runs in chunks of 65536 squares (sum_of_squares in
+  // kernels/reduce.cpp). 0, 1, ..., n - 1: the sum of squares is n (n - 1) (2n - 1) / 6, and in
+  // float64 every square and partial sum is an exact integer (below 2^53).
+  const std::int64_t n = 200003;
+  const double exact = std::sqrt(static_cast<double>(n) * (n - 1) * (2 * n - 1) / 6);
+  EXPECT_EQ(mg::arange(0, n, 1, mg::kFloat64).norm().item<double>(), exact);
+  // float32: each square is rounded to float (relative 6e-8) before it is added in double.
+  EXPECT_NEAR(mg::arange(0, n, 1, mg::kFloat32).norm().item<double>(), exact, 1e-7 * exact);
+  // A strided view takes the general path and agrees.
+  mg::Tensor m = mg::arange(0, n - 3, 1, mg::kFloat64).reshape({2, -1}).t();
+  EXPECT_NEAR(m.norm().item<double>(),
+              std::sqrt(static_cast<double>(n - 3) * (n - 4) * (2 * n - 7) / 6), 1e-9);
+}
+
 // ---------------------------------------------------------------- numerically extreme inputs
 
 TEST(Stability, SoftmaxOfLargeLogitsHasNoInfOrNaN) {

@@ -78,7 +78,7 @@ TEST(Parallel, SetAndGetNumThreads) {
 
 TEST(Parallel, LargeOpsGiveTheSameBitsOnOneAndTwoThreads) {
   mg::manual_seed(0);
-  // Sizes above the grains (kGrainSize = 131072 elements; 4M multiply-adds per GEMM chunk), with
+  // Sizes above the grains (kGrainSize = 32768 elements; 1M multiply-adds per GEMM chunk), with
   // odd lengths so that chunks end mid-row.
   mg::Tensor a = mg::randn({601, 257}).requires_grad_();
   mg::Tensor b = mg::randn({257}).requires_grad_();
@@ -89,10 +89,11 @@ TEST(Parallel, LargeOpsGiveTheSameBitsOnOneAndTwoThreads) {
   expect_same_on_one_and_two_threads([&] { return a * b + 1.5; }, {a, b}, "broadcast mul, add");
   expect_same_on_one_and_two_threads([&] { return a.t() - a.t().exp(); }, {a}, "strided exp");
   expect_same_on_one_and_two_threads([&] { return a.exp().tanh(); }, {a}, "contiguous exp, tanh");
-  // gelu's grain is 4 * kGrainSize (ops/elementwise.cpp).
+  // gelu's grain is 2 * kGrainSize (ops/elementwise.cpp).
   mg::Tensor big = mg::randn({1100, 501}).requires_grad_();
   expect_same_on_one_and_two_threads([&] { return mg::gelu(big); }, {big}, "gelu");
   expect_same_on_one_and_two_threads([&] { return mg::gelu(big, "tanh"); }, {big}, "gelu tanh");
+  expect_same_on_one_and_two_threads([&] { return big.norm(); }, {big}, "norm of all");
   expect_same_on_one_and_two_threads([&] { return a.sum(0); }, {a}, "sum over rows");
   expect_same_on_one_and_two_threads([&] { return a.sum(1); }, {a}, "sum over columns");
   expect_same_on_one_and_two_threads([&] { return s.sum({0, 2}); }, {s}, "sum over (0, 2)");

@@ -1030,6 +1030,17 @@ TEST(ClipGrad, NormTypes) {
   }
 }
 
+TEST(ClipGrad, ScalesTheGradientsInPlace) {
+  // held = a.grad; clip_grad_norm_([a, b], 2.0); held is a.grad  -> True, and held is scaled
+  Grads g;
+  mg::Tensor held = g.a.grad();
+  mg::nn::utils::clip_grad_norm_({g.a, g.b}, 2.0);
+  EXPECT_TRUE(held.is_same(g.a.grad()));
+  const std::vector<double> v = held.to_vector<double>();
+  EXPECT_NEAR(v[0], 0.7371540496347149, 1e-15);
+  EXPECT_NEAR(v[1], -0.9828720661796199, 1e-15);
+}
+
 TEST(ClipGrad, Value) {
   Grads g;  // clip_grad_value_([a, b], 2.5)
   mg::nn::utils::clip_grad_value_({g.a, g.b}, 2.5);

@@ -82,11 +82,11 @@ constexpr std::int64_t kSmallGemm = 512;
 // leaves the chunks uneven (64 rows: 48 and 16). Only a wide product of at most kGemmRowAlign
 // rows is split by columns, aligned to 16: that agrees with one thread to rounding only
 // (OpenBLAS blocks part of a product differently from the whole). A chunk holds at least
-// kGemmChunkMNK multiply-adds (~80 us of work on one core with OpenBLAS's AVX2 kernels; see
-// kGrainSize for why so much). Chunks of 1M and a grain of 32768 elements were tried with the
-// spinning pool: three alternating runs of the 2-thread tiny_lm step each gave 0.80-1.11 of the
-// one-thread step either way, no difference through this machine's noise.
-constexpr std::int64_t kGemmChunkMNK = 1 << 22;
+// kGemmChunkMNK multiply-adds (~10-20 us of work on one core): every Linear of the tiny_lm step
+// ([768, 64] x [64, 64] and up) splits. With chunks of 4M the step's smaller products stayed on
+// one thread and its 2-thread step took 0.82 of the 1-thread one; with 1M (and the grains of
+// kGrainSize, LayerNorm and GELU lowered too), 0.66 (docs/performance.md, 2026-12-05 night).
+constexpr std::int64_t kGemmChunkMNK = 1 << 20;
 // NOTE: measured with OpenBLAS 0.3.21 on AMD EPYC (it runs its Haswell kernels there): sgemm
 // gives the whole product's bits for a split at multiples of 48 rows, in all four transpose
 // layouts, and not at 16, 32 or 64 rows, nor at any column split tried; dgemm at any multiple of

@@ -2,7 +2,9 @@
 // loop over reduce_rows or over a contiguous layout.
 #include "kernels/reduce.h"
 
+#include <algorithm>
 #include <type_traits>
+#include <vector>
 
 #include "kernels/wrapping.h"
 
@@ -56,6 +58,36 @@ void sum_leading_rows(const T* x, std::int64_t rows, std::int64_t cols, T* out) 
   parallel_for(0, cols, std::max<std::int64_t>(16, kGrainSize / std::max<std::int64_t>(rows, 1)),
                columns);
 }
+
+template <typename T>
+double sum_of_squares(const T* x, std::int64_t n) {
+  constexpr int kLanes = 8;
+  constexpr std::int64_t kChunk = 1 << 16;  // elements per partial sum (fixed: Note above)
+  auto chunk_sum = [x](std::int64_t b, std::int64_t e) {
+    double s[kLanes] = {};
+    std::int64_t i = b;
+    for (; i + kLanes <= e; i += kLanes)
+      for (int l = 0; l < kLanes; ++l) s[l] += static_cast<double>(x[i + l] * x[i + l]);
+    for (int l = 0; i < e; ++i, ++l) s[l] += static_cast<double>(x[i] * x[i]);
+    double r = 0;
+    for (double v : s) r += v;
+    return r;
+  };
+  if (n <= kChunk) return chunk_sum(0, n);
+  const std::int64_t chunks = (n + kChunk - 1) / kChunk;
+  std::vector<double> partial(static_cast<std::size_t>(chunks));
+  parallel_for(0, chunks, std::max<std::int64_t>(1, kGrainSize / kChunk),
+               [&](std::int64_t c0, std::int64_t c1) {
+                 for (std::int64_t c = c0; c < c1; ++c)
+                   partial[static_cast<std::size_t>(c)] =
+                       chunk_sum(c * kChunk, std::min(n, (c + 1) * kChunk));
+               });
+  double r = 0;
+  for (double v : partial) r += v;
+  return r;
+}
+template double sum_of_squares<float>(const float*, std::int64_t);
+template double sum_of_squares<double>(const double*, std::int64_t);
 
 namespace {
 

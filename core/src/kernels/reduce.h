@@ -87,6 +87,14 @@ void sum_kernel(const T* x, const ReduceLayout& l, O* out);
 template <typename T>
 void sum_leading_rows(const T* x, std::int64_t rows, std::int64_t cols, T* out);
 
+/// The sum of x[i]^2 over a contiguous array of n elements, each square rounded to T and added
+/// in double (as sum(x * x)): norm(x, 2)'s full reduction, one pass and no temporary (a gradient
+/// clip takes one per parameter). Eight running sums over interleaved elements, added at the
+/// end; a long array is cut into fixed chunks whose sums are added in order on the calling
+/// thread, so the result has the same bits on any thread count.
+template <typename T>
+double sum_of_squares(const T* x, std::int64_t n);
+
 /// values[o] = the max (kMax) or min of output o's elements, indices[o] (unless null) its position
 /// among the reduced elements. NOTE: NaN wins every comparison (it propagates, as in PyTorch);
 /// ties keep the first index. Every output needs at least one element (checked by callers).

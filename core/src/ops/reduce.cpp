@@ -325,7 +325,14 @@ Tensor norm(const Tensor& x, double p, const Shape& dims, bool keepdim) {
       out = r.count ? amax(abs(x), r.dims, keepdim) : zeros(r.out_shape, x.dtype());
     else if (p == 1)
       out = sum(abs(x), r.dims, keepdim);
-    else if (p == 2)  // no abs: clip_grad_norm_ takes one norm per parameter
+    else if (p == 2 && x.numel() > 0 && r.count == x.numel() && x.is_contiguous()) {
+      // The whole tensor (clip_grad_norm_ takes one norm per parameter): one pass, no x * x.
+      out = detail::make_tensor(r.out_shape, x.dtype());
+      detail::dispatch_floating(x.dtype(), "norm", [&]<typename T>() {
+        *out.impl()->data<T>() =
+            static_cast<T>(std::sqrt(detail::sum_of_squares(x.impl()->data<T>(), x.numel())));
+      });
+    } else if (p == 2)  // no abs
       out = sqrt(sum(x * x, r.dims, keepdim));
     else
       out = pow(sum(pow(abs(x), p), r.dims, keepdim), 1.0 / p);
