@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "../../core/src/parallel.h"
 #include "minigrad/minigrad.h"
 #include "minigrad/nn/functional.h"
 #include "minigrad/profiler.h"
@@ -144,6 +145,38 @@ TEST(FusedLinear, SameResultsOnOneAndTwoThreads) {
       for (std::size_t j = 0; j < results[0][i].size(); ++j)
         ASSERT_NEAR(results[0][i][j], results[1][i][j], 1e-5 * (1 + std::fabs(results[0][i][j])))
             << "result " << i << ", element " << j;
+    }
+  }
+}
+
+// Note [Two gradients at once] (core/src/ops/linalg.cpp): outside create_graph, the two gradients
+// of mm and addmm run as one parallel region of two whole products. They have the bits of the
+// recorded mm ops that create_graph runs, in every layout of the operands (row- or column-major,
+// each computed in its own layout), float32 and float64; small enough that nothing else splits, so
+// the backward runs exactly one region on 2 threads and none with create_graph.
+TEST(FusedLinear, TwoGradientsAtOnceHaveTheBitsOfTheRecordedProducts) {
+  ThreadsGuard guard;
+  mg::manual_seed(5);
+  for (mg::Dtype dt : {mg::kFloat32, mg::kFloat64}) {
+    for (int layout = 0; layout < 8; ++layout) {
+      const bool cols1 = layout & 1, cols2 = layout & 2, bias = layout & 4;
+      mg::Tensor p1 = (cols1 ? mg::randn({30, 20}) : mg::randn({20, 30})).to(dt).requires_grad_();
+      mg::Tensor p2 = (cols2 ? mg::randn({40, 30}) : mg::randn({30, 40})).to(dt).requires_grad_();
+      mg::Tensor c = mg::randn({40}).to(dt), up = mg::randn({20, 40}).to(dt);
+      std::vector<double> got[2];  // [0]: create_graph (mm ops, 1 thread); [1]: two tasks
+      for (int tasks : {0, 1}) {
+        mg::set_num_threads(tasks ? 2 : 1);
+        p1.set_grad(mg::Tensor());
+        p2.set_grad(mg::Tensor());
+        mg::Tensor m1 = cols1 ? p1.t() : p1, m2 = cols2 ? p2.t() : p2;
+        mg::Tensor y = bias ? mg::addmm(c, m1, m2) : mg::mm(m1, m2);
+        const std::int64_t regions = mg::detail::parallel_regions_run();
+        (y * up).sum().backward(mg::Tensor(), false, /*create_graph=*/tasks == 0);
+        EXPECT_EQ(mg::detail::parallel_regions_run() - regions, tasks) << "layout " << layout;
+        got[tasks] = values(p1.grad());
+        for (double v : values(p2.grad())) got[tasks].push_back(v);
+      }
+      EXPECT_EQ(got[0], got[1]) << dtype_name(dt) << ", layout " << layout;
     }
   }
 }

@@ -13,6 +13,7 @@
 #include "minigrad/ops/elementwise.h"
 #include "minigrad/ops/linalg.h"
 #include "minigrad/ops/reduce.h"
+#include "parallel.h"
 #include "tensor_impl.h"
 
 namespace minigrad {
@@ -40,6 +41,64 @@ bool matrices_blas_ready(const Tensor& t) {
 bool column_major(const Tensor& t) {
   return t.dim() == 2 && t.size(0) > 1 && t.size(1) > 1 && t.strides()[0] == 1 &&
          t.strides()[1] == t.size(0);
+}
+
+// Note [Two gradients at once]
+// The backward of a product (AddmmBackward0, a Linear's; MmBackward0) computes two independent
+// products, grad_mat1 = g mat2^T and grad_mat2 = mat1^T g, with the same number of multiply-adds.
+// Outside create_graph they run as one parallel region of two tasks, each product whole on one
+// thread: no product is split, so every element has the bits of one thread, and a weight gradient
+// with few rows (a [64, 64] weight's, k = 768) no longer splits 48 : 16 at OpenBLAS's 48-row
+// blocks (Note [GEMM on threads] in kernels/gemm.cpp), which left the worker waiting. On one thread
+// the two run one after the other. Raw GEMMs: they record nothing, so only without grad mode, for
+// float32 / float64 operands BLAS takes as they are, with no empty dim.
+
+/// x = a1 b1 and y = a2 b2 (2-D) as two tasks (Note [Two gradients at once]); false, computing
+/// nothing, when an operand does not qualify.
+bool two_products(const Tensor& a1, const Tensor& b1, Tensor& x, const Tensor& a2, const Tensor& b2,
+                  Tensor& y) {
+  const Tensor* ops[] = {&a1, &b1, &a2, &b2};
+  const Dtype dt = a1.dtype();
+  if (is_grad_enabled() || (dt != kFloat32 && dt != kFloat64)) return false;
+  for (const Tensor* t : ops)
+    if (t->dtype() != dt || t->dim() != 2 || t->numel() == 0 || !matrices_blas_ready(*t))
+      return false;
+  x = detail::make_tensor({a1.size(0), b1.size(1)}, dt);
+  y = detail::make_tensor({a2.size(0), b2.size(1)}, dt);
+  const Tensor* as[] = {&a1, &a2};
+  const Tensor* bs[] = {&b1, &b2};
+  Tensor* outs[] = {&x, &y};
+  if (profiler::detail::is_on())
+    for (int i = 0; i < 2; ++i)
+      profiler::detail::add_flops(2 * as[i]->size(0) * as[i]->size(1) * bs[i]->size(1));
+  detail::dispatch_floating(dt, "mm", [&]<typename T>() {
+    detail::parallel_for(0, 2, 1, [&](std::int64_t t0, std::int64_t t1) {
+      for (std::int64_t t = t0; t < t1; ++t) {
+        const Tensor &a = *as[t], &b = *bs[t];
+        const std::int64_t m = a.size(0), k = a.size(1), n = b.size(1);
+        BlasLayout la = blas_layout(m, k, a.strides()[0], a.strides()[1]);
+        BlasLayout lb = blas_layout(k, n, b.strides()[0], b.strides()[1]);
+        detail::gemm<T>(la.trans, lb.trans, m, n, k, a.impl()->data<T>(), la.ld,
+                        b.impl()->data<T>(), lb.ld, outs[t]->impl()->data<T>(), n);
+      }
+    });
+  });
+  return true;
+}
+
+/// The gradients of mat1 [M, K] and mat2 [K, N] of a product mat1 mat2 (2-D) for g [M, N], in
+/// the operands' layouts (Note [Gradients in the operand's layout]; cols1 / cols2: the operand is
+/// column-major), as two tasks when they qualify (Note [Two gradients at once]); false otherwise.
+bool product_grads(const Tensor& g, const Tensor& mat1, const Tensor& mat2, bool cols1, bool cols2,
+                   Tensor& grad1, Tensor& grad2) {
+  const Tensor gt = g.t();
+  Tensor x, y;
+  const bool ok = two_products(cols1 ? mat2 : g, cols1 ? gt : mat2.t(), x, cols2 ? gt : mat1.t(),
+                               cols2 ? mat1 : g, y);
+  if (!ok) return false;
+  grad1 = cols1 ? x.t() : x;
+  grad2 = cols2 ? y.t() : y;
+  return true;
 }
 
 /// a [..., M, K] x b [..., K, N] with broadcast batch dims; both at least 2-D, checked by callers.
@@ -91,6 +150,9 @@ Tensor matmul_nd(const Tensor& a_in, const Tensor& b_in, const char* node) {
                    // A column-major 2-D operand gets its gradient in its own layout (Note
                    // [Gradients in the operand's layout]).
                    Grads r(2);
+                   if (n.needs_input_grad(0) && n.needs_input_grad(1) && g.dim() == 2 &&
+                       product_grads(g, n.saved(1), n.saved(0), a_cols, b_cols, r[0], r[1]))
+                     return r;
                    const Tensor gt = g.transpose(-1, -2);
                    if (n.needs_input_grad(0)) {
                      r[0] = a_cols ? matmul_nd(n.saved(0), gt, "BmmBackward0").transpose(-1, -2)
@@ -283,6 +345,9 @@ Tensor addmm(const Tensor& input, const Tensor& mat1, const Tensor& mat2, Scalar
                    // beta 0: input took no part (its gradient stays undefined, as the composed
                    // form's).
                    if (n.needs_input_grad(0) && b != 0) r[0] = addmm_input_grad(g, in_shape, b);
+                   if (a == 1 && n.needs_input_grad(1) && n.needs_input_grad(2) &&
+                       product_grads(g, n.saved(1), n.saved(0), cols1, cols2, r[1], r[2]))
+                     return r;
                    // Note [Gradients in the operand's layout]: a Linear's mat2 is weight.t().
                    if (n.needs_input_grad(1))
                      r[1] = cols1 ? mm(n.saved(0), g.t()).t() : mm(g, n.saved(0).t());
