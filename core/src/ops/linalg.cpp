@@ -321,12 +321,16 @@ Tensor addmm(const Tensor& input, const Tensor& mat1, const Tensor& mat2, Scalar
         const std::int64_t d = input.dim();
         const std::int64_t s0 = d == 2 && input.shape()[0] != 1 ? input.strides()[0] : 0;
         const std::int64_t s1 = d >= 1 && input.shape()[d - 1] != 1 ? input.strides()[d - 1] : 0;
-        for (std::int64_t i = 0; i < M; ++i) {
-          if (s1 == 1)
-            std::copy(pi + i * s0, pi + i * s0 + N, po + i * N);
-          else
-            for (std::int64_t j = 0; j < N; ++j) po[i * N + j] = pi[i * s0 + j * s1];
-        }
+        detail::parallel_for(
+            0, M, std::max<std::int64_t>(1, detail::kGrainSize / std::max<std::int64_t>(N, 1)),
+            [&](std::int64_t r0, std::int64_t r1) {
+              for (std::int64_t i = r0; i < r1; ++i) {
+                if (s1 == 1)
+                  std::copy(pi + i * s0, pi + i * s0 + N, po + i * N);
+                else
+                  for (std::int64_t j = 0; j < N; ++j) po[i * N + j] = pi[i * s0 + j * s1];
+              }
+            });
       }
       if (M * N != 0)
         detail::gemm_threaded<T>(l1.trans, l2.trans, M, N, K, m1.impl()->data<T>(), l1.ld,
