@@ -23,6 +23,7 @@
 #include "minigrad/ops/random.h"
 #include "minigrad/ops/reduce.h"
 #include "minigrad/profiler.h"
+#include "parallel.h"
 #include "random_engine.h"
 #include "tensor_impl.h"
 
@@ -411,7 +412,8 @@ Tensor randint(std::int64_t low, std::int64_t high, const Shape& shape, Generato
 // - x * m is one rounding in T, as the composite's last multiply (x * 0 keeps its sign and NaN).
 // The mask is kept in x's dtype, not as bytes: backward is then g * m, an ordinary mul that
 // create_graph differentiates again, as PyTorch's MulBackward0 for the same composite.
-// The draws are sequential by nature (one engine), so the pass is not parallelised.
+// The draws are sequential by nature (one engine): they fill the mask's buffer on the calling
+// thread, and only the select and multiply that follow are split across threads.
 namespace detail {
 
 std::pair<Tensor, Tensor> dropout_with_mask(const Tensor& x, double p) {
@@ -430,18 +432,19 @@ std::pair<Tensor, Tensor> dropout_with_mask(const Tensor& x, double p) {
     T* po = out.data_ptr<T>();
     T* pm = mask.data_ptr<T>();
     const std::int64_t n = xc.numel();
-    // Blocks of uniforms (Generator::uniform01_fill), then a select and multiply that vectorise.
-    T u[kDrawBlock];
-    std::lock_guard<std::mutex> lock(g.mutex);
-    for (std::int64_t i0 = 0; i0 < n; i0 += kDrawBlock) {
-      const std::int64_t nb = std::min(kDrawBlock, n - i0);
-      g.uniform01_fill(u, nb);
-      for (std::int64_t k = 0; k < nb; ++k) {
-        const T m = u[k] >= threshold ? scale : T(0);
-        pm[i0 + k] = m;
-        po[i0 + k] = px[i0 + k] * m;
-      }
+    // The uniforms into the mask's buffer on this thread (the draws are sequential), then the
+    // select and multiply, which vectorise, across threads.
+    {
+      std::lock_guard<std::mutex> lock(g.mutex);
+      g.uniform01_fill(pm, n);
     }
+    parallel_for(0, n, kGrainSize, [&](std::int64_t b, std::int64_t e) {
+      for (std::int64_t k = b; k < e; ++k) {
+        const T m = pm[k] >= threshold ? scale : T(0);
+        pm[k] = m;
+        po[k] = px[k] * m;
+      }
+    });
   });
   return {out, mask};
 }

@@ -94,6 +94,14 @@ TEST(Parallel, LargeOpsGiveTheSameBitsOnOneAndTwoThreads) {
   expect_same_on_one_and_two_threads([&] { return mg::gelu(big); }, {big}, "gelu");
   expect_same_on_one_and_two_threads([&] { return mg::gelu(big, "tanh"); }, {big}, "gelu tanh");
   expect_same_on_one_and_two_threads([&] { return big.norm(); }, {big}, "norm of all");
+  // Dropout's draws stay on the calling thread; its select and multiply split.
+  expect_same_on_one_and_two_threads(
+      [&] {
+        mg::manual_seed(1);
+        auto [out, mask] = mg::detail::dropout_with_mask(big.detach(), 0.3);
+        return mg::cat({out.reshape({-1}), mask.reshape({-1})}, 0);
+      },
+      {}, "dropout");
   expect_same_on_one_and_two_threads([&] { return a.sum(0); }, {a}, "sum over rows");
   expect_same_on_one_and_two_threads([&] { return a.sum(1); }, {a}, "sum over columns");
   expect_same_on_one_and_two_threads([&] { return s.sum({0, 2}); }, {s}, "sum over (0, 2)");

@@ -13,8 +13,8 @@ namespace minigrad::detail {
 namespace {
 
 /// Elements per chunk: the update reads 4-5 and writes 3-4 values per element, several times
-/// an add's work.
-constexpr std::int64_t kAdamGrain = 1 << 15;
+/// an add's work (a quarter of kGrainSize: tiny_lm's [256, 64] weights split).
+constexpr std::int64_t kAdamGrain = kGrainSize / 4;
 
 template <typename T>
 AdamCoeffs<T> adam_coeffs(const FusedAdamOptions& o, double step) {
