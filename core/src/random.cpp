@@ -439,10 +439,15 @@ std::pair<Tensor, Tensor> dropout_with_mask(const Tensor& x, double p) {
       g.uniform01_fill(pm, n);
     }
     parallel_for(0, n, kGrainSize, [&](std::int64_t b, std::int64_t e) {
-      for (std::int64_t k = b; k < e; ++k) {
-        const T m = pm[k] >= threshold ? scale : T(0);
-        pm[k] = m;
-        po[k] = px[k] * m;
+      // Locals and __restrict: without them GCC 12 kept this loop scalar (4x slower).
+      const T t = threshold, sc = scale;
+      T* __restrict m = pm + b;
+      T* __restrict o = po + b;
+      const T* __restrict xi = px + b;
+      for (std::int64_t k = 0; k < e - b; ++k) {
+        const T v = m[k] >= t ? sc : T(0);
+        m[k] = v;
+        o[k] = xi[k] * v;
       }
     });
   });
