@@ -138,6 +138,25 @@ void copy_into(const Tensor& dst, const Tensor& src);
 /// zeros of in_shape with g written from `start` along dim: the backward of narrow and select.
 Tensor narrow_backward(const Tensor& g, const Shape& in_shape, std::int64_t dim,
                        std::int64_t start);
+/// Whether nothing but this handle sees t's values: one handle, the only owner of its storage (no
+/// view or base shares it), contiguous, no history. The engine sums into such a gradient in place
+/// and AccumulateGrad takes it as .grad without a copy (as PyTorch's InputBuffer::accumulate and
+/// AccumulateGrad's steal).
+inline bool sole_owner(const Tensor& t) {
+  const TensorImpl* i = t.impl();
+  return t.impl_ptr().use_count() == 1 && i->storage.use_count() == 1 && !i->view_base &&
+         t.is_contiguous() && !t.requires_grad();
+}
+/// Whether t is a contiguous view covering all of a storage whose only other owner is t's base,
+/// which nothing else holds either (the transposed GEMM result of Note [Gradients in the operand's
+/// layout] after TBackward0): its values are then as much t's alone as sole_owner's.
+inline bool sole_view(const Tensor& t) {
+  const TensorImpl* i = t.impl();
+  return t.impl_ptr().use_count() == 1 && t.is_contiguous() && !t.requires_grad() && i->view_base &&
+         i->view_base.use_count() == 1 && i->storage.use_count() == 2 &&
+         i->view_base->storage == i->storage && i->offset == 0 &&
+         static_cast<std::size_t>(t.numel()) * element_size(t.dtype()) == i->storage->nbytes;
+}
 /// Records an in-place write to t's elements (Note [Version counters]).
 inline void bump_version(const Tensor& t) { ++t.impl()->storage->version; }
 /// True when grad mode is on and any of the tensors requires grad.

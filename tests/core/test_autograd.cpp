@@ -42,6 +42,22 @@ TEST(Autograd, GradientsAccumulateAcrossBackwardCalls) {
   EXPECT_EQ(x.grad().to_vector<float>(), (std::vector<float>{6.0f, 6.0f}));
 }
 
+// w = torch.ones(3, requires_grad=True); (w * 2).sum().backward(); g0 = w.grad
+// (w * 3).sum().backward(); w.grad is g0, g0  -> True, tensor([5., 5., 5.])
+// (w * 4).sum().backward(create_graph=True); w.grad is g0, w.grad  -> False, [9., 9., 9.]
+TEST(Autograd, ASecondGradientIsAddedInPlaceOutsideCreateGraph) {
+  mg::Tensor w = mg::ones({3}).requires_grad_();
+  (w * 2.0).sum().backward();
+  const mg::Tensor g0 = w.grad();
+  (w * 3.0).sum().backward();
+  EXPECT_TRUE(w.grad().is_same(g0));
+  EXPECT_EQ(g0.to_vector<float>(), (std::vector<float>{5.0f, 5.0f, 5.0f}));
+  (w * 4.0).sum().backward(mg::Tensor(), false, /*create_graph=*/true);
+  EXPECT_FALSE(w.grad().is_same(g0));
+  EXPECT_EQ(w.grad().to_vector<float>(), (std::vector<float>{9.0f, 9.0f, 9.0f}));
+  EXPECT_EQ(g0.to_vector<float>(), (std::vector<float>{5.0f, 5.0f, 5.0f}));
+}
+
 TEST(Autograd, GradIsUndefinedUntilFirstBackward) {
   mg::Tensor x = mg::tensor({1.0}).requires_grad_();
   EXPECT_FALSE(x.grad().defined());

@@ -68,13 +68,6 @@ Tensor validate(const Node& producer, std::size_t index, Tensor grad, const Node
   return grad;
 }
 
-/// Whether nothing but this handle sees t's values: one handle, one owner of its storage, no
-/// view base, no history.
-bool sole_owner(const Tensor& t) {
-  return t.impl_ptr().use_count() == 1 && t.impl()->storage.use_count() == 1 &&
-         !t.impl()->view_base && t.is_contiguous() && !t.requires_grad();
-}
-
 /// buffer += grad. Without create_graph, a sum into a gradient that is ours alone is taken in
 /// place, as PyTorch's InputBuffer::accumulate: the two gradients of a tied embedding (GPT-2
 /// small's 154 MB table) otherwise summed into a fresh, page-faulted buffer every step. The same
@@ -98,11 +91,11 @@ void accumulate(Tensor& buffer, Tensor grad) {
   };
   if (!is_grad_enabled() && buffer.shape() == grad.shape() && buffer.dtype() == grad.dtype() &&
       buffer.is_floating_point() && buffer.is_contiguous() && grad.is_contiguous()) {
-    if (sole_owner(buffer)) {
+    if (detail::sole_owner(buffer)) {
       add_into(buffer, grad);
       return;
     }
-    if (sole_owner(grad)) {
+    if (detail::sole_owner(grad)) {
       add_into(grad, buffer);
       buffer = std::move(grad);
       return;

@@ -476,32 +476,26 @@ void AccumulateGrad::accumulate(const Tensor& grad) {
   Tensor& g = leaf_->grad;
   if (!g.defined()) {
     // Take the incoming gradient when nothing else can see it (the engine's buffer was its only
-    // owner); otherwise copy it: it may alias another leaf's gradient or the user's tensor.
-    const TensorImpl* gi = grad.impl();
-    const bool sole =
-        grad.impl_ptr().use_count() == 1 && grad.is_contiguous() && !grad.requires_grad();
-    bool exclusive = sole && gi->storage.use_count() == 1;
-    // A contiguous view of a temporary nothing else sees, covering all of it (the transposed
-    // GEMM result of Note [Gradients in the operand's layout], transposed back by TBackward0:
-    // the view and its base are the storage's two owners): taken as a plain tensor over the
-    // same storage. Copying it was most of GPT-2 small's AccumulateGrad time.
-    const bool sole_view =
-        sole && gi->view_base && gi->view_base.use_count() == 1 && gi->storage.use_count() == 2 &&
-        gi->view_base->storage == gi->storage && gi->offset == 0 &&
-        static_cast<std::size_t>(grad.numel()) * element_size(grad.dtype()) == gi->storage->nbytes;
-    // Under create_graph the gradient is a differentiable clone, as PyTorch: never the caller's
-    // tensor or another leaf's gradient.
+    // owner); otherwise copy it: it may alias another leaf's gradient or the user's tensor. A
+    // sole view (the transposed GEMM result of Note [Gradients in the operand's layout]) is taken
+    // as a plain tensor over the same storage: copying it was most of GPT-2 small's
+    // AccumulateGrad time. Under create_graph the gradient is a differentiable clone, as PyTorch:
+    // never the caller's tensor or another leaf's gradient.
     if (is_grad_enabled()) {
       g = grad.clone();
-    } else if (exclusive) {
+    } else if (sole_owner(grad)) {
       g = grad;
-    } else if (sole_view) {
-      g = make_tensor_on(gi->storage, grad.shape(), grad.strides(), grad.dtype());
+    } else if (sole_view(grad)) {
+      g = make_tensor_on(grad.impl()->storage, grad.shape(), grad.strides(), grad.dtype());
     } else {
       g = grad.detach().clone();
     }
+  } else if (is_grad_enabled()) {
+    g = g + grad;  // create_graph: a new, differentiable sum
   } else {
-    g = is_grad_enabled() ? g + grad : (g + grad).detach();
+    // In place, as PyTorch's `variable_grad += new_grad` outside grad mode: whoever holds .grad
+    // (gradient accumulation over micro-batches) sees the sum, and no buffer is made per call.
+    g.add_(grad);
   }
 }
 
