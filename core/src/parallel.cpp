@@ -77,7 +77,8 @@ struct Region {
 // Waking a worker asleep on a condition variable is a futex call and, on this machine's
 // paravirtualised VM, an inter-processor interrupt: tens of us of the caller's time per region
 // (pthread_cond_broadcast was 6% of a 2-thread tiny_lm step in perf), and the worker starts late.
-// A tiny_lm step runs ~40 regions of 50-250 us of work each, so the pool cost more than it gained.
+// A tiny_lm step ran ~40 regions of 50-250 us of work each (121 regions since the grain is
+// ATen's), so the pool cost more than it gained.
 // So a worker that finished a region spins for kSpinTime, watching for the next one, before it
 // sleeps, and the caller only calls notify when a worker is asleep; the caller waiting for the
 // last chunk spins the same way before it sleeps. The spinning is bounded (a process that stops
