@@ -256,6 +256,33 @@ TEST(Reduction, TwoNormOfALongTensorSumsItsChunks) {
 
 // ---------------------------------------------------------------- numerically extreme inputs
 
+// exp of a contiguous float32 tensor runs the kernel table's exp (ops/elementwise.cpp), other
+// tensors the xtensor / std::exp path: both within 2 ulp of exp in double, with the IEEE special
+// values exact. torch.exp(torch.tensor([-inf, -104., 0., 88.72, 89., inf, nan]))
+//   -> [0.0, 0.0, 1.0, 3.3931806003874245e+38, inf, inf, nan]
+TEST(Stability, ExpOfFloat32OnEveryPath) {
+  const std::vector<double> xs = {-INFINITY, -104.0, -87.3, -1.5,  -0.0, 0.0,      1e-3,
+                                  0.7,       1.0,    20.0,  88.72, 89.0, INFINITY, NAN};
+  const mg::Tensor x = mg::tensor(xs, {static_cast<std::int64_t>(xs.size())}, mg::kFloat32);
+  const mg::Tensor strided = mg::stack({x, x}, 1).select(1, 0);  // the same values, stride 2
+  ASSERT_FALSE(strided.is_contiguous());
+  for (const mg::Tensor& in : {x, strided}) {
+    const std::vector<float> got = mg::exp(in).to_vector<float>();
+    for (std::size_t i = 0; i < xs.size(); ++i) {
+      const double want = std::exp(static_cast<double>(static_cast<float>(xs[i])));
+      if (std::isnan(want)) {
+        EXPECT_TRUE(std::isnan(got[i])) << xs[i];
+      } else if (std::isinf(want) || want == 0 || want > 3.4028234e38) {
+        EXPECT_EQ(got[i], static_cast<float>(want)) << xs[i];
+      } else if (want < 1.2e-38) {  // below float32's normal range
+        EXPECT_NEAR(got[i], want, 1.5e-45) << xs[i];
+      } else {
+        EXPECT_NEAR(got[i], want, 2.5e-7 * want) << xs[i];  // 2 ulp of float32
+      }
+    }
+  }
+}
+
 TEST(Stability, SoftmaxOfLargeLogitsHasNoInfOrNaN) {
   // torch.softmax(torch.tensor([1e4, 0., -1e4]), 0)  -> [1.0, 0.0, 0.0]
   expect_tensor(mg::softmax(mg::tensor({1e4, 0.0, -1e4}), 0), mg::kFloat32, {3}, {1, 0, 0});

@@ -492,6 +492,11 @@ void AccumulateGrad::accumulate(const Tensor& grad) {
     }
   } else if (is_grad_enabled()) {
     g = g + grad;  // create_graph: a new, differentiable sum
+  } else if (g.requires_grad()) {
+    // .grad has history from an earlier create_graph backward (it holds the graph that saved this
+    // leaf: the cycle PyTorch warns about). Unlike PyTorch, the sum is a new detached tensor,
+    // which lets that graph go (the fuzzer's LeakSanitizer run found the leak).
+    g = (g + grad).detach();
   } else {
     // In place, as PyTorch's `variable_grad += new_grad` outside grad mode: whoever holds .grad
     // (gradient accumulation over micro-batches) sees the sum, and no buffer is made per call.
