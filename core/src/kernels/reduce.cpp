@@ -62,7 +62,7 @@ void sum_leading_rows(const T* x, std::int64_t rows, std::int64_t cols, T* out) 
 template <typename T>
 double sum_of_squares(const T* x, std::int64_t n) {
   constexpr int kLanes = 8;
-  constexpr std::int64_t kChunk = 1 << 16;  // elements per partial sum (fixed: Note above)
+  constexpr std::int64_t kChunk = 1 << 16;  // elements per partial sum, fixed (reduce.h)
   auto chunk_sum = [x](std::int64_t b, std::int64_t e) {
     double s[kLanes] = {};
     std::int64_t i = b;
