@@ -248,7 +248,7 @@ std::vector<Workload> workloads() {
                 [] { return mg::bmm_fwd_bwd(32, 128, 64, 128); },
                 [] { return th::bmm_fwd_bwd(32, 128, 64, 128); }, "libtorch", 1.0});
   // tiny_lm's attention per head: scores and weights of [32 batch x 4 heads, 24, 24], head dim
-  // 16 (Note [Small GEMM] in gemm.cpp; the masked tails of vec_math.h), and its residual dropout.
+  // 16 (Note [Panel GEMM] in gemm.cpp; the masked tails of vec_math.h), and its residual dropout.
   ws.push_back({"bmm (128,24,16)x(128,16,24), fwd+bwd", 1,
                 [] { return mg::bmm_fwd_bwd(128, 24, 16, 24); },
                 [] { return th::bmm_fwd_bwd(128, 24, 16, 24); }, "libtorch", 1.0});

@@ -412,62 +412,71 @@ TEST(VecMath, GeluKernelsNonFiniteInputs) {
   }
 }
 
-// Every level's small_gemm (Note [Small GEMM] in gemm.cpp) against a double-precision product,
-// over the shapes the kernel splits differently (row blocks of 4 / 6 and their remainders, n
-// below, at and above one and two vectors, k from 1 to its maximum), all four transpose layouts,
-// leading dimensions larger than the matrices, and alpha / beta as BLAS takes them. Elements of c
-// past column n (the rest of each row's leading dimension) must be left alone, and beta 0 must
-// not read c (a NaN there does not reach the result).
-TEST(VecMath, SmallGemmKernels) {
-  const auto kernels = available_kernels();
-  if (kernels.empty()) GTEST_SKIP() << "no AVX2 on this CPU";
-  std::mt19937 gen(7);
+namespace {
+
+/// Runs one level's gemm on random a, b, c of the given shape and layout (leading dimensions
+/// larger than the matrices) and checks c against a double-precision product: elements past
+/// column n (the rest of each row's leading dimension) must be left alone, and beta 0 must not
+/// read c (a NaN there does not reach the result).
+void check_gemm(const simd::Kernels* k, std::mt19937& gen, std::int64_t m, std::int64_t n,
+                std::int64_t kk, bool ta, bool tb, float alpha, float beta) {
   std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
   const float sentinel = 12345.0f;
   const float nan = std::numeric_limits<float>::quiet_NaN();
+  const std::int64_t lda = (ta ? m : kk) + 3, ldb = (tb ? kk : n) + 2, ldc = n + 5;
+  std::vector<float> a((ta ? kk : m) * lda), b((tb ? n : kk) * ldb), c(m * ldc);
+  for (auto& v : a) v = dist(gen);
+  for (auto& v : b) v = dist(gen);
+  for (auto& v : c) v = dist(gen);
+  for (std::int64_t i = 0; i < m; ++i)
+    for (std::int64_t j = n; j < ldc; ++j) c[i * ldc + j] = sentinel;
+  std::vector<float> c0 = c;
+  if (beta == 0.0f)
+    for (std::int64_t i = 0; i < m; ++i)
+      for (std::int64_t j = 0; j < n; ++j) c[i * ldc + j] = nan;
+  k->gemm(ta, tb, m, n, kk, a.data(), lda, b.data(), ldb, c.data(), ldc, alpha, beta);
+  for (std::int64_t i = 0; i < m; ++i) {
+    for (std::int64_t j = 0; j < ldc; ++j) {
+      const float got = c[i * ldc + j];
+      if (j >= n) {
+        ASSERT_EQ(got, sentinel) << k->name << " wrote past n at " << i << "," << j;
+        continue;
+      }
+      double exact = 0, scale = 0;
+      for (std::int64_t p = 0; p < kk; ++p) {
+        const double av = ta ? a[p * lda + i] : a[i * lda + p];
+        const double bv = tb ? b[j * ldb + p] : b[p * ldb + j];
+        exact += av * bv;
+        scale += std::fabs(av * bv);
+      }
+      exact = alpha * exact + (beta == 0.0f ? 0.0 : beta * c0[i * ldc + j]);
+      scale = std::fabs(alpha) * scale + std::fabs(beta) + 1e-30;
+      ASSERT_NEAR(got, exact, 4e-7 * static_cast<double>(kk + 2) * scale)
+          << k->name << " m " << m << " n " << n << " k " << kk << " ta " << ta << " tb " << tb
+          << " alpha " << alpha << " beta " << beta << " at " << i << "," << j;
+    }
+  }
+}
+
+}  // namespace
+
+// Every level's gemm (Note [Panel GEMM] in gemm.cpp) over the shapes the kernel splits
+// differently: row blocks of 4 / 6 and their remainders, n below, at and above one vector and one
+// panel of 2 or 4 vectors, k from 1 to 64, all four transpose layouts, and alpha / beta as BLAS
+// takes them.
+TEST(VecMath, GemmKernelsOnSmallProducts) {
+  const auto kernels = available_kernels();
+  if (kernels.empty()) GTEST_SKIP() << "no AVX2 on this CPU";
+  std::mt19937 gen(7);
   int cases = 0;
   for (const auto* k : kernels) {
     for (std::int64_t m : {1, 3, 4, 5, 6, 7, 13, 24}) {
       for (std::int64_t n : {1, 7, 8, 9, 16, 17, 24, 31, 33, 64}) {
         for (std::int64_t kk : {1, 2, 16, 24, 63, 64}) {
           for (int layout = 0; layout < 4; ++layout) {
-            const bool ta = layout & 1, tb = layout & 2;
             for (auto [alpha, beta] : {std::pair{1.0f, 0.0f}, {1.5f, 0.5f}, {-2.0f, 1.0f}}) {
-              const std::int64_t lda = (ta ? m : kk) + 3, ldb = (tb ? kk : n) + 2, ldc = n + 5;
-              std::vector<float> a((ta ? kk : m) * lda), b((tb ? n : kk) * ldb), c(m * ldc);
-              for (auto& v : a) v = dist(gen);
-              for (auto& v : b) v = dist(gen);
-              for (auto& v : c) v = dist(gen);
-              for (std::int64_t i = 0; i < m; ++i)
-                for (std::int64_t j = n; j < ldc; ++j) c[i * ldc + j] = sentinel;
-              std::vector<float> c0 = c;
-              if (beta == 0.0f)
-                for (std::int64_t i = 0; i < m; ++i)
-                  for (std::int64_t j = 0; j < n; ++j) c[i * ldc + j] = nan;
-              k->small_gemm(ta, tb, m, n, kk, a.data(), lda, b.data(), ldb, c.data(), ldc, alpha,
-                            beta);
-              for (std::int64_t i = 0; i < m; ++i) {
-                for (std::int64_t j = 0; j < ldc; ++j) {
-                  const float got = c[i * ldc + j];
-                  if (j >= n) {
-                    ASSERT_EQ(got, sentinel) << k->name << " wrote past n at " << i << "," << j;
-                    continue;
-                  }
-                  double exact = 0, scale = 0;
-                  for (std::int64_t p = 0; p < kk; ++p) {
-                    const double av = ta ? a[p * lda + i] : a[i * lda + p];
-                    const double bv = tb ? b[j * ldb + p] : b[p * ldb + j];
-                    exact += av * bv;
-                    scale += std::fabs(av * bv);
-                  }
-                  exact = alpha * exact + (beta == 0.0f ? 0.0 : beta * c0[i * ldc + j]);
-                  scale = std::fabs(alpha) * scale + std::fabs(beta) + 1e-30;
-                  ASSERT_NEAR(got, exact, 4e-7 * static_cast<double>(kk + 2) * scale)
-                      << k->name << " m " << m << " n " << n << " k " << kk << " ta " << ta
-                      << " tb " << tb << " alpha " << alpha << " beta " << beta << " at " << i
-                      << "," << j;
-                }
-              }
+              check_gemm(k, gen, m, n, kk, layout & 1, layout & 2, alpha, beta);
+              if (HasFatalFailure()) return;
               ++cases;
             }
           }
@@ -475,5 +484,31 @@ TEST(VecMath, SmallGemmKernels) {
       }
     }
   }
-  std::printf("small_gemm: %d cases on %zu levels\n", cases, kernels.size());
+  std::printf("gemm, small products: %d cases on %zu levels\n", cases, kernels.size());
+}
+
+// The same over the blocks of k (256: c is stored after the first and added to after each later
+// one, beta applied once) and of n (256 columns per packed block of op(b), in panels), with k and
+// n just below, at and past each boundary.
+TEST(VecMath, GemmKernelsAcrossBlocksOfKAndN) {
+  const auto kernels = available_kernels();
+  if (kernels.empty()) GTEST_SKIP() << "no AVX2 on this CPU";
+  std::mt19937 gen(8);
+  int cases = 0;
+  for (const auto* k : kernels) {
+    for (std::int64_t m : {5, 33}) {
+      for (std::int64_t n : {64, 65, 200, 256, 257, 300}) {
+        for (std::int64_t kk : {255, 256, 257, 600}) {
+          for (int layout = 0; layout < 4; ++layout) {
+            for (auto [alpha, beta] : {std::pair{1.0f, 0.0f}, {-2.0f, 0.5f}}) {
+              check_gemm(k, gen, m, n, kk, layout & 1, layout & 2, alpha, beta);
+              if (HasFatalFailure()) return;
+              ++cases;
+            }
+          }
+        }
+      }
+    }
+  }
+  std::printf("gemm, across blocks: %d cases on %zu levels\n", cases, kernels.size());
 }

@@ -57,18 +57,26 @@ void gemm_loop(bool ta, bool tb, std::int64_t m, std::int64_t n, std::int64_t k,
 // multiply-adds (8x8x8) run in the loop: the lesson's 4-word attention is all such products.
 constexpr std::int64_t kSmallGemm = 512;
 
-// Note [Small GEMM]
-// A float32 product with n and k of at most 64 (any m) runs in minigrad's own kernel
-// (gemm_simd_impl.h, AVX2 / AVX-512 through the kernel table), not in OpenBLAS: attention's
-// per-head products ([24, 16] x [16, 24] for each of tiny_lm's 128 batch-heads, in forward and
-// backward) are too small for OpenBLAS's set-up per call (the NOTE above) and its packing. The
-// kernel packs op(b) once into whole vectors (zero past n), then keeps a block of 4 (AVX-512) or
-// 6 (AVX2) rows x 2 vectors of c in registers over all of k, one FMA per element and k step, the
-// sum in k order. `minigrad_bench --filter "bmm (128"` (tiny_lm's per-head products, forward and
-// backward) measured 0.18 of libtorch's time at the AVX-512 level and 0.21 at AVX2 on this
-// session's AMD EPYC (docs/performance.md); a transposed b costs its packing, the one layout
-// where OpenBLAS stays close. The results differ from OpenBLAS's by rounding (another summation
-// order), and are the same on every thread count (a matrix is never split). Products of at most
+// Note [Panel GEMM]
+// A float32 product onto at most 64 columns (n <= 64) runs in minigrad's own kernel
+// (gemm_simd_impl.h, AVX2 / AVX-512 through the kernel table), not in OpenBLAS, when k is at most
+// 64 (any m and layout) or m is at least 64 (and a and b are not both transposed). Attention's
+// per-head products ([24, 16] x [16, 24] for each of tiny_lm's 128 batch-heads) are too small for
+// OpenBLAS's set-up per call (the NOTE above) and its packing; a product onto 64 columns ([8192,
+// 512] x [512, 64], a head's projection) spends a quarter of its time in OpenBLAS copying a, which
+// it then uses for only 64 columns. The kernel does not copy a row-major a: it keeps a block of 4
+// (AVX-512) or 6 (AVX2) rows x 4 or 2 vectors of c in registers over a block of 256 k,
+// broadcasting a straight from its rows, one FMA per element and k step, in k order. op(b) is
+// packed per block of k into panels of whole vectors (zero past n) that stay in L2; a transposed
+// a is copied a strip of whole cache lines at a time. Measured with cold caches against OpenBLAS
+// 0.3.21 on AMD EPYC Zen 4 (docs/performance.md, 2026-12-06), over n in {16, 50, 64}, m in
+// {64, 200, 2048}, k in {100, 512, 3000} and the four layouts: a geometric mean of 0.90 of
+// OpenBLAS's time at the AVX-512 level (its Cooperlake kernels) and 0.90 at AVX2 (its Haswell
+// kernels), 0.55 at best and 1.2 at worst (n 50, which leaves most of a vector empty). Where it
+// measured slower as a rule (fewer rows: the packing of op(b) is not paid back; both operands
+// transposed; n above 64, within 10% either way) OpenBLAS keeps the product. The results differ
+// from OpenBLAS's by rounding (another summation order), and are the same on every thread count:
+// an element's sum does not depend on which rows or columns share its block. Products of at most
 // kSmallGemm multiply-adds keep the loop above; off x86-64 or without AVX2 everything goes to
 // OpenBLAS.
 
@@ -87,6 +95,13 @@ constexpr std::int64_t kSmallGemm = 512;
 // one thread and its 2-thread step took 0.82 of the 1-thread one; with 1M (and the grains of
 // kGrainSize, LayerNorm and GELU lowered too), 0.66 (docs/performance.md, 2026-12-05 night).
 constexpr std::int64_t kGemmChunkMNK = 1 << 20;
+
+/// Whether a float32 product runs in minigrad's own kernel (Note [Panel GEMM]).
+bool use_panel_gemm(bool ta, bool tb, std::int64_t m, std::int64_t n, std::int64_t k) {
+  if (n > 64) return false;
+  if (k <= 64) return true;
+  return m >= 64 && !(ta && tb);
+}
 // NOTE: measured with OpenBLAS 0.3.21 on AMD EPYC (it runs its Haswell kernels there): sgemm
 // gives the whole product's bits for a split at multiples of 48 rows, in all four transpose
 // layouts, and not at 16, 32 or 64 rows, nor at any column split tried; dgemm at any multiple of
@@ -106,10 +121,10 @@ void gemm(bool ta, bool tb, std::int64_t m, std::int64_t n, std::int64_t k, cons
     if (m * n * k <= kSmallGemm) {
       gemm_loop<T>(ta, tb, m, n, k, a, lda, b, ldb, c, ldc, alpha, beta);
     } else if constexpr (std::is_same_v<T, float>) {
-      // Small products: our own kernel (Note [Small GEMM] above).
-      if (n <= simd::kSmallGemmMaxNK && k <= simd::kSmallGemmMaxNK) {
+      // Our own kernel where it measured faster (Note [Panel GEMM] above).
+      if (use_panel_gemm(ta, tb, m, n, k)) {
         if (const simd::Kernels* kernels = simd::kernels_f32()) {
-          kernels->small_gemm(ta, tb, m, n, k, a, lda, b, ldb, c, ldc, alpha, beta);
+          kernels->gemm(ta, tb, m, n, k, a, lda, b, ldb, c, ldc, alpha, beta);
           return;
         }
       }

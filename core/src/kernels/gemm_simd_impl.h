@@ -1,9 +1,10 @@
 #pragma once
-// Private: the float32 GEMM of small products (Note [Small GEMM] in gemm.cpp) written once over
+// Private: minigrad's own float32 GEMM (Note [Panel GEMM] in gemm.cpp) written once over
 // V = Vec<A> of vec_math.h, compiled by softmax_avx2.cpp and softmax_avx512.cpp. Internal linkage
 // only, as vec_math.h explains.
 #include <algorithm>
 #include <cstdint>
+#include <vector>
 
 #include "kernels/simd.h"
 #include "kernels/vec_math.h"
@@ -11,13 +12,30 @@
 namespace minigrad::detail::simd {
 namespace {
 
-/// Rows [i0, i0 + R) and the R x C vectors of c starting at column j0: the sum over p of
-/// a(i, p) * bp(p, j) in registers, one FMA per vector and p, then c = alpha acc + beta c.
-/// bp is op(b) packed, row p at bp + p * ldp; kTail: the last vector holds only `tail` columns.
+/// Rows of c per block and vectors of c per row in registers: R x C accumulators, enough
+/// independent FMAs to hide their latency (2 per cycle, 4 cycles each), plus op(b)'s C vectors and
+/// a broadcast of a, within the register file. AVX2: 6 x 2 (15 of 16 registers; 4 rows ran 1.5x
+/// slower). AVX-512: 4 x 4 (21 of 32; 4 x 2 ran [8192, 512] x [512, 64] ~15% slower).
+template <class V>
+constexpr int kGemmRows = V::kWidth == 16 ? 4 : 6;
+template <class V>
+constexpr int kGemmVecs = V::kWidth == 16 ? 4 : 2;
+
+/// Blocks of k and of n: a block of op(b) packed (at most kGemmKc x kGemmNc floats, 256 KiB) stays
+/// in L2 while every row block of a runs over it, and a row block of a (R x kGemmKc) in L1.
+constexpr std::int64_t kGemmKc = 256;
+/// Rows of a transposed a copied at a time: a few blocks of rows, whole cache lines of a.
+template <class V>
+constexpr std::int64_t kGemmStrip = 4 * kGemmRows<V>;
+constexpr std::int64_t kGemmNc = 256;
+
+/// Rows [0, R) of c and its first C vectors: the sum over p < k of a(i, p) * bp(p, j) in
+/// registers, one FMA per vector and p in p's order, then c = alpha acc + beta c. bp holds a panel
+/// of op(b), row p at bp + p * ldp; the last vector holds only `last_cols` (1 .. W) columns.
 template <class V, int R, int C>
-void small_gemm_block(bool ta, std::int64_t k, const float* a, std::int64_t lda, const float* bp,
-                      std::int64_t ldp, float* c, std::int64_t ldc, std::int64_t j0,
-                      std::int64_t last_cols, float alpha, float beta) {
+void gemm_block(bool ta, std::int64_t k, const float* a, std::int64_t lda, const float* bp,
+                std::int64_t ldp, float* c, std::int64_t ldc, std::int64_t last_cols, float alpha,
+                float beta) {
   using Reg = typename V::Reg;
   constexpr std::int64_t W = V::kWidth;
   Reg acc[R][C];
@@ -27,7 +45,7 @@ void small_gemm_block(bool ta, std::int64_t k, const float* a, std::int64_t lda,
   const std::int64_t step_i = ta ? 1 : lda, step_p = ta ? lda : 1;
   for (std::int64_t p = 0; p < k; ++p) {
     Reg bv[C];
-    for (int q = 0; q < C; ++q) bv[q] = V::load(bp + p * ldp + j0 + q * W);
+    for (int q = 0; q < C; ++q) bv[q] = V::load(bp + p * ldp + q * W);
     for (int r = 0; r < R; ++r) {
       const Reg av = V::set1(a[r * step_i + p * step_p]);
       for (int q = 0; q < C; ++q) acc[r][q] = V::fmadd(av, bv[q], acc[r][q]);
@@ -35,7 +53,7 @@ void small_gemm_block(bool ta, std::int64_t k, const float* a, std::int64_t lda,
   }
   const Reg va = V::set1(alpha), vb = V::set1(beta);
   for (int r = 0; r < R; ++r) {
-    float* row = c + r * ldc + j0;
+    float* row = c + r * ldc;
     for (int q = 0; q < C; ++q) {
       const bool partial = q == C - 1 && last_cols < W;
       Reg v = alpha == 1.0f ? acc[r][q] : V::mul(va, acc[r][q]);
@@ -53,77 +71,148 @@ void small_gemm_block(bool ta, std::int64_t k, const float* a, std::int64_t lda,
   }
 }
 
-template <class V, int R>
-void small_gemm_rows(bool ta, std::int64_t n, std::int64_t k, const float* a, std::int64_t lda,
-                     const float* bp, std::int64_t ldp, float* c, std::int64_t ldc, float alpha,
-                     float beta) {
+/// R rows of c over one panel of `cols` (1 .. C W) columns: C vectors when they need C, else
+/// fewer.
+template <class V, int R, int C>
+void gemm_panel(std::int64_t cols, bool ta, std::int64_t k, const float* a, std::int64_t lda,
+                const float* bp, std::int64_t ldp, float* c, std::int64_t ldc, float alpha,
+                float beta) {
   constexpr std::int64_t W = V::kWidth;
-  std::int64_t j0 = 0;
-  for (; j0 + 2 * W <= n; j0 += 2 * W)
-    small_gemm_block<V, R, 2>(ta, k, a, lda, bp, ldp, c, ldc, j0, W, alpha, beta);
-  if (n - j0 > W) {
-    small_gemm_block<V, R, 2>(ta, k, a, lda, bp, ldp, c, ldc, j0, n - j0 - W, alpha, beta);
-  } else if (n > j0) {
-    small_gemm_block<V, R, 1>(ta, k, a, lda, bp, ldp, c, ldc, j0, n - j0, alpha, beta);
+  if constexpr (C > 1) {
+    if (cols <= (C - 1) * W)
+      return gemm_panel<V, R, C - 1>(cols, ta, k, a, lda, bp, ldp, c, ldc, alpha, beta);
   }
+  gemm_block<V, R, C>(ta, k, a, lda, bp, ldp, c, ldc, cols - (C - 1) * W, alpha, beta);
 }
 
-/// Rows of c per block: R x 2 accumulators, enough independent FMAs to hide their latency (2 per
-/// cycle, 4 cycles each) within the register file with op(b)'s two vectors and a broadcast of a:
-/// 6 rows on AVX2 (15 of 16 registers; 4 rows ran 1.5x slower), 4 on AVX-512 (its 16-wide vectors
-/// already give 8 independent FMAs per k step; 6 and 8 rows measured slower on 24x24x16).
-template <class V>
-constexpr int kSmallGemmRows = V::kWidth == 16 ? 4 : 6;
+/// R rows of c, all n columns: panel q of op(b) (columns [q C W, (q + 1) C W)) at
+/// bp + q * panel_stride, its rows ldp apart.
+template <class V, int R>
+void gemm_rows(bool ta, std::int64_t n, std::int64_t k, const float* a, std::int64_t lda,
+               const float* bp, std::int64_t panel_stride, std::int64_t ldp, float* c,
+               std::int64_t ldc, float alpha, float beta) {
+  constexpr std::int64_t NC = kGemmVecs<V> * V::kWidth;
+  for (std::int64_t j0 = 0, q = 0; j0 < n; j0 += NC, ++q) {
+    gemm_panel<V, R, kGemmVecs<V>>(std::min(NC, n - j0), ta, k, a, lda, bp + q * panel_stride, ldp,
+                                   c + j0, ldc, alpha, beta);
+  }
+}
 
 /// The last rows (fewer than a block): R rows when rows == R, else fewer.
 template <class V, int R>
-void small_gemm_last_rows(int rows, bool ta, std::int64_t n, std::int64_t k, const float* a,
-                          std::int64_t lda, const float* bp, std::int64_t ldp, float* c,
-                          std::int64_t ldc, float alpha, float beta) {
+void gemm_last_rows(int rows, bool ta, std::int64_t n, std::int64_t k, const float* a,
+                    std::int64_t lda, const float* bp, std::int64_t panel_stride, std::int64_t ldp,
+                    float* c, std::int64_t ldc, float alpha, float beta) {
   if constexpr (R > 0) {
     if (rows == R) {
-      small_gemm_rows<V, R>(ta, n, k, a, lda, bp, ldp, c, ldc, alpha, beta);
+      gemm_rows<V, R>(ta, n, k, a, lda, bp, panel_stride, ldp, c, ldc, alpha, beta);
     } else {
-      small_gemm_last_rows<V, R - 1>(rows, ta, n, k, a, lda, bp, ldp, c, ldc, alpha, beta);
+      gemm_last_rows<V, R - 1>(rows, ta, n, k, a, lda, bp, panel_stride, ldp, c, ldc, alpha, beta);
     }
   }
 }
 
-/// c [m, n] = alpha op(a) op(b) + beta c for n, k <= kSmallGemmMaxNK (any m), float32.
+/// Rows of a strip of op(a) (a transposed copy when ta), R at a time, then the last few.
 template <class V>
-void small_gemm_kernel(bool ta, bool tb, std::int64_t m, std::int64_t n, std::int64_t k,
-                       const float* a, std::int64_t lda, const float* b, std::int64_t ldb, float* c,
-                       std::int64_t ldc, float alpha, float beta) {
-  constexpr std::int64_t W = V::kWidth;
-  // op(b) as k rows of whole vectors (zero past n), unless b already is one: row-major with
-  // n a multiple of the width. Then every load of the inner loop is a full vector.
-  alignas(64) float packed[kSmallGemmMaxNK * (kSmallGemmMaxNK + 16)];
-  const float* bp = b;
-  std::int64_t ldp = ldb;
-  if (tb || n % W != 0) {
-    ldp = (n + W - 1) / W * W;
-    if (tb) {
-      // b's rows are op(b)'s columns: read each once, in order.
-      for (std::int64_t j = 0; j < n; ++j) {
-        const float* col = b + j * ldb;
-        for (std::int64_t p = 0; p < k; ++p) packed[p * ldp + j] = col[p];
-      }
-    } else {
-      for (std::int64_t p = 0; p < k; ++p)
-        std::copy(b + p * ldb, b + p * ldb + n, packed + p * ldp);
-    }
-    for (std::int64_t p = 0; p < k; ++p)
-      std::fill(packed + p * ldp + n, packed + (p + 1) * ldp, 0.0f);
-    bp = packed;
-  }
+void gemm_strip(bool ta, std::int64_t m, std::int64_t n, std::int64_t k, const float* a,
+                std::int64_t lda, const float* bp, std::int64_t panel_stride, std::int64_t ldp,
+                float* c, std::int64_t ldc, float alpha, float beta) {
+  constexpr int R = kGemmRows<V>;
   const std::int64_t step_i = ta ? 1 : lda;
-  constexpr int R = kSmallGemmRows<V>;
   std::int64_t i = 0;
   for (; i + R <= m; i += R)
-    small_gemm_rows<V, R>(ta, n, k, a + i * step_i, lda, bp, ldp, c + i * ldc, ldc, alpha, beta);
+    gemm_rows<V, R>(ta, n, k, a + i * step_i, lda, bp, panel_stride, ldp, c + i * ldc, ldc, alpha,
+                    beta);
   if (i < m) {
-    small_gemm_last_rows<V, R - 1>(static_cast<int>(m - i), ta, n, k, a + i * step_i, lda, bp, ldp,
-                                   c + i * ldc, ldc, alpha, beta);
+    gemm_last_rows<V, R - 1>(static_cast<int>(m - i), ta, n, k, a + i * step_i, lda, bp,
+                             panel_stride, ldp, c + i * ldc, ldc, alpha, beta);
+  }
+}
+
+/// c [m, n] = alpha op(a) op(b) + beta c, float32, any m, n, k (Note [Panel GEMM] in gemm.cpp).
+template <class V>
+void gemm_kernel(bool ta, bool tb, std::int64_t m, std::int64_t n, std::int64_t k, const float* a,
+                 std::int64_t lda, const float* b, std::int64_t ldb, float* c, std::int64_t ldc,
+                 float alpha, float beta) {
+  constexpr std::int64_t W = V::kWidth;
+  constexpr std::int64_t NC = kGemmVecs<V> * W;
+  const std::int64_t step_p = ta ? lda : 1;
+  // The packed block of op(b) and strip of a: grown once per thread, then reused (no allocation
+  // per call).
+  thread_local std::vector<float> packed, strip;
+  for (std::int64_t j0 = 0; j0 < n; j0 += kGemmNc) {
+    const std::int64_t nc = std::min(kGemmNc, n - j0);
+    // k 0: one pass with no terms, c = beta c.
+    for (std::int64_t p0 = 0; p0 < std::max<std::int64_t>(k, 1); p0 += kGemmKc) {
+      const std::int64_t kc = std::min(kGemmKc, k - p0);
+      // op(b)[p0 : p0 + kc, j0 : j0 + nc] as panels of NC columns, each kc rows of whole
+      // vectors (zero past nc), one after the other: the inner loop reads a panel in order.
+      // A single panel that b already is (row-major, whole vectors) is read where it lies.
+      const float* bp = b + p0 * ldb + j0;
+      std::int64_t ldp = ldb, panel_stride = 0;
+      if (tb || nc > NC || nc % W != 0) {
+        ldp = std::min(NC, (nc + W - 1) / W * W);
+        panel_stride = kc * ldp;
+        const std::int64_t panels = (nc + NC - 1) / NC;
+        if (static_cast<std::int64_t>(packed.size()) < panels * panel_stride)
+          packed.resize(static_cast<std::size_t>(panels * panel_stride));
+        float* dst = packed.data();
+        for (std::int64_t q = 0; q < panels; ++q) {
+          float* panel = dst + q * panel_stride;
+          const std::int64_t c0 = q * NC, w = std::min(NC, nc - c0);
+          if (tb) {
+            // b's rows are op(b)'s columns: 8 of them at a time, read in order, each p's 8 values
+            // written side by side (column by column took ~1.5 ns per value).
+            std::int64_t j = 0;
+            for (; j + 8 <= w; j += 8) {
+              const float* col = b + (j0 + c0 + j) * ldb + p0;
+              for (std::int64_t p = 0; p < kc; ++p)
+                for (std::int64_t u = 0; u < 8; ++u) panel[p * ldp + j + u] = col[u * ldb + p];
+            }
+            for (; j < w; ++j) {
+              const float* col = b + (j0 + c0 + j) * ldb + p0;
+              for (std::int64_t p = 0; p < kc; ++p) panel[p * ldp + j] = col[p];
+            }
+          } else {
+            for (std::int64_t p = 0; p < kc; ++p) {
+              const float* row = b + (p0 + p) * ldb + j0 + c0;
+              std::copy(row, row + w, panel + p * ldp);
+            }
+          }
+          for (std::int64_t p = 0; p < kc; ++p)
+            std::fill(panel + p * ldp + w, panel + (p + 1) * ldp, 0.0f);
+        }
+        bp = dst;
+      }
+      // The first block of k applies beta; the later ones add to what it stored.
+      const float bt = p0 == 0 ? beta : 1.0f;
+      const float* ak = a + p0 * step_p;
+      float* cj = c + j0;
+      if (!ta) {
+        gemm_strip<V>(false, m, nc, kc, ak, lda, bp, panel_stride, ldp, cj, ldc, alpha, bt);
+        continue;
+      }
+      // A transposed a: its rows i .. i + R at one p are a few floats of one cache line, and the
+      // next p is lda floats away. Copy a strip of kGemmStrip rows (whole lines) over this block
+      // of k once, then run its row blocks from the copy (~30% faster at [512, 512]^T x [512, 64]).
+      constexpr std::int64_t S = kGemmStrip<V>;
+      if (static_cast<std::int64_t>(strip.size()) < S * kc)
+        strip.resize(static_cast<std::size_t>(S * kc));
+      for (std::int64_t i0 = 0; i0 < m; i0 += S) {
+        const std::int64_t rows = std::min(S, m - i0);
+        float* dst = strip.data();
+        if (rows == S && S % W == 0) {
+          for (std::int64_t p = 0; p < kc; ++p)
+            for (std::int64_t q = 0; q < S; q += W)
+              V::store(dst + p * S + q, V::load(ak + p * lda + i0 + q));
+        } else {
+          for (std::int64_t p = 0; p < kc; ++p)
+            for (std::int64_t r = 0; r < rows; ++r) dst[p * S + r] = ak[p * lda + i0 + r];
+        }
+        gemm_strip<V>(true, rows, nc, kc, strip.data(), S, bp, panel_stride, ldp, cj + i0 * ldc,
+                      ldc, alpha, bt);
+      }
+    }
   }
 }
 

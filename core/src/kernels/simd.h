@@ -27,9 +27,6 @@ namespace minigrad::detail::simd {
 /// kPortable: the scalar / xtensor code in ops/softmax.cpp (float64 always; float32 off x86-64).
 enum class Level { kPortable = 0, kAvx2 = 1, kAvx512 = 2 };
 
-/// The largest n and k of Kernels::small_gemm (its packed copy of op(b) lives on the stack).
-constexpr std::int64_t kSmallGemmMaxNK = 64;
-
 /// The kernels of one instruction set (float32, and MT19937's integer twist). Shapes are (outer, n,
 /// inner) of a contiguous tensor around the reduced dim (inner == 1: contiguous rows of n).
 struct Kernels {
@@ -55,11 +52,11 @@ struct Kernels {
   /// (Note [Our own MT19937] in mt19937.h). Not float32, but the same dispatch.
   void (*mt_twist)(std::uint32_t* x);
   void (*mt_temper)(const std::uint32_t* x, std::uint32_t* out, std::int64_t n);
-  /// c [m, n] = alpha op(a) op(b) + beta c for n, k <= 64 (Note [Small GEMM] in gemm.cpp), with
+  /// c [m, n] = alpha op(a) op(b) + beta c, any m, n, k (Note [Panel GEMM] in gemm.cpp), with
   /// gemm()'s arguments; beta 0 does not read c.
-  void (*small_gemm)(bool ta, bool tb, std::int64_t m, std::int64_t n, std::int64_t k,
-                     const float* a, std::int64_t lda, const float* b, std::int64_t ldb, float* c,
-                     std::int64_t ldc, float alpha, float beta);
+  void (*gemm)(bool ta, bool tb, std::int64_t m, std::int64_t n, std::int64_t k, const float* a,
+               std::int64_t lda, const float* b, std::int64_t ldb, float* c, std::int64_t ldc,
+               float alpha, float beta);
 };
 
 /// The best level this CPU supports among those compiled in (kPortable off x86-64).

@@ -25,7 +25,7 @@ const Kernels* avx2_kernels_f32() {
                                &adam_kernel<V>,
                                &mt_twist_kernel<xsimd::fma3<xsimd::avx2>>,
                                &mt_temper_kernel<xsimd::fma3<xsimd::avx2>>,
-                               &small_gemm_kernel<V>};
+                               &gemm_kernel<V>};
   return &kernels;
 }
 #else

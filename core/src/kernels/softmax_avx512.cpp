@@ -25,7 +25,7 @@ const Kernels* avx512_kernels_f32() {
                                &adam_kernel<V>,
                                &mt_twist_kernel<xsimd::avx512f>,
                                &mt_temper_kernel<xsimd::avx512f>,
-                               &small_gemm_kernel<V>};
+                               &gemm_kernel<V>};
   return &kernels;
 }
 #else
