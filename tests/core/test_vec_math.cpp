@@ -339,6 +339,38 @@ std::vector<float> gelu_inputs() {
 // inputs make an exact result impossible: the tanh form's exp(-2u) amplifies the rounding of u by
 // 2|u|, and the derivative is a sum of two terms that cancel near x = -0.75 (its error is measured
 // against the terms' magnitude, not the sum's).
+// Every level's max and exp_sum (cross_entropy's logsumexp of a row, kernels/loss.cpp) against
+// std::max and a double sum, over lengths below, at and past one and four vectors and a block of
+// the float partial sums (1024), and GPT-2's 50257; with the max in the masked tail; a NaN is
+// skipped by the max and reaches the sum; a row of -inf has max -inf.
+TEST(VecMath, MaxAndExpSumKernels) {
+  const auto kernels = available_kernels();
+  if (kernels.empty()) GTEST_SKIP() << "no AVX2 on this CPU";
+  std::mt19937 gen(9);
+  std::uniform_real_distribution<float> dist(-20.0f, 20.0f);
+  for (const auto* k : kernels) {
+    for (std::int64_t n : {1, 7, 8, 15, 16, 17, 63, 64, 65, 1023, 1024, 1025, 50257}) {
+      std::vector<float> x(static_cast<std::size_t>(n));
+      for (auto& v : x) v = dist(gen);
+      x.back() = 25.0f;  // the max, in the last (often partial) vector
+      float want_max = -kInf;
+      for (float v : x) want_max = std::max(want_max, v);
+      ASSERT_EQ(k->max(x.data(), n), want_max) << k->name << " n " << n;
+      double want_sum = 0;
+      for (float v : x) want_sum += std::exp(static_cast<double>(v) - want_max);
+      EXPECT_NEAR(k->exp_sum(x.data(), n, want_max), want_sum, 1e-6 * want_sum)
+          << k->name << " n " << n;
+      x[static_cast<std::size_t>(n / 2)] = std::numeric_limits<float>::quiet_NaN();
+      if (n > 1) {
+        EXPECT_EQ(k->max(x.data(), n), 25.0f) << k->name << " n " << n;
+      }
+      EXPECT_TRUE(std::isnan(k->exp_sum(x.data(), n, 25.0f))) << k->name << " n " << n;
+      std::fill(x.begin(), x.end(), -kInf);
+      EXPECT_EQ(k->max(x.data(), n), -kInf) << k->name << " n " << n;
+    }
+  }
+}
+
 TEST(VecMath, GeluKernelsAgainstDoubleReference) {
   const auto kernels = available_kernels();
   if (kernels.empty()) GTEST_SKIP() << "no AVX2 on this CPU";

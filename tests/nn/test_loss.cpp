@@ -7,6 +7,7 @@
 #include <minigrad/testing.h>
 
 #include <cmath>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -201,6 +202,38 @@ TEST(NnLossCrossEntropy, LogitsOf1e4AreFiniteInFloat32) {
                  -0.011111111380159855, -0.011111111380159855, 0.02222222089767456,
                  -0.14444443583488464, 0.15555554628372192, -0.011111111380159855},
                 1e-6);
+}
+
+// Rows of GPT-2's vocabulary (50257 classes, float32): the logsumexp of a long contiguous row runs
+// in the SIMD kernels' max and exp-sum, split across threads by rows, and the backward's rows too.
+// Values from /usr/bin/python3, torch 1.13:
+//   i = torch.arange(3 * C, dtype=torch.float64).reshape(3, C); x = (torch.sin(i * 0.001) * 10)
+//   .float(); x[1, 5] = -inf; x[2, C - 1] = 30 (the row's max, in the SIMD tail);
+//   t = torch.tensor([5, 17, C - 1]); F.cross_entropy(x, t, ...)
+TEST(NnLossCrossEntropy, RowsOfAVocabularyMatchPyTorch) {
+  const std::int64_t C = 50257;
+  std::vector<double> v(static_cast<std::size_t>(3 * C));
+  for (std::size_t i = 0; i < v.size(); ++i)
+    v[i] = static_cast<double>(static_cast<float>(std::sin(static_cast<double>(i) * 0.001) * 10));
+  v[static_cast<std::size_t>(C + 5)] = -std::numeric_limits<double>::infinity();
+  v[static_cast<std::size_t>(3 * C - 1)] = 30.0;
+  mg::Tensor x = mg::tensor(v, {3, C}, mg::kFloat32).requires_grad_();
+  mg::Tensor t = mg::tensor({5, 17, static_cast<int>(C - 1)}, mg::kInt64);
+  const int before = mg::get_num_threads();
+  for (int threads : {1, 2}) {
+    mg::set_num_threads(threads);
+    expect_values(F::cross_entropy(x, t, {}, -100, "none"),
+                  {18.718042373657227, 18.68286895751953, 1.3351351299206726e-05}, 1e-6);
+    mg::Tensor l = F::cross_entropy(x, t);
+    expect_values(l, {12.466975212097168}, 1e-6);
+    mg::Tensor g = mg::autograd::grad({l}, {x})[0];
+    EXPECT_NEAR(g.index({0, 5}).item<double>(), -0.3333333432674408, 1e-7);
+    // (softmax - 1) / 3 at a softmax of 1 - 1.3e-5: float32's spacing below 1 is 6e-8.
+    EXPECT_NEAR(g.index({2, C - 1}).item<double>(), -4.450480446394067e-06, 1e-7);
+    EXPECT_EQ(g.index({1, 5}).item<double>(), 0.0);
+    EXPECT_NEAR(g.index({0, 0}).item<double>(), 2.3551631755935887e-09, 1e-14);
+  }
+  mg::set_num_threads(before);
 }
 
 TEST(NnLossCrossEntropy, AllTargetsIgnoredGivesNaNAndZeroGradient) {

@@ -8,39 +8,30 @@
 #include <vector>
 
 #include "kernels/simd.h"
+#include "minigrad/parallel.h"
+#include "parallel.h"
 
 namespace minigrad::detail {
 
 template <typename T>
 double row_logsumexp(const T* row, std::int64_t n, std::int64_t stride) {
+  if constexpr (std::is_same_v<T, float>) {
+    // A contiguous float32 row: the SIMD kernels' max, then exps (~1 ulp, Note [Vectorised exp])
+    // summed in float vectors and blocks of them in double. A chain of scalar maxss and the
+    // double exp per logit took ~80 ms of GPT-2 small's forward (50257 classes x 256 positions),
+    // the chain alone ~1 ns per logit.
+    const simd::Kernels* k = simd::kernels_f32();
+    if (stride == 1 && k != nullptr && n > 0) {
+      float m = k->max(row, n);
+      if (std::isnan(row[0])) m = row[0];
+      if (std::isinf(m)) return static_cast<double>(m);  // all -inf (or an inf logit)
+      return std::log(k->exp_sum(row, n, m)) + static_cast<double>(m);
+    }
+  }
   T m = -std::numeric_limits<T>::infinity();
   for (std::int64_t j = 0; j < n; ++j) m = std::max(m, row[j * stride]);
   if (n > 0 && std::isnan(row[0])) m = row[0];
   if (std::isinf(m)) return static_cast<double>(m);  // all -inf (or an inf logit)
-  if constexpr (std::is_same_v<T, float>) {
-    // A contiguous float32 row: the exps as the SIMD kernel's vectors (~1 ulp, Note [Vectorised
-    // exp]) into a scratch row, summed in double in 4 partial sums. The scalar double exp per
-    // logit was ~80 ms of GPT-2 small's forward (50257 classes x 256 positions).
-    const simd::Kernels* k = simd::kernels_f32();
-    if (stride == 1 && k != nullptr && n >= 16) {
-      thread_local std::vector<float> scratch;
-      if (static_cast<std::int64_t>(scratch.size()) < n)
-        scratch.resize(static_cast<std::size_t>(n));
-      float* e = scratch.data();
-      for (std::int64_t j = 0; j < n; ++j) e[j] = row[j] - m;  // as below: the difference in T
-      k->exp(e, e, n);
-      double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-      std::int64_t j = 0;
-      for (; j + 4 <= n; j += 4) {
-        s0 += e[j];
-        s1 += e[j + 1];
-        s2 += e[j + 2];
-        s3 += e[j + 3];
-      }
-      for (; j < n; ++j) s0 += e[j];
-      return std::log((s0 + s1) + (s2 + s3)) + static_cast<double>(m);
-    }
-  }
   double s = 0;
   for (std::int64_t j = 0; j < n; ++j) s += std::exp(static_cast<double>(row[j * stride] - m));
   return std::log(s) + static_cast<double>(m);
@@ -49,6 +40,18 @@ double row_logsumexp(const T* row, std::int64_t n, std::int64_t stride) {
 template <typename T>
 double cross_entropy_index_kernel(const T* x, const ClassStrides& l, const std::int64_t* cls,
                                   const double* w, const double* class_w, double ls, T* loss) {
+  // The positions' logsumexps first, across threads (each is one row's, so the bits do not
+  // depend on the thread count), then the losses and their sum in position order.
+  const std::int64_t positions = l.outer * l.inner;
+  std::vector<double> lses(static_cast<std::size_t>(positions));
+  parallel_for(0, positions, std::max<std::int64_t>(1, kGrainSize / std::max<std::int64_t>(l.C, 1)),
+               [&](std::int64_t p0, std::int64_t p1) {
+                 for (std::int64_t p = p0; p < p1; ++p) {
+                   if (cls[p] < 0) continue;
+                   const std::int64_t o = p / l.inner, i = p % l.inner;
+                   lses[p] = row_logsumexp(x + o * l.so + i * l.si, l.C, l.sc);
+                 }
+               });
   double total = 0;
   for (std::int64_t o = 0; o < l.outer; ++o) {
     for (std::int64_t i = 0; i < l.inner; ++i) {
@@ -56,7 +59,7 @@ double cross_entropy_index_kernel(const T* x, const ClassStrides& l, const std::
       double v = 0;
       if (cls[p] >= 0) {
         const T* row = x + o * l.so + i * l.si;
-        double lse = row_logsumexp(row, l.C, l.sc);
+        const double lse = lses[p];
         v = (1 - ls) * w[p] * (lse - static_cast<double>(row[cls[p] * l.sc]));
         // NOTE: PyTorch adds the smoothing term only when label_smoothing > 0 (so an inf logit
         // of a non-target class gives no inf * 0 = NaN without smoothing).

@@ -37,6 +37,10 @@ struct Kernels {
   /// softmax (log_softmax when log) of x along the middle dim into y.
   void (*softmax_forward)(const float* x, float* y, std::int64_t outer, std::int64_t n,
                           std::int64_t inner, bool log);
+  /// The max of n contiguous values (NaN ignored; -inf for none), and sum(exp(x - m)) over
+  /// them, in double (cross_entropy's logsumexp of a row, kernels/loss.cpp).
+  float (*max)(const float* x, std::int64_t n);
+  double (*exp_sum)(const float* x, std::int64_t n, float m);
   /// gx = y * (g - sum(g * y)) (softmax) or g - exp(y) * sum(g) (log_softmax, y its output).
   void (*softmax_backward)(const float* g, const float* y, float* gx, std::int64_t outer,
                            std::int64_t n, std::int64_t inner, bool log);

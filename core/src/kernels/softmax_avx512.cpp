@@ -19,6 +19,8 @@ const Kernels* avx512_kernels_f32() {
                                "avx512",
                                &exp_kernel<V>,
                                &softmax_forward_kernel<V>,
+                               &max_kernel<V>,
+                               &exp_sum_kernel<V>,
                                &softmax_backward_kernel<V>,
                                &gelu_kernel<V>,
                                &gelu_backward_kernel<V>,

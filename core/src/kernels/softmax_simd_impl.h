@@ -49,9 +49,10 @@ void flush(double& total, typename V::Reg& s0, typename V::Reg& s1, typename V::
   s0 = s1 = s2 = s3 = V::zero();
 }
 
-/// sum(exp(x - m)) over n contiguous values, storing each exp in y when kStore.
+/// sum(exp(x - m)) over n contiguous values, storing each exp in y when kStore; the total in
+/// double (softmax rounds it to float).
 template <class V, bool kStore>
-float row_exp_sum(const float* x, float* y, std::int64_t n, float m) {
+double row_exp_sum(const float* x, float* y, std::int64_t n, float m) {
   constexpr std::int64_t W = V::kWidth;
   const auto vm = V::set1(m);
   auto s0 = V::zero(), s1 = V::zero(), s2 = V::zero(), s3 = V::zero();
@@ -86,7 +87,7 @@ float row_exp_sum(const float* x, float* y, std::int64_t n, float m) {
     s1 = V::add(s1, V::keep(e, k));
   }
   flush<V>(total, s0, s1, s2, s3);
-  return static_cast<float>(total);
+  return total;
 }
 
 /// y[j] = y[j] * a (kLog false) or y[j] = (x[j] - m) - a (kLog true) over n contiguous values.
@@ -148,7 +149,7 @@ float row_dot(const float* a, const float* b, std::int64_t n) {
     if (j < n) s1 = V::add(V::load_partial(a + j, V::tail_mask(n - j), V::zero()), s1);
   }
   flush<V>(total, s0, s1, s2, s3);
-  return static_cast<float>(total);
+  return total;
 }
 
 /// Backward update over n contiguous values: gx = y * (g - s) (softmax) or g - exp(y) * s (log).
@@ -320,6 +321,16 @@ void exp_kernel(const float* x, float* y, std::int64_t n) {
   }
 }
 
+/// The max of n contiguous values (NaN ignored), and sum(exp(x - m)) over them in double.
+template <class V>
+float max_kernel(const float* x, std::int64_t n) {
+  return row_max<V>(x, n);
+}
+template <class V>
+double exp_sum_kernel(const float* x, std::int64_t n, float m) {
+  return row_exp_sum<V, false>(x, nullptr, n, m);
+}
+
 template <class V>
 void softmax_forward_kernel(const float* x, float* y, std::int64_t outer, std::int64_t n,
                             std::int64_t inner, bool log) {
@@ -338,11 +349,11 @@ void softmax_forward_kernel(const float* x, float* y, std::int64_t outer, std::i
     const float m = row_max<V>(row, n);
     if (log) {
       // (x - max) - log(sum), as PyTorch (see softmax.cpp).
-      const float s = row_exp_sum<V, false>(row, out, n, m);
+      const float s = static_cast<float>(row_exp_sum<V, false>(row, out, n, m));
       row_finish<V, true>(row, out, n, m,
                           static_cast<float>(__builtin_log(static_cast<double>(s))));
     } else {
-      const float s = row_exp_sum<V, true>(row, out, n, m);
+      const float s = static_cast<float>(row_exp_sum<V, true>(row, out, n, m));
       row_finish<V, false>(row, out, n, m, 1.0f / s);
     }
   }

@@ -24,6 +24,7 @@
 #include "minigrad/ops/reduce.h"
 #include "minigrad/ops/shape.h"
 #include "minigrad/profiler.h"
+#include "parallel.h"
 
 namespace minigrad {
 
@@ -386,7 +387,9 @@ Tensor broadcast_grad(const Tensor& g, Reduction red, std::int64_t class_dim) {
 // op, so create_graph differentiates it again. Outside create_graph, rows of classes without
 // class weights or label smoothing (a language model's loss) skip q: one pass over softmax(x)
 // gives the same bits (CrossEntropyIndexFn::plain_backward). The forward's logsumexp of a
-// contiguous float32 row uses the SIMD exp (kernels/loss.cpp).
+// contiguous float32 row is the SIMD kernels' max and exp-sum (kernels/loss.cpp); the rows'
+// logsumexps and plain_backward's rows split across threads, which leaves the bits alone (a
+// row is never split, and the losses are summed in order on the calling thread).
 
 /// What the fused cross entropy (and nll_loss, with ls = 0) needs besides its tensors (checked by
 /// its caller).
@@ -461,15 +464,20 @@ struct CrossEntropyIndexFn : autograd::Function<CrossEntropyIndexFn> {
       T* px = gx.data_ptr<T>();
       const T* pg = g.data_ptr<T>();
       const T a = static_cast<T>(p.a);
-      for (std::int64_t r = 0; r < rows; ++r) {
-        const bool valid = pt[r] != p.ignore_index;
-        const T A = valid ? a : T(0);
-        const T G = p.red == Reduction::kNone ? pg[r] : pg[0];
-        T* row = px + r * C;
-        const T st = valid ? row[pt[r]] : T(0);
-        for (std::int64_t j = 0; j < C; ++j) row[j] = (row[j] * A) * G;  // x - 0 is x: q_j = 0
-        if (valid) row[pt[r]] = (st * A - A) * G;
-      }
+      detail::parallel_for(
+          0, rows, std::max<std::int64_t>(1, detail::kGrainSize / std::max<std::int64_t>(C, 1)),
+          [&](std::int64_t r0, std::int64_t r1) {
+            for (std::int64_t r = r0; r < r1; ++r) {
+              const bool valid = pt[r] != p.ignore_index;
+              const T A = valid ? a : T(0);
+              const T G = p.red == Reduction::kNone ? pg[r] : pg[0];
+              T* row = px + r * C;
+              const T st = valid ? row[pt[r]] : T(0);
+              // x - 0 is x: q_j = 0
+              for (std::int64_t j = 0; j < C; ++j) row[j] = (row[j] * A) * G;
+              if (valid) row[pt[r]] = (st * A - A) * G;
+            }
+          });
     });
     return gx;
   }
