@@ -419,7 +419,9 @@ Tensor Tensor::detach() const {
 
 bool Tensor::requires_grad() const {
   checked(impl_.get(), "requires_grad");
-  detail::refresh_view(impl_.get());
+  // A piece of split already requires grad; its refresh would refuse (regenerate_view_history).
+  if (impl_->view_creation != TensorImpl::ViewCreation::kMultiOutput)
+    detail::refresh_view(impl_.get());
   return impl_->requires_grad;
 }
 

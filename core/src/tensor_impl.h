@@ -72,8 +72,10 @@ struct TensorImpl {
   std::uint32_t history = 0;
   /// How a view of a base that requires grad was made (PyTorch's CreationMeta): under
   /// NoGradGuard or InferenceMode it requires grad as a leaf, and an in-place op on it with grad
-  /// mode on (outside InferenceMode) is refused.
-  enum class ViewCreation : std::uint8_t { kNormal, kNoGrad, kInference };
+  /// mode on (outside InferenceMode) is refused; kMultiOutput: one of the pieces of split or
+  /// chunk (Note [Split as one node], ops/index.cpp), which may not be written in place with
+  /// grad mode on, nor used once its base's history was rewritten.
+  enum class ViewCreation : std::uint8_t { kNormal, kNoGrad, kInference, kMultiOutput };
   ViewCreation view_creation = ViewCreation::kNormal;
   /// Made under InferenceMode (Note [Inference mode], tensor.cpp): never saved for backward,
   /// never written in place outside InferenceMode.

@@ -314,3 +314,75 @@ TEST(InPlace, EveryViewMadeInNoGradOfATensorThatRequiresGradIsARequiresGradLeaf)
   }
   EXPECT_FALSE(x.detach().requires_grad());
 }
+
+// ---------------------------------------------------------------- split's pieces
+// Note [Split as one node]: one node for all pieces, PyTorch's name for it, its gradients and the
+// in-place rules of a function that returns several views. From PyTorch 1.13:
+//   x = torch.tensor([[1., 2., 3., 4.], [5., 6., 7., 8.]], requires_grad=True)
+//   a, b = x.chunk(2, 1)        # a.grad_fn.name() 'SplitBackward0', a.grad_fn is b.grad_fn
+//   x.split([1, 3], 1)[0]       # SplitWithSizesBackward0
+//   g, = torch.autograd.grad((b * b).sum(), x, create_graph=True)
+//       # [[0, 0, 6, 8], [0, 0, 14, 16]]; torch.autograd.grad(g.sum(), x): [[0, 0, 2, 2], ...]
+//   y = x * 1; q = y.chunk(2, 1); q[1].register_hook(...); (q[1] * 3).sum().backward()
+//       # the hook sees [[3, 3], [3, 3]]; x.grad [[0, 0, 3, 3], [0, 0, 3, 3]]
+TEST(InPlace, SplitsPiecesShareOneNodeWithPyTorchsName) {
+  auto x = mg::tensor({1.0f, 2, 3, 4, 5, 6, 7, 8}).view({2, 4}).detach().requires_grad_();
+  auto ab = x.chunk(2, 1);
+  ASSERT_NE(ab[0].grad_fn(), nullptr);
+  EXPECT_EQ(ab[0].grad_fn()->name(), "SplitBackward0");
+  EXPECT_EQ(ab[0].grad_fn(), ab[1].grad_fn());
+  EXPECT_EQ(ab[0].grad_fn()->num_outputs(), 2u);
+  EXPECT_EQ(x.split(mg::Shape{1, 3}, 1)[0].grad_fn()->name(), "SplitWithSizesBackward0");
+  EXPECT_EQ(x.split(2, 1)[1].grad_fn()->name(), "SplitBackward0");
+
+  auto g = mg::autograd::grad({(ab[1] * ab[1]).sum()}, {x}, {}, true, true)[0];
+  EXPECT_EQ(values(g), (std::vector<float>{0, 0, 6, 8, 0, 0, 14, 16}));
+  auto gg = mg::autograd::grad({g.sum()}, {x})[0];
+  EXPECT_EQ(values(gg), (std::vector<float>{0, 0, 2, 2, 0, 0, 2, 2}));
+
+  auto y = x * 1;
+  auto q = y.chunk(2, 1);
+  std::vector<float> seen;
+  q[1].register_hook([&](const mg::Tensor& grad) {
+    seen = values(grad);
+    return mg::Tensor();
+  });
+  (q[1] * 3).sum().backward();
+  EXPECT_EQ(seen, (std::vector<float>{3, 3, 3, 3}));
+  EXPECT_EQ(values(x.grad()), (std::vector<float>{0, 0, 3, 3, 0, 0, 3, 3}));
+  // Without grad mode, or of a tensor that needs no gradient, the pieces are plain views.
+  EXPECT_EQ(mg::ones({4}).chunk(2)[0].grad_fn(), nullptr);
+  mg::NoGradGuard no_grad;
+  EXPECT_EQ(x.chunk(2, 1)[0].grad_fn(), nullptr);
+}
+
+// y = x * 1; q = y.chunk(2, 1); q[0].mul_(2) -> RuntimeError: Output 0 of SplitBackward0 is a view
+// and is being modified inplace. This view is the output of a function that returns multiple
+// views. ...; y.mul_(2); q[1].sum() -> RuntimeError: Output 1 of SplitBackward0 is a view and its
+// base or another view of its base has been modified inplace. ... (PyTorch 1.13). Under no_grad
+// the write is allowed.
+TEST(InPlace, SplitsPiecesRefuseTrackedWritesAndAStaleBase) {
+  auto x = mg::ones({2, 4}).requires_grad_();
+  auto y = x * 1;
+  auto q = y.chunk(2, 1);
+  EXPECT_EQ(error_of([&] { q[0].mul_(2); }),
+            "[mul_] output 0 of SplitBackward0 is a view and is being modified in place; split "
+            "and chunk return several views, which may not be modified in place: use an "
+            "out-of-place op (or clone() the piece)");
+  {
+    mg::NoGradGuard no_grad;
+    q[0].mul_(2);
+  }
+  EXPECT_EQ(values(y), (std::vector<float>{2, 2, 1, 1, 2, 2, 1, 1}));
+  y.mul_(2);
+  const std::string stale =
+      "[SplitBackward0] output 1 is a view and its base or another view of its base has been "
+      "modified in place; split and chunk return several views, whose base may not be modified in "
+      "place while they are used: use an out-of-place op (or clone() the pieces)";
+  EXPECT_EQ(error_of([&] { q[1].sum(); }), stale);
+  EXPECT_EQ(error_of([&] { q[1].grad_fn(); }), stale);
+  EXPECT_TRUE(q[1].requires_grad());
+  // The out-of-place way works: the gradient of y's new values reaches x.
+  (y.chunk(2, 1)[1] * 1).sum().backward();
+  EXPECT_EQ(values(x.grad()), (std::vector<float>{0, 0, 2, 2, 0, 0, 2, 2}));
+}

@@ -158,6 +158,10 @@ void check_writable(const Tensor& self, const char* op) {
   MG_CHECK(impl->view_creation != ViewCreation::kInference, op,
            "a view was created in inference mode and is being modified in place in normal mode; "
            "do both inside InferenceMode (not tracked) or both outside it (tracked)");
+  MG_CHECK(impl->view_creation != ViewCreation::kMultiOutput, op, "output ", impl->output_nr,
+           " of ", impl->grad_fn ? impl->grad_fn->name() : std::string("split"),
+           " is a view and is being modified in place; split and chunk return several views, "
+           "which may not be modified in place: use an out-of-place op (or clone() the piece)");
   MG_CHECK(!(impl->requires_grad && impl->grad_fn == nullptr), op,
            impl->view_base ? "a view of a leaf tensor that requires grad cannot be modified in "
                              "place; use it under NoGradGuard"
@@ -287,6 +291,13 @@ namespace detail {
 
 void regenerate_view_history(TensorImpl* view) {
   TensorImpl* base = view->view_base.get();
+  // A piece of split (Note [Split as one node]) cannot follow its base's new history: refused
+  // whenever it is used, as PyTorch does.
+  MG_CHECK(view->view_creation != TensorImpl::ViewCreation::kMultiOutput || !view->grad_fn,
+           view->grad_fn ? view->grad_fn->name().c_str() : "split", "output ", view->output_nr,
+           " is a view and its base or another view of its base has been modified in place; "
+           "split and chunk return several views, whose base may not be modified in place while "
+           "they are used: use an out-of-place op (or clone() the pieces)");
   view->history = base->history;
   if (!base->requires_grad || view->view_creation != TensorImpl::ViewCreation::kNormal) return;
   view->grad_fn = as_strided_node(gradient_edge(Tensor(view->view_base)), base->shape,
