@@ -283,6 +283,59 @@ TEST(Stability, ExpOfFloat32OnEveryPath) {
   }
 }
 
+// tanh and sigmoid of a contiguous float32 tensor run the kernel table's (Note [Vectorised tanh
+// and sigmoid]), other tensors the xtensor / scalar path: both within 3 ulp of double precision,
+// the special values exact. From torch 1.13, x = [-inf, -100, -20, -1e-30, -0, 0, 0.3, 0.625, 3,
+// 20, inf, nan]: torch.tanh(x) -> [-1.0, -1.0, -1.0, -1e-30, -0.0, 0.0, 0.29131263494491577,
+// 0.5545997023582458, 0.9950547814369202, 1.0, 1.0, nan]; torch.sigmoid(x) -> [0.0, 0.0,
+// 2.06115369216775e-09, 0.5, 0.5, 0.5, 0.5744425058364868, 0.6513549089431763,
+// 0.9525741338729858, 1.0, 1.0, nan], except that sigmoid(-100) is 3.7e-44 here (a denormal,
+// exp(-100) / (1 + exp(-100))), where PyTorch's exp(100) overflows and gives 0.
+TEST(Stability, TanhAndSigmoidOfFloat32OnEveryPath) {
+  const std::vector<double> xs = {-INFINITY, -100.0, -20.0, -1e-30, -0.0,     0.0,
+                                  0.3,       0.625,  3.0,   20.0,   INFINITY, NAN};
+  const std::vector<double> tanh_want = {-1.0,
+                                         -1.0,
+                                         -1.0,
+                                         -1e-30,
+                                         -0.0,
+                                         0.0,
+                                         0.29131263494491577,
+                                         0.5545997023582458,
+                                         0.9950547814369202,
+                                         1.0,
+                                         1.0,
+                                         NAN};
+  const std::vector<double> sigmoid_want = {0.0,
+                                            3.7200759760208361e-44,
+                                            2.06115369216775e-09,
+                                            0.5,
+                                            0.5,
+                                            0.5,
+                                            0.5744425058364868,
+                                            0.6513549089431763,
+                                            0.9525741338729858,
+                                            1.0,
+                                            1.0,
+                                            NAN};
+  const mg::Tensor x = mg::tensor(xs, {static_cast<std::int64_t>(xs.size())}, mg::kFloat32);
+  const mg::Tensor strided = mg::stack({x, x}, 1).select(1, 0);  // the same values, stride 2
+  ASSERT_FALSE(strided.is_contiguous());
+  for (const mg::Tensor& in : {x, strided}) {
+    const std::vector<float> t = mg::tanh(in).to_vector<float>();
+    const std::vector<float> s = mg::sigmoid(in).to_vector<float>();
+    for (std::size_t i = 0; i < xs.size(); ++i) {
+      if (std::isnan(xs[i])) {
+        EXPECT_TRUE(std::isnan(t[i]) && std::isnan(s[i]));
+        continue;
+      }
+      EXPECT_NEAR(t[i], tanh_want[i], 3.6e-7 * std::fabs(tanh_want[i])) << xs[i];
+      EXPECT_EQ(std::signbit(t[i]), std::signbit(tanh_want[i])) << xs[i];
+      EXPECT_NEAR(s[i], sigmoid_want[i], 3.6e-7 * sigmoid_want[i] + 1.5e-45) << xs[i];
+    }
+  }
+}
+
 TEST(Stability, SoftmaxOfLargeLogitsHasNoInfOrNaN) {
   // torch.softmax(torch.tensor([1e4, 0., -1e4]), 0)  -> [1.0, 0.0, 0.0]
   expect_tensor(mg::softmax(mg::tensor({1e4, 0.0, -1e4}), 0), mg::kFloat32, {3}, {1, 0, 0});

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <initializer_list>
 #include <limits>
 #include <random>
 #include <string>
@@ -50,6 +51,23 @@ float from_bits(std::uint32_t b) {
   float f;
   std::memcpy(&f, &b, sizeof f);
   return f;
+}
+
+/// Every 251st float32 bit pattern from -0 down to -inf and from +0 up to +inf (~17 million
+/// values: denormal and normal inputs, the underflow and overflow ranges), every 7th in
+/// [-1, -0.5] and [0.5, 1], then `extra`.
+std::vector<float> float_sweep(std::initializer_list<float> extra) {
+  std::vector<float> xs;
+  for (std::uint64_t b = 0; b <= 0x7f800000u; b += 251) {
+    xs.push_back(from_bits(static_cast<std::uint32_t>(b)));
+    xs.push_back(from_bits(static_cast<std::uint32_t>(b) | 0x80000000u));
+  }
+  for (std::uint32_t b = 0x3f000000u; b <= 0x3f800000u; b += 7) {
+    xs.push_back(from_bits(b));
+    xs.push_back(from_bits(b | 0x80000000u));
+  }
+  xs.insert(xs.end(), extra);
+  return xs;
 }
 
 /// Restores the default dispatch when a test ends.
@@ -114,23 +132,11 @@ TEST(VecMath, EveryLevelTheCpuHasIsCompiledIn) {
 TEST(VecMath, ExpMaxUlpErrorOverASweep) {
   const auto kernels = available_kernels();
   if (kernels.empty()) GTEST_SKIP() << "no AVX2 on this CPU";
-  // Every 251st float32 bit pattern from -0 down to -inf and from +0 up to +inf (~17 million
-  // values: denormal and normal inputs, the underflow and overflow ranges), every 7th in
-  // [-1, -0.5] and [0.5, 1], and chosen values at the edges, in chunks of 1M.
-  std::vector<float> xs;
-  for (std::uint64_t b = 0; b <= 0x7f800000u; b += 251) {
-    xs.push_back(from_bits(static_cast<std::uint32_t>(b)));
-    xs.push_back(from_bits(static_cast<std::uint32_t>(b) | 0x80000000u));
-  }
-  for (std::uint32_t b = 0x3f000000u; b <= 0x3f800000u; b += 7) {
-    xs.push_back(from_bits(b));
-    xs.push_back(from_bits(b | 0x80000000u));
-  }
-  for (float v :
-       {0.0f, -0.0f, 1.0f, -1.0f, 88.72283f, 88.72284f, 89.0f, -87.33654f, -103.2789f, -103.97208f,
-        -103.9721f, -104.0f, -150.0f, kInf, -kInf, std::numeric_limits<float>::max(),
-        -std::numeric_limits<float>::max(), std::numeric_limits<float>::denorm_min()})
-    xs.push_back(v);
+  // The sweep of float_sweep() and chosen values at the edges, in chunks of 1M.
+  const std::vector<float> xs = float_sweep(
+      {0.0f, -0.0f, 1.0f, -1.0f, 88.72283f, 88.72284f, 89.0f, -87.33654f, -103.2789f, -103.97208f,
+       -103.9721f, -104.0f, -150.0f, kInf, -kInf, std::numeric_limits<float>::max(),
+       -std::numeric_limits<float>::max(), std::numeric_limits<float>::denorm_min()});
   constexpr std::size_t kChunk = 1 << 20;
   std::vector<float> ys(kChunk);
   for (const auto* k : kernels) {
@@ -179,6 +185,84 @@ TEST(VecMath, ExpMaxUlpErrorOverASweep) {
         EXPECT_NEAR(v[static_cast<std::size_t>(i)], want[static_cast<std::size_t>(i)],
                     2.5e-7f * want[static_cast<std::size_t>(i)])
             << k->name << " n = " << n << " i = " << i;
+    }
+  }
+}
+
+// Every level's tanh and sigmoid (Note [Vectorised tanh and sigmoid]) against double-precision
+// references over float_sweep() (whose every 7th float in [0.5, 1] covers tanh's branch at
+// 0.625), special values exactly, and every length of tail.
+TEST(VecMath, TanhAndSigmoidMaxUlpErrorOverASweep) {
+  const auto kernels = available_kernels();
+  if (kernels.empty()) GTEST_SKIP() << "no AVX2 on this CPU";
+  const std::vector<float> xs =
+      float_sweep({0.625f, -0.625f, 0.62499994f, 9.0f, 17.0f, 44.0f, 45.0f, -88.0f, -89.0f, -104.0f,
+                   std::numeric_limits<float>::denorm_min()});
+  struct Fn {
+    const char* name;
+    void (*const simd::Kernels::*kernel)(const float*, float*, std::int64_t);
+    double (*exact)(double);
+  };
+  const Fn fns[] = {
+      {"tanh", &simd::Kernels::tanh, [](double x) { return std::tanh(x); }},
+      {"sigmoid", &simd::Kernels::sigmoid, [](double x) { return 1 / (1 + std::exp(-x)); }}};
+  constexpr std::size_t kChunk = 1 << 20;
+  std::vector<float> ys(kChunk);
+  for (const auto* k : kernels) {
+    for (const Fn& fn : fns) {
+      double worst = 0, worst_x = 0;
+      for (std::size_t c = 0; c < xs.size(); c += kChunk) {
+        const std::size_t len = std::min(kChunk, xs.size() - c);
+        (k->*fn.kernel)(xs.data() + c, ys.data(), static_cast<std::int64_t>(len));
+        for (std::size_t i = 0; i < len; ++i) {
+          const double exact = fn.exact(static_cast<double>(xs[c + i]));
+          // Below float32's smallest normal the spacing is the denormals' (ulp_error's rule);
+          // sign errors and NaN count as infinite.
+          const double e = std::signbit(ys[i]) != std::signbit(exact) && exact != 0
+                               ? std::numeric_limits<double>::infinity()
+                               : ulp_error(std::fabs(ys[i]), std::fabs(exact));
+          if (!(e <= worst)) worst = e, worst_x = xs[c + i];
+        }
+      }
+      std::printf("vectorised %s (%s): max error %.3f ulp over %zu inputs (at x = %.9g)\n", fn.name,
+                  k->name, worst, xs.size(), worst_x);
+      EXPECT_LE(worst, 3.0) << fn.name << " " << k->name << " at x = " << worst_x;
+    }
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    const float special[] = {0.0f, -0.0f, kInf, -kInf, nan, 100.0f, -100.0f, 1e-30f, -1e-30f};
+    float t[std::size(special)], sg[std::size(special)];
+    k->tanh(special, t, static_cast<std::int64_t>(std::size(special)));
+    k->sigmoid(special, sg, static_cast<std::int64_t>(std::size(special)));
+    EXPECT_EQ(t[0], 0.0f) << k->name;
+    EXPECT_TRUE(std::signbit(t[1])) << k->name << ": tanh(-0) is -0";
+    EXPECT_EQ(t[2], 1.0f) << k->name;
+    EXPECT_EQ(t[3], -1.0f) << k->name;
+    EXPECT_TRUE(std::isnan(t[4])) << k->name;
+    EXPECT_EQ(t[5], 1.0f) << k->name;
+    EXPECT_EQ(t[6], -1.0f) << k->name;
+    EXPECT_EQ(t[7], 1e-30f) << k->name;
+    EXPECT_EQ(t[8], -1e-30f) << k->name;
+    EXPECT_EQ(sg[0], 0.5f) << k->name;
+    EXPECT_EQ(sg[1], 0.5f) << k->name;
+    EXPECT_EQ(sg[2], 1.0f) << k->name;
+    EXPECT_EQ(sg[3], 0.0f) << k->name;
+    EXPECT_TRUE(std::isnan(sg[4])) << k->name;
+    EXPECT_EQ(sg[5], 1.0f) << k->name;
+    EXPECT_GT(sg[6], 0.0f) << k->name;  // 3.7e-44, a denormal
+    EXPECT_EQ(sg[7], 0.5f) << k->name;
+    // Every length of tail, in place.
+    for (std::int64_t n = 0; n <= 40; ++n) {
+      std::vector<float> v(static_cast<std::size_t>(n));
+      for (std::int64_t i = 0; i < n; ++i) v[static_cast<std::size_t>(i)] = 0.37f * i - 7.0f;
+      std::vector<float> w(v);
+      k->tanh(v.data(), v.data(), n);
+      k->sigmoid(w.data(), w.data(), n);
+      for (std::int64_t i = 0; i < n; ++i) {
+        const double x = 0.37f * i - 7.0f;
+        EXPECT_NEAR(v[static_cast<std::size_t>(i)], std::tanh(x), 3e-7) << k->name << " n " << n;
+        EXPECT_NEAR(w[static_cast<std::size_t>(i)], 1 / (1 + std::exp(-x)), 3e-7)
+            << k->name << " n " << n;
+      }
     }
   }
 }

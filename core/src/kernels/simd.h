@@ -44,6 +44,10 @@ struct Kernels {
   /// gx = y * (g - sum(g * y)) (softmax) or g - exp(y) * sum(g) (log_softmax, y its output).
   void (*softmax_backward)(const float* g, const float* y, float* gx, std::int64_t outer,
                            std::int64_t n, std::int64_t inner, bool log);
+  /// y = tanh(x) and y = sigmoid(x) over n contiguous values (y may equal x; Note [Vectorised
+  /// tanh and sigmoid] in activation_simd_impl.h).
+  void (*tanh)(const float* x, float* y, std::int64_t n);
+  void (*sigmoid)(const float* x, float* y, std::int64_t n);
   /// y = gelu(x) over n contiguous values (y may equal x), the tanh approximation when tanh_form
   /// (Note [Vectorised GELU] in gelu_simd_impl.h).
   void (*gelu)(const float* x, float* y, std::int64_t n, bool tanh_form);

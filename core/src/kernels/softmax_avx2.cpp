@@ -3,6 +3,7 @@
 // only) and runs only after simd.cpp has checked the CPU (Note [Runtime SIMD dispatch] in simd.h).
 // Include nothing here that defines non-template inline functions shared with the rest of the
 // library (see vec_math.h).
+#include "kernels/activation_simd_impl.h"
 #include "kernels/gelu_simd_impl.h"
 #include "kernels/gemm_simd_impl.h"
 #include "kernels/mt19937_simd_impl.h"
@@ -22,6 +23,8 @@ const Kernels* avx2_kernels_f32() {
                                &max_kernel<V>,
                                &exp_sum_kernel<V>,
                                &softmax_backward_kernel<V>,
+                               &tanh_kernel<V>,
+                               &sigmoid_kernel<V>,
                                &gelu_kernel<V>,
                                &gelu_backward_kernel<V>,
                                &adam_kernel<V>,

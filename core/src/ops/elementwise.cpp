@@ -187,20 +187,34 @@ Tensor neg(const Tensor& x) {
 
 // ---------------------------------------------------------------- unary math
 
+namespace {
+
+/// fn (a float32 kernel of the table: exp, tanh, sigmoid) over a contiguous float32 x, across
+/// threads; an undefined Tensor where it does not apply (another dtype or layout, no AVX2), and
+/// the op takes float_unary's path. exp of a [768, 256] tensor took 256 us as the xtensor
+/// expression and 38 us here; tanh 553 and sigmoid 336 us (docs/performance.md).
+Tensor simd_unary(const Tensor& x,
+                  void (*const detail::simd::Kernels::*fn)(const float*, float*, std::int64_t)) {
+  const detail::simd::Kernels* k = detail::simd::kernels_f32();
+  if (!k || !x.defined() || x.dtype() != kFloat32 || !x.is_contiguous() || x.numel() == 0)
+    return Tensor();
+  Tensor out = detail::make_tensor(x.shape(), kFloat32);
+  const float* px = x.impl()->data<float>();
+  float* po = out.impl()->data<float>();
+  const auto f = k->*fn;
+  detail::parallel_for(
+      0, x.numel(), detail::kGrainSize,
+      [&](std::int64_t b, std::int64_t e) { f(px + b, po + b, e - b); }, detail::kSimdAlign);
+  return out;
+}
+
+}  // namespace
+
 Tensor exp(const Tensor& x) {
   MG_PROFILE_OP("exp");
-  Tensor out;
-  const detail::simd::Kernels* k = detail::simd::kernels_f32();
-  if (k && x.defined() && x.dtype() == kFloat32 && x.is_contiguous() && x.numel() > 0) {
-    // The kernel table's exp (softmax's; <= 2 ulp over every float, VecMath tests): 256 -> 38 us
-    // for a [768, 256] tensor against the xtensor expression (docs/performance.md).
-    out = detail::make_tensor(x.shape(), kFloat32);
-    const float* px = x.impl()->data<float>();
-    float* po = out.impl()->data<float>();
-    detail::parallel_for(
-        0, x.numel(), detail::kGrainSize,
-        [&](std::int64_t b, std::int64_t e) { k->exp(px + b, po + b, e - b); }, detail::kSimdAlign);
-  } else {
+  // The kernel table's exp (softmax's; <= 2 ulp over every float, VecMath tests).
+  Tensor out = simd_unary(x, &detail::simd::Kernels::exp);
+  if (!out.defined()) {
     out = float_unary(
         "exp", x, [](auto&& e) { return xt::exp(e); }, [](auto v) { return std::exp(v); });
   }
@@ -242,8 +256,11 @@ Tensor rsqrt(const Tensor& x) {
 
 Tensor tanh(const Tensor& x) {
   MG_PROFILE_OP("tanh");
-  Tensor out = float_unary(
-      "tanh", x, [](auto&& e) { return xt::tanh(e); }, [](auto v) { return std::tanh(v); });
+  Tensor out = simd_unary(x, &detail::simd::Kernels::tanh);
+  if (!out.defined()) {
+    out = float_unary(
+        "tanh", x, [](auto&& e) { return xt::tanh(e); }, [](auto v) { return std::tanh(v); });
+  }
   record("TanhBackward0", out, {&x}, {kOutput}, [](const Tensor& g, FunctionNode& n) {
     Tensor y = n.saved(0);
     return Grads{g * (1 - y * y)};
@@ -253,10 +270,22 @@ Tensor tanh(const Tensor& x) {
 
 Tensor sigmoid(const Tensor& x) {
   MG_PROFILE_OP("sigmoid");
-  // NOTE: 1 / (1 + exp(-x)) saturates to 0 and 1 without NaN at both ends.
-  Tensor out = float_unary(
-      "sigmoid", x, [](auto&& e) { return 1 / (1 + xt::exp(-e)); },
-      [](auto v) { return 1 / (1 + std::exp(-v)); });
+  // NOTE: with e = exp(-|x|), 1 / (1 + e) for x >= 0 and e / (1 + e) below: no exp overflows,
+  // and sigmoid keeps its denormal values down to x = -104 (float32), as the SIMD kernel (Note
+  // [Vectorised tanh and sigmoid]); PyTorch's 1 / (1 + exp(-x)) gives 0 there.
+  Tensor out = simd_unary(x, &detail::simd::Kernels::sigmoid);
+  if (!out.defined()) {
+    out = float_unary(
+        "sigmoid", x,
+        [](auto&& e) {
+          auto en = xt::exp(-xt::abs(e));
+          return xt::where(e >= 0, 1 / (1 + en), en / (1 + en));
+        },
+        [](auto v) {
+          const auto en = std::exp(-std::abs(v));
+          return v >= 0 ? 1 / (1 + en) : en / (1 + en);
+        });
+  }
   record("SigmoidBackward0", out, {&x}, {kOutput}, [](const Tensor& g, FunctionNode& n) {
     Tensor y = n.saved(0);
     return Grads{g * y * (1 - y)};
