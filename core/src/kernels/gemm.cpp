@@ -68,17 +68,19 @@ constexpr std::int64_t kSmallGemm = 512;
 // (AVX-512) or 6 (AVX2) rows x 4 or 2 vectors of c in registers over a block of 256 k,
 // broadcasting a straight from its rows, one FMA per element and k step, in k order. op(b) is
 // packed per block of k into panels of whole vectors (zero past n) that stay in L2; a transposed
-// a is copied a strip of whole cache lines at a time. Measured with cold caches against OpenBLAS
-// 0.3.21 on AMD EPYC Zen 4 (docs/performance.md, 2026-12-06), over n in {16, 50, 64}, m in
-// {64, 200, 2048}, k in {100, 512, 3000} and the four layouts: a geometric mean of 0.90 of
-// OpenBLAS's time at the AVX-512 level (its Cooperlake kernels) and 0.90 at AVX2 (its Haswell
-// kernels), 0.55 at best and 1.2 at worst (n 50, which leaves most of a vector empty). Where it
+// a is copied a strip of whole cache lines at a time. `build/bench/gemm_sweep` measures it with
+// cold caches against OpenBLAS 0.3.21 over n in {16, 50, 64}, m in {64, 200, 2048}, k in {100,
+// 512, 3000} and three layouts (docs/performance.md, 2026-12-06, AMD EPYC Zen 4): a geometric
+// mean of 0.86 of OpenBLAS's time at the AVX-512 level and 0.92 at AVX2 against its Cooperlake
+// kernels, 0.84 and 0.89 against its Haswell ones (OPENBLAS_CORETYPE=Haswell, what an AVX2-only
+// CPU runs); 0.55 at best, 1.4 at worst (a 64 x 100 a, ~10 us with cold caches). Where it
 // measured slower as a rule (fewer rows: the packing of op(b) is not paid back; both operands
-// transposed; n above 64, within 10% either way) OpenBLAS keeps the product. The results differ
-// from OpenBLAS's by rounding (another summation order), and are the same on every thread count:
-// an element's sum does not depend on which rows or columns share its block. Products of at most
-// kSmallGemm multiply-adds keep the loop above; off x86-64 or without AVX2 everything goes to
-// OpenBLAS.
+// transposed; n above 64, within 10% either way) OpenBLAS keeps the product. Products with n and
+// k of at most 64 keep the kernel they had before the blocked one (small_gemm_kernel). The
+// results differ from OpenBLAS's by rounding (another summation order), and are the same on every
+// thread count: an element's sum does not depend on which rows or columns share its block.
+// Products of at most kSmallGemm multiply-adds keep the loop above; off x86-64 or without AVX2
+// everything goes to OpenBLAS.
 
 // Note [GEMM on threads]
 // OpenBLAS runs on one thread (set_num_threads keeps it there) and minigrad's pool does the
