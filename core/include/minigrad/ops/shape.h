@@ -27,7 +27,10 @@ Tensor squeeze(const Tensor& x, std::int64_t dim);
 Tensor cat(const std::vector<Tensor>& tensors, std::int64_t dim = 0);
 /// Stacks equal-shaped tensors along a new dim.
 Tensor stack(const std::vector<Tensor>& tensors, std::int64_t dim = 0);
-/// Pieces of split_size along dim (the last may be smaller); views of x.
+/// Pieces of split_size along dim (the last may be smaller); views of x. As in PyTorch, the pieces
+/// of a tensor that requires grad share one node (SplitBackward0, SplitWithSizesBackward0 for a
+/// list of sizes), and may not be written in place in grad mode, nor used after x (or another
+/// view of it) was written in place: both throw. chunk's pieces are split's.
 std::vector<Tensor> split(const Tensor& x, std::int64_t split_size, std::int64_t dim = 0);
 std::vector<Tensor> split(const Tensor& x, const Shape& split_sizes, std::int64_t dim = 0);
 /// `chunks` pieces of ceil(size / chunks) along dim (fewer when they run out), as torch.chunk.
