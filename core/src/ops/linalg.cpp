@@ -105,29 +105,30 @@ bool product_grads(const Tensor& g, const Tensor& mat1, const Tensor& mat2, bool
 Tensor matmul_nd(const Tensor& a_in, const Tensor& b_in, const char* node) {
   Tensor a = matrices_blas_ready(a_in) ? a_in : a_in.detach().contiguous();
   Tensor b = matrices_blas_ready(b_in) ? b_in : b_in.detach().contiguous();
-  auto na = a.dim(), nb = b.dim();
-  std::int64_t M = a.shape()[na - 2], K = a.shape()[na - 1], N = b.shape()[nb - 1];
-  Shape batch_a(a.shape().begin(), a.shape().end() - 2);
-  Shape batch_b(b.shape().begin(), b.shape().end() - 2);
-  Shape batch = detail::broadcast_shapes(batch_a, batch_b, "matmul");
-  Shape out_shape;
-  out_shape.reserve(batch.size() + 2);
-  out_shape.assign(batch.begin(), batch.end());
-  out_shape.push_back(M);
-  out_shape.push_back(N);
+  const Shape &ash = a.shape(), &bsh = b.shape(), &ast = a.strides(), &bst = b.strides();
+  const std::size_t na = ash.size(), nb = bsh.size();
+  std::int64_t M = ash[na - 2], K = ash[na - 1], N = bsh[nb - 1];
+  // Two matrices (mm, a Linear's product): no batch to broadcast (~40 ns of a 4 x 4 product).
+  Shape batch, sa, sb, out_shape{M, N};
+  if (na > 2 || nb > 2) {
+    batch = detail::broadcast_shapes(Shape(ash.begin(), ash.end() - 2),
+                                     Shape(bsh.begin(), bsh.end() - 2), "matmul");
+    out_shape.assign(batch.begin(), batch.end());
+    out_shape.push_back(M);
+    out_shape.push_back(N);
+    // Batch strides of a and b as if broadcast to `batch` (0 on broadcast dims).
+    auto batch_strides = [&](const Shape& shape, const Shape& strides) {
+      Shape s(batch.size(), 0);
+      const std::size_t n = shape.size() - 2, lead = batch.size() - n;
+      for (std::size_t i = 0; i < n; ++i) s[lead + i] = shape[i] == 1 ? 0 : strides[i];
+      return s;
+    };
+    sa = batch_strides(ash, ast);
+    sb = batch_strides(bsh, bst);
+  }
   Tensor out = detail::make_tensor(out_shape, a.dtype());
-
-  // Batch strides of a and b as if broadcast to `batch` (0 on broadcast dims).
-  auto batch_strides = [&](const Tensor& t) {
-    Shape s(batch.size(), 0);
-    auto n = static_cast<std::size_t>(t.dim()) - 2;
-    std::size_t lead = batch.size() - n;
-    for (std::size_t i = 0; i < n; ++i) s[lead + i] = t.shape()[i] == 1 ? 0 : t.strides()[i];
-    return s;
-  };
-  Shape sa = batch_strides(a), sb = batch_strides(b);
-  BlasLayout la = blas_layout(M, K, a.strides()[na - 2], a.strides()[na - 1]);
-  BlasLayout lb = blas_layout(K, N, b.strides()[nb - 2], b.strides()[nb - 1]);
+  BlasLayout la = blas_layout(M, K, ast[na - 2], ast[na - 1]);
+  BlasLayout lb = blas_layout(K, N, bst[nb - 2], bst[nb - 1]);
   std::int64_t n_batch = detail::shape_numel(batch);
   if (profiler::detail::is_on()) profiler::detail::add_flops(2 * n_batch * M * N * K);
 
@@ -170,17 +171,17 @@ Tensor matmul_nd(const Tensor& a_in, const Tensor& b_in, const char* node) {
 void check_operands(const Tensor& a, const Tensor& b, const char* op) {
   MG_CHECK(a.defined() && b.defined(), op,
            "got an undefined tensor (a default-constructed Tensor, or one moved from)");
-  MG_CHECK(a.dim() >= 1 && b.dim() >= 1, op,
-           "both arguments need to be at least 1-D, but they have shapes ", a.shape(), " and ",
-           b.shape());
-  MG_CHECK(a.dtype() == b.dtype(), op, "expected both operands to have the same dtype, but a is ",
-           dtype_name(a.dtype()), " and b is ", dtype_name(b.dtype()));
-  MG_CHECK(a.dtype() != kBool, op, "bool tensors are not supported");
-  std::int64_t k_a = a.shape().back();
-  std::int64_t k_b = b.dim() == 1 ? b.shape()[0] : b.shape()[b.dim() - 2];
-  MG_CHECK(k_a == k_b, op, "a has shape ", a.shape(), " and b has shape ", b.shape(),
-           ": a.shape[-1] (", k_a, ") must equal b.shape[", b.dim() == 1 ? "0" : "-2", "] (", k_b,
-           ")");
+  const Shape &sa = a.shape(), &sb = b.shape();
+  MG_CHECK(!sa.empty() && !sb.empty(), op,
+           "both arguments need to be at least 1-D, but they have shapes ", sa, " and ", sb);
+  const Dtype da = a.dtype(), db = b.dtype();
+  MG_CHECK(da == db, op, "expected both operands to have the same dtype, but a is ", dtype_name(da),
+           " and b is ", dtype_name(db));
+  MG_CHECK(da != kBool, op, "bool tensors are not supported");
+  std::int64_t k_a = sa.back();
+  std::int64_t k_b = sb.size() == 1 ? sb[0] : sb[sb.size() - 2];
+  MG_CHECK(k_a == k_b, op, "a has shape ", sa, " and b has shape ", sb, ": a.shape[-1] (", k_a,
+           ") must equal b.shape[", sb.size() == 1 ? "0" : "-2", "] (", k_b, ")");
 }
 
 }  // namespace
@@ -188,11 +189,12 @@ void check_operands(const Tensor& a, const Tensor& b, const char* op) {
 Tensor matmul(const Tensor& a, const Tensor& b) {
   MG_PROFILE_OP("matmul");
   check_operands(a, b, "matmul");
-  if (a.dim() == 1 && b.dim() == 1)
+  const std::int64_t da = a.dim(), db = b.dim();
+  if (da == 2 && db == 2) return matmul_nd(a, b, "MmBackward0");
+  if (da == 1 && db == 1)
     return matmul_nd(a.unsqueeze(0), b.unsqueeze(1), "DotBackward0").reshape({});
-  if (a.dim() == 1) return matmul_nd(a.unsqueeze(0), b, "MmBackward0").squeeze(-2);
-  if (b.dim() == 1) return matmul_nd(a, b.unsqueeze(1), "MvBackward0").squeeze(-1);
-  if (a.dim() == 2 && b.dim() == 2) return matmul_nd(a, b, "MmBackward0");
+  if (da == 1) return matmul_nd(a.unsqueeze(0), b, "MmBackward0").squeeze(-2);
+  if (db == 1) return matmul_nd(a, b.unsqueeze(1), "MvBackward0").squeeze(-1);
   // Note [Folded matmul]
   // a [..., M, K] times a matrix b [K, N] runs as one GEMM [B*M, K] x [K, N], as torch.matmul
   // does: one BLAS call instead of one per batch, and in backward b's gradient is one GEMM a^T g
@@ -202,7 +204,7 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
   // batch-first input, a transposed [L, N, E] view, ran as L products [N, E] x [E, 3E] with a
   // broadcast weight, and its backward as L more whose [L, 3E, E] weight gradients were then
   // summed (a third of tiny_lm's attention time).
-  if (b.dim() == 2 && a.dim() > 2 && a.numel() > 0) {
+  if (db == 2 && da > 2 && a.numel() > 0) {
     Shape out_shape = a.shape();
     out_shape.back() = b.shape()[1];
     const Tensor rows = a.contiguous().reshape({-1, a.shape().back()});
