@@ -277,9 +277,11 @@ Tensor sigmoid(const Tensor& x) {
   if (!out.defined()) {
     out = float_unary(
         "sigmoid", x,
+        // NOTE: no local for exp(-|x|): an xtensor expression keeps an lvalue operand by
+        // reference, and the returned one would outlive it (the fuzzer's ASan build caught it).
         [](auto&& e) {
-          auto en = xt::exp(-xt::abs(e));
-          return xt::where(e >= 0, 1 / (1 + en), en / (1 + en));
+          return xt::where(e >= 0, 1 / (1 + xt::exp(-xt::abs(e))),
+                           xt::exp(-xt::abs(e)) / (1 + xt::exp(-xt::abs(e))));
         },
         [](auto v) {
           const auto en = std::exp(-std::abs(v));

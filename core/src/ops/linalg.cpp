@@ -27,8 +27,9 @@ using detail::blas_layout;
 using detail::BlasLayout;
 
 bool matrices_blas_ready(const Tensor& t) {
-  auto n = t.dim();
-  return blas_layout(t.shape()[n - 2], t.shape()[n - 1], t.strides()[n - 2], t.strides()[n - 1]).ok;
+  const Shape &sh = t.shape(), &st = t.strides();
+  const std::size_t n = sh.size();
+  return blas_layout(sh[n - 2], sh[n - 1], st[n - 2], st[n - 1]).ok;
 }
 
 // Note [Gradients in the operand's layout]
@@ -39,8 +40,8 @@ bool matrices_blas_ready(const Tensor& t) {
 // contiguous [out, in]: computed row-major, it arrived transposed and AccumulateGrad copied it into
 // the parameter's layout, a strided copy that was a quarter of a GPT-2 small step.
 bool column_major(const Tensor& t) {
-  return t.dim() == 2 && t.size(0) > 1 && t.size(1) > 1 && t.strides()[0] == 1 &&
-         t.strides()[1] == t.size(0);
+  const Shape &sh = t.shape(), &st = t.strides();
+  return sh.size() == 2 && sh[0] > 1 && sh[1] > 1 && st[0] == 1 && st[1] == sh[0];
 }
 
 // Note [Two gradients at once]
@@ -142,6 +143,7 @@ Tensor matmul_nd(const Tensor& a_in, const Tensor& b_in, const char* node) {
   });
 
   using detail::needs_grad;
+  if (!is_grad_enabled()) return out;
   const bool a_cols = column_major(a_in), b_cols = column_major(b_in);
   detail::record(node, out, {&a_in, &b_in},
                  {needs_grad(a_in) ? &b_in : nullptr, needs_grad(b_in) ? &a_in : nullptr},
