@@ -24,10 +24,10 @@ constexpr int kGemmVecs = V::kWidth == 16 ? 4 : 2;
 /// Blocks of k and of n: a block of op(b) packed (at most kGemmKc x kGemmNc floats, 256 KiB) stays
 /// in L2 while every row block of a runs over it, and a row block of a (R x kGemmKc) in L1.
 constexpr std::int64_t kGemmKc = 256;
+constexpr std::int64_t kGemmNc = 256;
 /// Rows of a transposed a copied at a time: a few blocks of rows, whole cache lines of a.
 template <class V>
 constexpr std::int64_t kGemmStrip = 4 * kGemmRows<V>;
-constexpr std::int64_t kGemmNc = 256;
 
 /// Rows [0, R) of c and its first C vectors: the sum over p < k of a(i, p) * bp(p, j) in
 /// registers, one FMA per vector and p in p's order, then c = alpha acc + beta c. bp holds a panel
