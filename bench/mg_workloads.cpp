@@ -116,6 +116,13 @@ Run softmax_fwd_bwd(std::vector<std::int64_t> shape) {
   };
 }
 
+Run randn(std::int64_t n) {
+  mg::manual_seed(0);
+  return [n](std::int64_t iters) {
+    for (std::int64_t i = 0; i < iters; ++i) mg::Tensor x = mg::randn({n});
+  };
+}
+
 Run dropout_fwd_bwd(std::vector<std::int64_t> shape) {
   mg::manual_seed(0);
   mg::Tensor x = mg::randn(shape).requires_grad_();

@@ -268,6 +268,9 @@ std::vector<Workload> workloads() {
                   return th::dropout_fwd_bwd({32, 24, 64});
                 },
                 "libtorch", 1.0});
+  // A model's initialisation: PyTorch's normal transform of 2^20 floats (kernels/normal_avx2.cpp)
+  ws.push_back({"randn (1048576) float32", 1, [] { return mg::randn(1 << 20); },
+                [] { return th::randn(1 << 20); }, "libtorch", 1.0});
   if (mg::tiny_lm_available()) {
     // The tiny_lm example's training step with its defaults (bench/tiny_lm_*.cpp); a sample spans
     // several steps, so that each one averages over the data and the dropout masks.

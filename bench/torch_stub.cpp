@@ -12,6 +12,7 @@ Run matmul_4x4(bool) { return {}; }
 Run softmax_fwd_bwd(std::vector<std::int64_t>) { return {}; }
 Run bmm_fwd_bwd(std::int64_t, std::int64_t, std::int64_t, std::int64_t) { return {}; }
 Run dropout_fwd_bwd(std::vector<std::int64_t>) { return {}; }
+Run randn(std::int64_t) { return {}; }
 Run tiny_lm_step(const TinyLMSetup&) { return {}; }
 std::vector<double> tiny_lm_losses(const TinyLMSetup&, int, std::int64_t*) { return {}; }
 

@@ -90,6 +90,13 @@ Run softmax_fwd_bwd(std::vector<std::int64_t> shape) {
   };
 }
 
+Run randn(std::int64_t n) {
+  torch::manual_seed(0);
+  return [n](std::int64_t iters) {
+    for (std::int64_t i = 0; i < iters; ++i) torch::Tensor x = torch::randn({n});
+  };
+}
+
 Run dropout_fwd_bwd(std::vector<std::int64_t> shape) {
   torch::manual_seed(0);
   torch::Tensor x = torch::randn(shape).requires_grad_();

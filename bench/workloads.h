@@ -76,6 +76,8 @@ Run bmm_fwd_bwd(std::int64_t batch, std::int64_t m, std::int64_t k, std::int64_t
 Run dropout_fwd_bwd(std::vector<std::int64_t> shape);
 /// matmul of two n x n float32 matrices (a new output each time).
 Run matmul_square(std::int64_t n);
+/// randn of n float32 values (a model's initialisation: the same values on both sides).
+Run randn(std::int64_t n);
 /// The same product with cblas_sgemm into a preallocated output: the BLAS floor.
 Run cblas_sgemm_square(std::int64_t n);
 /// A loop of empty statements, each inside an MG_PROFILE_OP scope (with_scope) or not: what the
@@ -104,6 +106,7 @@ Run matmul_4x4(bool with_grad);
 Run softmax_fwd_bwd(std::vector<std::int64_t> shape);
 Run bmm_fwd_bwd(std::int64_t batch, std::int64_t m, std::int64_t k, std::int64_t n);
 Run dropout_fwd_bwd(std::vector<std::int64_t> shape);
+Run randn(std::int64_t n);
 /// The same model and training step written with libtorch (torch::nn::Embedding, LayerNorm,
 /// MultiheadAttention, Linear, Dropout, torch::optim::AdamW, clip_grad_norm_), starting from
 /// setup.parameters copied by name. Throws unless its parameters match setup's (names, shapes,

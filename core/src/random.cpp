@@ -15,7 +15,9 @@
 #include <sstream>
 #include <type_traits>
 
+#include "kernels/cephes_f32.h"
 #include "kernels/dispatch.h"
+#include "kernels/simd.h"
 #include "minigrad/generator.h"
 #include "minigrad/ops/creation.h"
 #include "minigrad/ops/elementwise.h"
@@ -37,38 +39,9 @@ namespace {
 // AVX). Below is a scalar emulation of one lane. GCC -O2 -mfma, which built PyTorch, contracts 20
 // of the routines' separate mul/add intrinsics into FMAs; those are the std::fma calls (checked
 // exhaustively over every input the kernel can see: all k * 2^-24 values). Everything else is a
-// plain float32 operation with its own rounding.
-
-// Constants: each decimal is what avx_mathfun.h spells, rounded once to float32.
-constexpr float kMinNormPos = 0x1p-126f;
-constexpr float kSqrtHalf = 0.707106781186547524f;
-constexpr float kLogP[9] = {7.0376836292E-2f,  -1.1514610310E-1f, 1.1676998740E-1f,
-                            -1.2420140846E-1f, 1.4249322787E-1f,  -1.6668057665E-1f,
-                            2.0000714765E-1f,  -2.4999993993E-1f, 3.3333331174E-1f};
-constexpr float kLogQ1 = -2.12194440e-4f;
-constexpr float kLogQ2 = 0.693359375f;
-constexpr float kFourOverPi = 1.27323954473516f;
-constexpr float kMinusDP1 = -0.78515625f;
-constexpr float kMinusDP2 = -2.4187564849853515625e-4f;
-constexpr float kMinusDP3 = -3.77489497744594108e-8f;
-constexpr float kCosP0 = 2.443315711809948E-5f;
-constexpr float kCosP1 = -1.388731625493765E-3f;
-constexpr float kCosP2 = 4.166664568298827E-2f;
-constexpr float kSinP0 = -1.9515295891E-4f;
-constexpr float kSinP1 = 8.3321608736E-3f;
-constexpr float kSinP2 = -1.6666654611E-1f;
-// 2*pi as float32; the vectorised kernel computes the angle as a float32 product with it.
-constexpr float kTwoPiF = static_cast<float>(6.283185307179586);
-
-static_assert(std::bit_cast<std::uint32_t>(kSqrtHalf) == 0x3F3504F3u);
-static_assert(std::bit_cast<std::uint32_t>(kLogP[0]) == 0x3D9021BBu);
-static_assert(std::bit_cast<std::uint32_t>(kLogP[8]) == 0x3EAAAAAAu);
-static_assert(std::bit_cast<std::uint32_t>(kLogQ1) == 0xB95E8083u);
-static_assert(std::bit_cast<std::uint32_t>(kFourOverPi) == 0x3FA2F983u);
-static_assert(std::bit_cast<std::uint32_t>(kMinusDP3) == 0xB3222169u);
-static_assert(std::bit_cast<std::uint32_t>(kCosP0) == 0x37CCF5CEu);
-static_assert(std::bit_cast<std::uint32_t>(kSinP2) == 0xBE2AAAA3u);
-static_assert(std::bit_cast<std::uint32_t>(kTwoPiF) == 0x40C90FDBu);
+// plain float32 operation with its own rounding. The constants are in kernels/cephes_f32.h; the
+// same 8 lanes at once, with AVX2 instructions, are kernels/normal_avx2.cpp.
+using namespace cephes;
 
 /// log256_ps for one lane. Here x is in (0, 1].
 float cephes_log(float x) {
@@ -166,6 +139,31 @@ void transform16(double* d, double mean, double stddev) {
   }
 }
 
+}  // namespace
+
+void normal_blocks_scalar(float* d, std::int64_t blocks, float mean, float stddev) {
+  for (std::int64_t b = 0; b < blocks; ++b) transform16(d + 16 * b, mean, stddev);
+}
+
+namespace {
+
+/// `blocks` blocks of 16 uniforms at d into normals: float32 with the AVX2 kernel when the CPU
+/// (and MINIGRAD_CPU_CAPABILITY) allows it, else the scalar emulation; the same bits either way
+/// (tests/core/test_random.cpp checks every input).
+void normal_blocks(float* d, std::int64_t blocks, float mean, float stddev) {
+  if (simd::kernels_f32() != nullptr) {
+    if (const simd::NormalBlocks kernel = simd::normal_blocks_avx2()) {
+      kernel(d, blocks, mean, stddev);
+      return;
+    }
+  }
+  normal_blocks_scalar(d, blocks, mean, stddev);
+}
+
+void normal_blocks(double* d, std::int64_t blocks, double mean, double stddev) {
+  for (std::int64_t b = 0; b < blocks; ++b) transform16(d + 16 * b, mean, stddev);
+}
+
 // Blocks of engine outputs: Mt19937::fill tempers them as vectors, and the conversion loops below
 // vectorise too (the 24 low bits fit an int32, whose conversion to float is one instruction).
 constexpr std::int64_t kDrawBlock = 256;
@@ -177,11 +175,11 @@ constexpr std::int64_t kDrawBlock = 256;
 template <typename T>
 void normal_fill(Generator& g, T* data, std::int64_t n, T mean, T stddev) {
   g.uniform01_fill(data, n);
-  for (std::int64_t b = 0; b + 16 <= n; b += 16) transform16(data + b, mean, stddev);
+  normal_blocks(data, n / 16, mean, stddev);
   if (n % 16 != 0) {
     T* tail = data + n - 16;
     g.uniform01_fill(tail, 16);
-    transform16(tail, mean, stddev);
+    normal_blocks(tail, 1, mean, stddev);
   }
 }
 

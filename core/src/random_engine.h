@@ -86,4 +86,9 @@ struct Generator {
 /// from a fixed seed (that of a fresh torch.Generator()), so unseeded runs are reproducible too.
 Generator& default_generator();
 
+/// The scalar emulation of PyTorch's float32 normal transform (random.cpp, torch-rng-parity
+/// §5.2) over `blocks` blocks of 16 uniforms at d, in place: lanes 0-7 of a block are the radius
+/// inputs, 8-15 the angle inputs. The reference the AVX2 kernel is tested against.
+void normal_blocks_scalar(float* d, std::int64_t blocks, float mean, float stddev);
+
 }  // namespace minigrad::detail

@@ -386,6 +386,67 @@ TEST(RandomApi, RandnSizesAroundSixteen) {
   EXPECT_EQ(r15[0], fbits(1.5409961f));
 }
 
+// The AVX2 normal kernel (kernels/normal_avx2.cpp) against the scalar emulation it replaces
+// (random.cpp), over every uniform the generator can give (k * 2^-24 for every k < 2^24) in both
+// roles, radius and angle, bit for bit; then a few means and deviations. The scalar emulation
+// itself is what the golden cases check against torch's values.
+TEST(RandomApi, NormalKernelMatchesTheScalarPathOnEveryUniform) {
+  namespace simd = minigrad::detail::simd;
+  const simd::NormalBlocks kernel = simd::normal_blocks_avx2();
+  if (kernel == nullptr || simd::kernels_f32_at(simd::Level::kAvx2) == nullptr)
+    GTEST_SKIP() << "no AVX2 on this CPU";
+  constexpr std::int64_t kBlocks = 1 << 14;  // 2^17 uniforms a chunk, each in both lanes
+  std::vector<float> ref(16 * kBlocks), got(16 * kBlocks);
+  const struct {
+    float mean, stddev;
+    std::int64_t stride;  // every k, or a sample of them
+  } affine[] = {{0.0f, 1.0f, 1}, {0.5f, 0.02f, 7}, {-3.0f, 2.5f, 7}};
+  for (const auto& a : affine) {
+    std::int64_t mismatches = 0;
+    for (std::int64_t k0 = 0; k0 < (std::int64_t{1} << 24); k0 += 8 * kBlocks * a.stride) {
+      for (std::int64_t b = 0; b < kBlocks; ++b)
+        for (std::int64_t j = 0; j < 8; ++j) {
+          const std::int64_t k = (k0 + (8 * b + j) * a.stride) & ((std::int64_t{1} << 24) - 1);
+          const float u = static_cast<float>(k) * 0x1p-24f;
+          ref[16 * b + j] = ref[16 * b + j + 8] = u;
+        }
+      got = ref;
+      mg::detail::normal_blocks_scalar(ref.data(), kBlocks, a.mean, a.stddev);
+      kernel(got.data(), kBlocks, a.mean, a.stddev);
+      for (std::size_t i = 0; i < ref.size(); ++i) {
+        if (std::bit_cast<std::uint32_t>(ref[i]) != std::bit_cast<std::uint32_t>(got[i]) &&
+            ++mismatches <= 5) {
+          ADD_FAILURE() << "mean " << a.mean << " std " << a.stddev << " slot " << i % 16
+                        << ": scalar " << ref[i] << ", kernel " << got[i];
+        }
+      }
+    }
+    EXPECT_EQ(mismatches, 0) << "mean " << a.mean << " std " << a.stddev;
+  }
+}
+
+// randn and normal_ through the public API give the same bits on every SIMD level this CPU has
+// and the portable code, across the fill path's tail (n % 16 != 0).
+TEST(RandomApi, RandnIsTheSameOnEveryLevel) {
+  namespace simd = minigrad::detail::simd;
+  struct Restore {
+    ~Restore() { simd::set_max_level(simd::Level::kAvx512); }
+  } restore;
+  std::vector<std::vector<std::uint64_t>> results;
+  for (const simd::Level level :
+       {simd::Level::kPortable, simd::Level::kAvx2, simd::Level::kAvx512}) {
+    if (level != simd::Level::kPortable && simd::kernels_f32_at(level) == nullptr) continue;
+    simd::set_max_level(level);
+    mg::manual_seed(7);
+    auto bits = bits_of(mg::randn({100003}));
+    const auto more = bits_of(mg::empty({33, 5}).normal_(2.0, 0.5));
+    bits.insert(bits.end(), more.begin(), more.end());
+    results.push_back(bits);
+  }
+  for (std::size_t r = 1; r < results.size(); ++r)
+    EXPECT_EQ(results[r], results[0]) << "level " << r;
+}
+
 // torch-rng-parity §5.4: the spare sin value lives in the generator. It survives across calls
 // and dtypes, the fill path leaves it alone, and manual_seed drops it.
 TEST(RandomApi, SpareSurvivesCallsAndDtypes) {

@@ -67,6 +67,14 @@ struct Kernels {
                float alpha, float beta);
 };
 
+/// PyTorch's float32 normal transform over `blocks` blocks of 16 uniforms, in place
+/// (random.cpp's normal_fill), 8 lanes at a time as PyTorch's AVX2 kernel: the same bits as the
+/// scalar emulation, on every AVX2 or AVX-512 CPU.
+using NormalBlocks = void (*)(float* d, std::int64_t blocks, float mean, float stddev);
+/// Defined in normal_avx2.cpp (-mavx2 -mfma -ffp-contract=off); null off x86-64. Call it only when
+/// kernels_f32() is not null (the CPU has AVX2 and FMA).
+NormalBlocks normal_blocks_avx2();
+
 /// The best level this CPU supports among those compiled in (kPortable off x86-64).
 Level detected_level();
 
