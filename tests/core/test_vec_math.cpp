@@ -628,3 +628,76 @@ TEST(VecMath, GemmKernelsAcrossBlocksOfKAndN) {
   }
   std::printf("gemm, across blocks: %d cases on %zu levels\n", cases, kernels.size());
 }
+
+// tanh's and sigmoid's backward (ops/elementwise.cpp; the kernel table's tanh_backward and
+// sigmoid_backward) round as PyTorch's: torch 1.13's tanh_backward(g, y) equals g * fma(-y, y, 1)
+// and sigmoid_backward(g, y) equals (g * (1 - y)) * y on every one of 10^6 random float32 and
+// 2000 float64 elements (g * (1 - y * y) and g * y * (1 - y) differ in 30% and 36%). So the
+// gradient must be exactly that function of minigrad's own y, on every level, both dtypes, strided
+// or not. Against torch's own numbers (its forward differs from ours by a few ulp, so loosely):
+// x = [-0.78201681, 0.66483939, -1.65166545, 2.25655723, 1.86926007, -0.95830041, -0.07664429,
+// 0.35988152], g = [0.70298815, 0.09529032, -0.55025184, 1.39842463, 0.01531346, 0.32076231,
+// -1.63496435, 1.42385459]: x.grad of tanh(x).backward(g) = [0.40243503, 0.06306032,
+// -0.07527423, 0.06000759, 0.00139025, 0.14343889, -1.62539744, 1.25427258], of
+// sigmoid(x).backward(g) = [0.15139647, 0.02137257, -0.07428418, 0.11998634, 0.00177286,
+// 0.06427065, -0.40814137, 0.34468231].
+TEST(VecMath, TanhAndSigmoidBackwardRoundAsPyTorch) {
+  const std::vector<double> x8 = {-0.78201681375503540,  0.66483938694000244, -1.6516654491424561,
+                                  2.2565572261810303,    1.8692600727081299,  -0.95830041170120239,
+                                  -0.076644293963909149, 0.35988152027130127};
+  const std::vector<double> g8 = {0.70298814773559570, 0.095290318131446838, -0.55025184154510498,
+                                  1.3984246253967285,  0.015313461422920227, 0.32076230645179749,
+                                  -1.6349643468856812, 1.4238545894622803};
+  const std::vector<double> tanh8 = {
+      0.4024350345134735,    0.06306032091379166, -0.07527422904968262, 0.06000758707523346,
+      0.0013902526115998626, 0.1434388905763626,  -1.6253974437713623,  1.2542725801467896};
+  const std::vector<double> sigmoid8 = {
+      0.1513964682817459,    0.021372567862272263, -0.07428418099880219, 0.11998634040355682,
+      0.0017728559905663133, 0.06427065283060074,  -0.4081413745880127,  0.3446823060512543};
+  // 8 values, then 29 more (a tail on every vector width), saturated ones among them.
+  std::vector<double> xs = x8, gs = g8;
+  for (int i = 0; i < 29; ++i) {
+    xs.push_back(-9.0 + 0.61 * i);
+    gs.push_back(0.37 - 0.05 * i);
+  }
+  const auto n = static_cast<std::int64_t>(xs.size());
+  std::vector<simd::Level> levels{simd::Level::kPortable};
+  for (auto level : {simd::Level::kAvx2, simd::Level::kAvx512})
+    if (simd::kernels_f32_at(level)) levels.push_back(level);
+  LevelGuard guard;
+  for (const simd::Level level : levels) {
+    simd::set_max_level(level);
+    for (const mg::Dtype dtype : {mg::kFloat32, mg::kFloat64}) {
+      for (const bool strided : {false, true}) {
+        SCOPED_TRACE("level " + std::to_string(static_cast<int>(level)) + " " +
+                     mg::dtype_name(dtype) + (strided ? " strided" : ""));
+        mg::Tensor x = mg::tensor(xs, {n}, dtype), g = mg::tensor(gs, {n}, dtype);
+        if (strided) {
+          x = mg::stack({x, x}, 1).select(1, 0);
+          g = mg::stack({g, g}, 1).select(1, 1);
+        }
+        x.requires_grad_();
+        for (const bool is_tanh : {true, false}) {
+          const mg::Tensor y = is_tanh ? mg::tanh(x) : mg::sigmoid(x);
+          const mg::Tensor gx = mg::autograd::grad({y}, {x}, {g})[0];
+          const auto yv = y.to_vector<double>(), gv = g.to_vector<double>();
+          const auto got = gx.to_vector<double>();
+          for (std::int64_t i = 0; i < n; ++i) {
+            double want;
+            if (dtype == mg::kFloat32) {
+              const auto yf = static_cast<float>(yv[i]), gf = static_cast<float>(gv[i]);
+              want = is_tanh ? gf * std::fma(-yf, yf, 1.0f) : gf * (1.0f - yf) * yf;
+            } else {
+              want = is_tanh ? gv[i] * std::fma(-yv[i], yv[i], 1.0) : gv[i] * (1.0 - yv[i]) * yv[i];
+            }
+            ASSERT_EQ(got[i], want) << (is_tanh ? "tanh" : "sigmoid") << " element " << i;
+            if (i < 8) {
+              const double torch = is_tanh ? tanh8[i] : sigmoid8[i];
+              EXPECT_NEAR(got[i], torch, 1e-5 * std::fabs(torch)) << "element " << i;
+            }
+          }
+        }
+      }
+    }
+  }
+}

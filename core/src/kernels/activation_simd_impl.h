@@ -69,5 +69,40 @@ void sigmoid_kernel(const float* x, float* y, std::int64_t n) {
   unary_loop<V, sigmoid_value<V>>(x, y, n);
 }
 
+/// gx = g * f(g, y) over n contiguous values, f one of the two backward formulas below.
+template <class V, typename V::Reg (*F)(typename V::Reg, typename V::Reg)>
+void backward_loop(const float* g, const float* y, float* gx, std::int64_t n) {
+  constexpr std::int64_t W = V::kWidth;
+  std::int64_t j = 0;
+  for (; j + W <= n; j += W) V::store(gx + j, F(V::load(g + j), V::load(y + j)));
+  if (j < n) {
+    const auto k = V::tail_mask(n - j);
+    V::store_partial(gx + j, k,
+                     F(V::load_partial(g + j, k, V::zero()), V::load_partial(y + j, k, V::zero())));
+  }
+}
+
+// PyTorch's roundings (torch 1.13 on this CPU, every element of 10^6 compared): tanh's backward
+// is g * fma(-y, y, 1), one rounding for 1 - y^2; sigmoid's is (g * (1 - y)) * y.
+template <class V>
+typename V::Reg tanh_backward_value(typename V::Reg g, typename V::Reg y) {
+  return V::mul(g, V::fmadd(V::neg(y), y, V::set1(1.0f)));
+}
+
+template <class V>
+typename V::Reg sigmoid_backward_value(typename V::Reg g, typename V::Reg y) {
+  return V::mul(V::mul(g, V::sub(V::set1(1.0f), y)), y);
+}
+
+template <class V>
+void tanh_backward_kernel(const float* g, const float* y, float* gx, std::int64_t n) {
+  backward_loop<V, tanh_backward_value<V>>(g, y, gx, n);
+}
+
+template <class V>
+void sigmoid_backward_kernel(const float* g, const float* y, float* gx, std::int64_t n) {
+  backward_loop<V, sigmoid_backward_value<V>>(g, y, gx, n);
+}
+
 }  // namespace
 }  // namespace minigrad::detail::simd

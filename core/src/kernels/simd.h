@@ -48,6 +48,10 @@ struct Kernels {
   /// tanh and sigmoid] in activation_simd_impl.h).
   void (*tanh)(const float* x, float* y, std::int64_t n);
   void (*sigmoid)(const float* x, float* y, std::int64_t n);
+  /// Their gradients from the output y: gx = g * (1 - y^2) and g * (1 - y) * y, with PyTorch's
+  /// roundings (the first with one FMA).
+  void (*tanh_backward)(const float* g, const float* y, float* gx, std::int64_t n);
+  void (*sigmoid_backward)(const float* g, const float* y, float* gx, std::int64_t n);
   /// y = gelu(x) over n contiguous values (y may equal x), the tanh approximation when tanh_form
   /// (Note [Vectorised GELU] in gelu_simd_impl.h).
   void (*gelu)(const float* x, float* y, std::int64_t n, bool tanh_form);

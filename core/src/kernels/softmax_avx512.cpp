@@ -25,6 +25,8 @@ const Kernels* avx512_kernels_f32() {
                                &softmax_backward_kernel<V>,
                                &tanh_kernel<V>,
                                &sigmoid_kernel<V>,
+                               &tanh_backward_kernel<V>,
+                               &sigmoid_backward_kernel<V>,
                                &gelu_kernel<V>,
                                &gelu_backward_kernel<V>,
                                &adam_kernel<V>,

@@ -208,6 +208,39 @@ Tensor simd_unary(const Tensor& x,
   return out;
 }
 
+/// g * f'(x) of tanh or sigmoid from their output y, in one pass and without history: their
+/// backward when it is not differentiated itself (no create_graph). The kernel table's `kernel`
+/// for float32 contiguous operands of one shape, else `f(g, y)` elementwise; both round as
+/// PyTorch (the kernels' comment in activation_simd_impl.h). The composite formulas made three
+/// temporaries.
+template <typename F>
+Tensor activation_backward(const char* name, const Tensor& g, const Tensor& y,
+                           void (*const detail::simd::Kernels::*kernel)(const float*, const float*,
+                                                                        float*, std::int64_t),
+                           F f) {
+  Tensor gc = convert(g, y.dtype());
+  Tensor out = detail::make_tensor(y.shape(), y.dtype());
+  const detail::simd::Kernels* k = detail::simd::kernels_f32();
+  if (k && y.dtype() == kFloat32 && y.is_contiguous() && gc.is_contiguous() &&
+      gc.shape() == y.shape() && y.numel() > 0) {
+    const float *pg = gc.impl()->data<float>(), *py = y.impl()->data<float>();
+    float* po = out.impl()->data<float>();
+    const auto fn = k->*kernel;
+    detail::parallel_for(
+        0, y.numel(), detail::kGrainSize,
+        [&](std::int64_t b, std::int64_t e) { fn(pg + b, py + b, po + b, e - b); },
+        detail::kSimdAlign);
+    return out;
+  }
+  Shape sg = detail::broadcast_strides(gc, y.shape());
+  detail::dispatch_floating(y.dtype(), name, [&]<typename T>() {
+    detail::binary_loop<T, T>(y.shape(), y.impl()->data<T>(), y.strides(), gc.impl()->data<T>(), sg,
+                              out.impl()->data<T>(), out.strides(),
+                              [&f](T yv, T gv) { return f(gv, yv); });
+  });
+  return out;
+}
+
 }  // namespace
 
 Tensor exp(const Tensor& x) {
@@ -263,6 +296,11 @@ Tensor tanh(const Tensor& x) {
   }
   record("TanhBackward0", out, {&x}, {kOutput}, [](const Tensor& g, FunctionNode& n) {
     Tensor y = n.saved(0);
+    if (!is_grad_enabled()) {
+      return Grads{
+          activation_backward("tanh_backward", g, y, &detail::simd::Kernels::tanh_backward,
+                              []<typename T>(T gv, T yv) { return gv * std::fma(-yv, yv, T(1)); })};
+    }
     return Grads{g * (1 - y * y)};
   });
   return out;
@@ -290,7 +328,12 @@ Tensor sigmoid(const Tensor& x) {
   }
   record("SigmoidBackward0", out, {&x}, {kOutput}, [](const Tensor& g, FunctionNode& n) {
     Tensor y = n.saved(0);
-    return Grads{g * y * (1 - y)};
+    if (!is_grad_enabled()) {
+      return Grads{activation_backward("sigmoid_backward", g, y,
+                                       &detail::simd::Kernels::sigmoid_backward,
+                                       []<typename T>(T gv, T yv) { return gv * (1 - yv) * yv; })};
+    }
+    return Grads{g * (1 - y) * y};
   });
   return out;
 }
