@@ -701,3 +701,34 @@ TEST(VecMath, TanhAndSigmoidBackwardRoundAsPyTorch) {
     }
   }
 }
+
+// The softmax forward takes a tensor's rows in pairs (rows_exp_sum in softmax_simd_impl.h): a
+// row's softmax and log_softmax must be the same bits whether it was paired with its neighbour
+// or computed alone (a thread's chunk boundary or an odd row count decides), on every level;
+// lengths across the SIMD tails and the kBlock fold, with an all -inf row and a NaN.
+TEST(VecMath, SoftmaxRowsPairedOrAloneGiveTheSameBits) {
+  LevelGuard guard;
+  for (const auto* k : available_kernels()) {
+    SCOPED_TRACE(k->name);
+    std::vector<std::int64_t> lengths{128, 1029, 2100, 4100};
+    for (std::int64_t n = 1; n <= 70; ++n) lengths.push_back(n);
+    for (const std::int64_t n : lengths) {
+      const std::int64_t rows = 7;
+      std::vector<float> x(static_cast<std::size_t>(rows * n));
+      std::mt19937 gen(static_cast<std::uint32_t>(n));
+      std::normal_distribution<float> dist(0.0f, 3.0f);
+      for (auto& v : x) v = dist(gen);
+      std::fill(x.begin() + n, x.begin() + 2 * n, -INFINITY);   // row 1: all -inf
+      if (n > 3) x[static_cast<std::size_t>(3 * n + 2)] = NAN;  // row 3: a NaN
+      for (const bool log : {false, true}) {
+        std::vector<float> all(x.size()), one(static_cast<std::size_t>(n));
+        k->softmax_forward(x.data(), all.data(), rows, n, 1, log);
+        for (std::int64_t r = 0; r < rows; ++r) {
+          k->softmax_forward(x.data() + r * n, one.data(), 1, n, 1, log);
+          EXPECT_EQ(std::memcmp(one.data(), all.data() + r * n, sizeof(float) * n), 0)
+              << "n " << n << " row " << r << (log ? " log_softmax" : " softmax");
+        }
+      }
+    }
+  }
+}

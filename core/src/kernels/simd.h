@@ -38,7 +38,8 @@ struct Kernels {
   void (*softmax_forward)(const float* x, float* y, std::int64_t outer, std::int64_t n,
                           std::int64_t inner, bool log);
   /// The max of n contiguous values (NaN ignored; -inf for none), and sum(exp(x - m)) over
-  /// them, in double (cross_entropy's logsumexp of a row, kernels/loss.cpp).
+  /// them, in double (cross_entropy's logsumexp of a row, kernels/loss.cpp); m must be that max
+  /// (or NaN): no x - m may be positive.
   float (*max)(const float* x, std::int64_t n);
   double (*exp_sum)(const float* x, std::int64_t n, float m);
   /// gx = y * (g - sum(g * y)) (softmax) or g - exp(y) * sum(g) (log_softmax, y its output).

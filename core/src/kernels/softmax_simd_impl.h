@@ -49,45 +49,65 @@ void flush(double& total, typename V::Reg& s0, typename V::Reg& s1, typename V::
   s0 = s1 = s2 = s3 = V::zero();
 }
 
-/// sum(exp(x - m)) over n contiguous values, storing each exp in y when kStore; the total in
-/// double (softmax rounds it to float).
-template <class V, bool kStore>
-double row_exp_sum(const float* x, float* y, std::int64_t n, float m) {
+/// sum(exp(x[r] - m[r])) over n contiguous values of each of R rows, storing each exp in y[r]
+/// when kStore; the totals in double (softmax rounds them to float). m[r] is row r's max (no
+/// x[r][j] - m[r] is positive: vexp's kNonPositive). The rows run in lockstep: a softmax's rows
+/// in pairs overlap one row's reductions and division with the other's exps (the AVX2 forward of
+/// rows of 128 spent a third of its time there). Each row's sum is the same whatever R:
+/// U vectors per step into U partial sums (AVX2: 2, all its 16 registers allow; AVX-512: 4),
+/// folded into the double every kBlock elements.
+template <class V, bool kStore, int R>
+void rows_exp_sum(const float* const (&x)[R], float* const (&y)[R], std::int64_t n,
+                  const float (&m)[R], double (&total)[R]) {
+  using Reg = typename V::Reg;
   constexpr std::int64_t W = V::kWidth;
-  const auto vm = V::set1(m);
-  auto s0 = V::zero(), s1 = V::zero(), s2 = V::zero(), s3 = V::zero();
-  double total = 0;
+  constexpr int U = W == 8 ? 2 : 4;
+  Reg vm[R], s[R][4];
+  for (int r = 0; r < R; ++r) {
+    vm[r] = V::set1(m[r]);
+    s[r][0] = s[r][1] = s[r][2] = s[r][3] = V::zero();
+    total[r] = 0;
+  }
   std::int64_t j = 0;
-  for (; j + 4 * W <= n; j += 4 * W) {
-    const auto e0 = vexp<V>(V::sub(V::load(x + j), vm));
-    const auto e1 = vexp<V>(V::sub(V::load(x + j + W), vm));
-    const auto e2 = vexp<V>(V::sub(V::load(x + j + 2 * W), vm));
-    const auto e3 = vexp<V>(V::sub(V::load(x + j + 3 * W), vm));
-    if constexpr (kStore) {
-      V::store(y + j, e0);
-      V::store(y + j + W, e1);
-      V::store(y + j + 2 * W, e2);
-      V::store(y + j + 3 * W, e3);
+  for (; j + U * W <= n; j += U * W) {
+    for (int r = 0; r < R; ++r) {
+      for (int u = 0; u < U; ++u) {
+        const Reg e = vexp<V, true>(V::sub(V::load(x[r] + j + u * W), vm[r]));
+        if constexpr (kStore) V::store(y[r] + j + u * W, e);
+        s[r][u] = V::add(s[r][u], e);
+      }
     }
-    s0 = V::add(s0, e0);
-    s1 = V::add(s1, e1);
-    s2 = V::add(s2, e2);
-    s3 = V::add(s3, e3);
-    if ((j + 4 * W) % kBlock == 0) flush<V>(total, s0, s1, s2, s3);
+    if ((j + U * W) % kBlock == 0) {
+      for (int r = 0; r < R; ++r) flush<V>(total[r], s[r][0], s[r][1], s[r][2], s[r][3]);
+    }
   }
   for (; j + W <= n; j += W) {
-    const auto e = vexp<V>(V::sub(V::load(x + j), vm));
-    if constexpr (kStore) V::store(y + j, e);
-    s0 = V::add(s0, e);
+    for (int r = 0; r < R; ++r) {
+      const Reg e = vexp<V, true>(V::sub(V::load(x[r] + j), vm[r]));
+      if constexpr (kStore) V::store(y[r] + j, e);
+      s[r][0] = V::add(s[r][0], e);
+    }
   }
   if (j < n) {
     const auto k = V::tail_mask(n - j);
-    const auto e = vexp<V>(V::sub(V::load_partial(x + j, k, vm), vm));
-    if constexpr (kStore) V::store_partial(y + j, k, e);
-    s1 = V::add(s1, V::keep(e, k));
+    for (int r = 0; r < R; ++r) {
+      const Reg e = vexp<V, true>(V::sub(V::load_partial(x[r] + j, k, vm[r]), vm[r]));
+      if constexpr (kStore) V::store_partial(y[r] + j, k, e);
+      s[r][1] = V::add(s[r][1], V::keep(e, k));
+    }
   }
-  flush<V>(total, s0, s1, s2, s3);
-  return total;
+  for (int r = 0; r < R; ++r) flush<V>(total[r], s[r][0], s[r][1], s[r][2], s[r][3]);
+}
+
+/// One row of rows_exp_sum.
+template <class V, bool kStore>
+double row_exp_sum(const float* x, float* y, std::int64_t n, float m) {
+  const float* const xs[1] = {x};
+  float* const ys[1] = {y};
+  const float ms[1] = {m};
+  double total[1];
+  rows_exp_sum<V, kStore, 1>(xs, ys, n, ms, total);
+  return total[0];
 }
 
 /// y[j] = y[j] * a (kLog false) or y[j] = (x[j] - m) - a (kLog true) over n contiguous values.
@@ -343,7 +363,29 @@ void softmax_forward_kernel(const float* x, float* y, std::int64_t outer, std::i
     }
     return;
   }
-  for (std::int64_t o = 0; o < outer; ++o) {
+  std::int64_t o = 0;
+  // Rows in pairs (rows_exp_sum): the same bits as one at a time.
+  for (; o + 2 <= outer; o += 2) {
+    const float* const rows[2] = {x + o * n, x + (o + 1) * n};
+    float* const outs[2] = {y + o * n, y + (o + 1) * n};
+    const float ms[2] = {row_max<V>(rows[0], n), row_max<V>(rows[1], n)};
+    double sums[2];
+    if (log) {
+      rows_exp_sum<V, false, 2>(rows, outs, n, ms, sums);
+    } else {
+      rows_exp_sum<V, true, 2>(rows, outs, n, ms, sums);
+    }
+    for (int r = 0; r < 2; ++r) {
+      const float s = static_cast<float>(sums[r]);
+      if (log) {
+        row_finish<V, true>(rows[r], outs[r], n, ms[r],
+                            static_cast<float>(__builtin_log(static_cast<double>(s))));
+      } else {
+        row_finish<V, false>(rows[r], outs[r], n, ms[r], 1.0f / s);
+      }
+    }
+  }
+  for (; o < outer; ++o) {
     const float* row = x + o * n;
     float* out = y + o * n;
     const float m = row_max<V>(row, n);
