@@ -24,6 +24,7 @@ STEP = re.compile(r"step (\d+) loss (\S+) forward (\S+) ms backward (\S+) ms opt
 MEDIAN = re.compile(r"median of steps .*: forward (\S+) ms backward (\S+) ms optimizer (\S+) ms "
                     r"\| cpu forward (\S+) ms backward (\S+) ms optimizer (\S+) ms step (\S+) ms")
 TOTAL = re.compile(r"ms/step (\S+) tokens/s (\S+) peak RSS (\S+) MiB")
+PRODUCTS = re.compile(r"products (\S+) GFLOP a step; float32 FMA peak of one core (\S+) GFLOP/s")
 # The issue's targets: minigrad / reference, lower is better.
 TARGETS = [("GPT-2 step", "step", "libtorch", 0.8), ("GPT-2 step", "step", "pytorch", 0.8),
            ("AdamW step", "optimizer", "pytorch", 0.7)]
@@ -50,7 +51,7 @@ def run(name, cmd):
     sys.stdout.flush()
     if r.returncode != 0:
         sys.exit(f"GPT-2: {name} failed with exit code {r.returncode}")
-    out = {"losses": [], "phases": None, "total": None}
+    out = {"losses": [], "phases": None, "total": None, "products": None}
     for line in r.stdout.splitlines():
         if m := STEP.match(line):
             out["losses"].append(float(m.group(2)))
@@ -58,6 +59,8 @@ def run(name, cmd):
             keys = ["forward", "backward", "optimizer", "cpu forward", "cpu backward",
                     "cpu optimizer", "cpu step"]
             out["phases"] = dict(zip(keys, map(float, m.groups())))
+        elif m := PRODUCTS.match(line):
+            out["products"] = (float(m.group(1)), float(m.group(2)))
         elif m := TOTAL.match(line):
             out["total"] = dict(zip(["step", "tokens/s", "rss"], map(float, m.groups())))
     if out["phases"] and out["total"]:
@@ -117,8 +120,11 @@ def main():
     # As minigrad_bench's --clock auto: CPU time on 1 thread (robust on a loaded machine), wall
     # time on 2 (where waiting or spinning threads would distort CPU time).
     clock = "cpu " if a.threads == 1 else ""
+    # The floor: the step's products alone at the FMA peak of the cores used (gpt2_mg prints
+    # both), over the reference's step; a target below it cannot be met on this CPU.
+    products = sides["minigrad"]["products"]
     print(f"\n{'target (minigrad / reference), ' + (clock or 'wall ') + 'time':44s} {'ratio':>7s}"
-          "  target")
+          "  target      floor (products at the FMA peak / reference)")
     mg = sides["minigrad"]["phases"]
     for what, phase, ref_name, target in TARGETS:
         phase = clock + phase
@@ -128,7 +134,11 @@ def main():
         # The targets are GPT-2 124M's: a ratio on the toy config gets no verdict.
         verdict = "-" if a.tiny else ("met" if r <= target else "MISS")
         row = f"{what}, {a.threads} thread(s), vs {ref_name}"
-        print(f"{row:44s} {r:7.3f}  <={target:.2f} {verdict}")
+        floor = "-"
+        if products and products[1] > 0 and phase.endswith("step"):
+            floor_ms = products[0] / (products[1] * a.threads) * 1e3
+            floor = f"{floor_ms / sides[ref_name]['phases'][phase]:.3f}"
+        print(f"{row:44s} {r:7.3f}  <={target:.2f} {verdict:5s} {floor}")
 
 
 if __name__ == "__main__":

@@ -33,6 +33,8 @@
 #include <minigrad/minigrad.h>
 #include <minigrad/profiler.h>
 
+#include "fma_peak.h"
+
 namespace {
 
 namespace mg = minigrad;
@@ -210,6 +212,18 @@ int run(const std::string& dir, int steps, int threads, bool profile) {
       static_cast<long long>(n_params), static_cast<long long>(c.batch),
       static_cast<long long>(c.seq), static_cast<long long>(c.n_layer),
       static_cast<long long>(c.n_embd), static_cast<long long>(c.vocab_size), threads);
+  // The step's matrix products, forward and backward (twice the forward: every input and weight
+  // gradient), as all three sides compute them: per layer the four Linears (12 d^2 weights per
+  // token) and attention's scores and mixing over the full T x T; the tied head (d V per token).
+  // At one core's FMA peak they alone take at least products / peak: bench/gpt2_compare.py's
+  // floor.
+  const double bt = static_cast<double>(c.batch * c.seq), d = static_cast<double>(c.n_embd);
+  const double forward_flops =
+      2 * bt *
+          (12 * static_cast<double>(c.n_layer) * d * d + d * static_cast<double>(c.vocab_size)) +
+      4 * static_cast<double>(c.n_layer) * bt * static_cast<double>(c.seq) * d;
+  std::printf("products %.1f GFLOP a step; float32 FMA peak of one core %.1f GFLOP/s\n",
+              3 * forward_flops / 1e9, bench::fma_peak_gflops());
   using clock = std::chrono::steady_clock;
   auto ms = [](clock::time_point a, clock::time_point b) {
     return std::chrono::duration<double, std::milli>(b - a).count();
