@@ -257,7 +257,7 @@ struct Vec {
 };
 
 /// exp of each lane (Note [Vectorised exp]). kNonPositive: every lane is <= 0 or NaN (x - max
-/// of a softmax row), so the upper clamp is skipped: the same result, two instructions fewer.
+/// of a softmax row), so the upper clamp and bound check are skipped: the same result.
 /// Always inlined: as a call, AVX2's 8-lane batches went through memory and every row of a
 /// softmax paid the call (GCC stopped inlining it into the unrolled row loop at one point).
 template <class V, bool kNonPositive = false>
