@@ -72,7 +72,7 @@ void rows_exp_sum(const float* const (&x)[R], float* const (&y)[R], std::int64_t
   for (; j + U * W <= n; j += U * W) {
     for (int r = 0; r < R; ++r) {
       for (int u = 0; u < U; ++u) {
-        const Reg e = vexp<V, true>(V::sub(V::load(x[r] + j + u * W), vm[r]));
+        const Reg e = vexp_fast<V, true>(V::sub(V::load(x[r] + j + u * W), vm[r]));
         if constexpr (kStore) V::store(y[r] + j + u * W, e);
         s[r][u] = V::add(s[r][u], e);
       }
@@ -83,7 +83,7 @@ void rows_exp_sum(const float* const (&x)[R], float* const (&y)[R], std::int64_t
   }
   for (; j + W <= n; j += W) {
     for (int r = 0; r < R; ++r) {
-      const Reg e = vexp<V, true>(V::sub(V::load(x[r] + j), vm[r]));
+      const Reg e = vexp_fast<V, true>(V::sub(V::load(x[r] + j), vm[r]));
       if constexpr (kStore) V::store(y[r] + j, e);
       s[r][0] = V::add(s[r][0], e);
     }
@@ -91,7 +91,7 @@ void rows_exp_sum(const float* const (&x)[R], float* const (&y)[R], std::int64_t
   if (j < n) {
     const auto k = V::tail_mask(n - j);
     for (int r = 0; r < R; ++r) {
-      const Reg e = vexp<V, true>(V::sub(V::load_partial(x[r] + j, k, vm[r]), vm[r]));
+      const Reg e = vexp_fast<V, true>(V::sub(V::load_partial(x[r] + j, k, vm[r]), vm[r]));
       if constexpr (kStore) V::store_partial(y[r] + j, k, e);
       s[r][1] = V::add(s[r][1], V::keep(e, k));
     }
@@ -334,10 +334,10 @@ template <class V>
 void exp_kernel(const float* x, float* y, std::int64_t n) {
   constexpr std::int64_t W = V::kWidth;
   std::int64_t j = 0;
-  for (; j + W <= n; j += W) V::store(y + j, vexp<V>(V::load(x + j)));
+  for (; j + W <= n; j += W) V::store(y + j, vexp_fast<V>(V::load(x + j)));
   if (j < n) {
     const auto k = V::tail_mask(n - j);
-    V::store_partial(y + j, k, vexp<V>(V::load_partial(x + j, k, V::zero())));
+    V::store_partial(y + j, k, vexp_fast<V>(V::load_partial(x + j, k, V::zero())));
   }
 }
 
