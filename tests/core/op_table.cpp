@@ -5,6 +5,8 @@
 #include "attention_function.h"
 
 #include <cmath>
+#include <cstdint>
+#include <limits>
 #include <stdexcept>
 #include <utility>
 
@@ -1709,7 +1711,13 @@ void add_indexing(std::vector<OpInfo>& t) {
                split(make({4}, 1), Shape{1, 2});
              }),
            e("split", "split_size 0", "split_size must be positive, got 0",
-             [] { split(make({4}, 1), 0); })})
+             [] { split(make({4}, 1), 0); }),
+           e("split", "sizes past int64",
+             "split sizes (9223372036854775807, 6) add up to more than int64 holds but dim 0 has "
+             "size 4",
+             [] {
+               split(make({4}, 1), Shape{std::numeric_limits<std::int64_t>::max(), 6});
+             })})
           .py("weighted(torch.split(x[0], 2, 1), 1)",
               {{"sizes {1, 3} along dim 0", "weighted(torch.split(x[0], [1, 3], 0), 0)"},
                {"one piece only", "x[0].split(2, 1)[1]"}})

@@ -126,7 +126,9 @@ std::vector<Tensor> split_impl(const Tensor& x, const Shape& split_sizes, std::i
   std::int64_t total = 0;
   for (auto s : split_sizes) {
     MG_CHECK(s >= 0, "split", "split sizes must be non-negative, got ", split_sizes);
-    total += s;
+    // A sum past int64 cannot equal the dim's size (fuzz finding F10).
+    MG_CHECK(!__builtin_add_overflow(total, s, &total), "split", "split sizes ", split_sizes,
+             " add up to more than int64 holds but dim ", d, " has size ", x.shape()[d]);
   }
   MG_CHECK(total == x.shape()[d], "split", "split sizes ", split_sizes, " add up to ", total,
            " but dim ", d, " has size ", x.shape()[d]);
