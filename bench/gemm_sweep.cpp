@@ -71,10 +71,20 @@ int main(int argc, char** argv) {
   openblas_set_num_threads(1);
   std::vector<Shape> shapes;
   if (wide) {
-    shapes = {{false, true, 256, 2304, 768},  {false, true, 256, 3072, 768},
-              {false, false, 256, 768, 3072}, {true, false, 768, 3072, 256},
-              {false, true, 256, 50257, 768}, {false, true, 512, 512, 64},
-              {false, false, 768, 256, 64},   {false, false, 1024, 1024, 1024}};
+    // GPT-2's products (B T = 256 rows: each Linear's forward NT, input gradient NN and weight
+    // gradient TN, the tied head's three), attention's, fewer rows, and a square one.
+    shapes = {{false, true, 256, 2304, 768},   {false, true, 256, 768, 768},
+              {false, true, 256, 3072, 768},   {false, true, 256, 768, 3072},
+              {false, false, 256, 768, 2304},  {false, false, 256, 768, 3072},
+              {false, false, 256, 3072, 768},  {true, false, 2304, 768, 256},
+              {true, false, 3072, 768, 256},   {true, false, 768, 3072, 256},
+              {false, true, 256, 50257, 768},  {false, false, 256, 768, 50257},
+              {true, false, 50257, 768, 256},  {false, true, 512, 512, 64},
+              {false, false, 768, 256, 64},    {false, false, 128, 128, 64},
+              {false, true, 128, 128, 64},     {true, true, 300, 200, 100},
+              {false, false, 1, 768, 768},     {false, true, 4, 2304, 768},
+              {true, false, 16, 768, 256},     {false, false, 48, 300, 300},
+              {false, false, 1024, 1024, 1024}};
   } else {
     for (std::int64_t n : {16, 50, 64})
       for (std::int64_t m : {64, 200, 2048})

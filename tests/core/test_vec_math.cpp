@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "../../core/src/kernels/gemm.h"
 #include "../../core/src/kernels/simd.h"
 #include "minigrad/minigrad.h"
 
@@ -627,6 +628,66 @@ TEST(VecMath, GemmKernelsAcrossBlocksOfKAndN) {
     }
   }
   std::printf("gemm, across blocks: %d cases on %zu levels\n", cases, kernels.size());
+}
+
+// The blocked kernel of products onto more than 64 columns (Note [Wide GEMM] in
+// gemm_simd_impl.h): rows past a panel of 8 / 6 and past a block of 192 (197), columns past a
+// panel of 2 vectors (65, 97, 130) and past a block of 768 (800), k past a square of the
+// transposing pack (17), a block of 256 (270, 300) or alone (1), every layout, alpha and beta.
+TEST(VecMath, GemmKernelsOnWideProducts) {
+  const auto kernels = available_kernels();
+  if (kernels.empty()) GTEST_SKIP() << "no AVX2 on this CPU";
+  std::mt19937 gen(9);
+  int cases = 0;
+  const std::int64_t shapes[][3] = {{1, 65, 1},    {7, 97, 17},   {8, 65, 300},  {9, 800, 17},
+                                    {13, 97, 300}, {200, 97, 33}, {200, 800, 5}, {197, 130, 270}};
+  for (const auto* k : kernels) {
+    for (const auto& s : shapes) {
+      for (int layout = 0; layout < 4; ++layout) {
+        for (auto [alpha, beta] : {std::pair{1.0f, 0.0f}, {-2.0f, 0.5f}, {1.0f, 1.0f}}) {
+          check_gemm(k, gen, s[0], s[1], s[2], layout & 1, layout & 2, alpha, beta);
+          if (HasFatalFailure()) return;
+          ++cases;
+        }
+      }
+    }
+  }
+  std::printf("gemm, wide products: %d cases on %zu levels\n", cases, kernels.size());
+}
+
+// minigrad's three float32 kernels (small, panel, wide) give an element the same bits: one FMA
+// per k step in k's order from zero over blocks of 256, then alpha and beta. So a product split
+// across threads by rows (48 at a time, the last chunk shorter) or by columns (some chunks 64
+// columns or fewer, the panel kernel's) has the bits of the whole product on one thread, and
+// gemm_threaded runs every chunk where the whole product runs, even a chunk too small to be
+// routed there alone.
+TEST(VecMath, GemmOnTwoThreadsHasTheBitsOfOne) {
+  if (available_kernels().empty()) GTEST_SKIP() << "no AVX2 on this CPU";
+  const int saved = mg::get_num_threads();
+  std::mt19937 gen(10);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  const std::int64_t shapes[][3] = {
+      {50, 700, 300}, {300, 200, 300}, {48, 1000, 70}, {250, 96, 600}};
+  for (const auto& s : shapes) {
+    const std::int64_t m = s[0], n = s[1], kk = s[2];
+    for (int layout = 0; layout < 3; ++layout) {
+      const bool ta = layout & 1, tb = layout & 2;
+      std::vector<float> a(m * kk), b(kk * n);
+      for (auto& v : a) v = dist(gen);
+      for (auto& v : b) v = dist(gen);
+      std::vector<float> c[2];
+      for (int threads : {1, 2}) {
+        mg::set_num_threads(threads);
+        c[threads - 1].assign(m * n, 0.0f);
+        minigrad::detail::gemm_threaded<float>(ta, tb, m, n, kk, a.data(), ta ? m : kk, b.data(),
+                                               tb ? kk : n, c[threads - 1].data(), n);
+      }
+      mg::set_num_threads(saved);
+      for (std::int64_t i = 0; i < m * n; ++i)
+        ASSERT_EQ(c[0][i], c[1][i]) << "m " << m << " n " << n << " k " << kk << " ta " << ta
+                                    << " tb " << tb << " at " << i;
+    }
+  }
 }
 
 // tanh's and sigmoid's backward (ops/elementwise.cpp; the kernel table's tanh_backward and

@@ -98,9 +98,21 @@ constexpr std::int64_t kSmallGemm = 512;
 // kGrainSize, LayerNorm and GELU lowered too), 0.66 (docs/performance.md, 2026-12-05 night).
 constexpr std::int64_t kGemmChunkMNK = 1 << 20;
 
-/// Whether a float32 product runs in minigrad's own kernel (Note [Panel GEMM]).
+// Note [Wide GEMM routing]
+// A float32 product onto more than 64 columns runs in the blocked kernel of Note [Wide GEMM]
+// (gemm_simd_impl.h) when it has at least kWideGemmRows rows and not both operands transposed;
+// otherwise in OpenBLAS. `build/bench/gemm_sweep --wide` (docs/performance.md, 2026-12-06, AMD
+// EPYC Zen 4, one thread, cold caches) timed GPT-2's thirteen products at 0.95-1.00 of OpenBLAS
+// 0.3.21's time on the AVX-512 level (100-108 against 95-103 GFLOP/s; the weight gradients, k =
+// 256, gain most) and 0.93-1.01 on AVX2, attention's [512, 64] x [64, 512] at 0.93, a 1024 cube
+// at 0.96. With fewer rows the packing of op(b) is not paid back (1 row: 2.3x OpenBLAS's time, 4
+// rows: 1.33x, 16: 0.99-1.13), nor with both operands transposed (1.12).
+constexpr std::int64_t kWideGemmRows = 48;
+
+/// Whether a float32 product runs in minigrad's own kernels: Note [Panel GEMM] above, and
+/// Note [Wide GEMM routing] for n above 64.
 bool use_panel_gemm(bool ta, bool tb, std::int64_t m, std::int64_t n, std::int64_t k) {
-  if (n > 64) return false;
+  if (n > 64) return m >= kWideGemmRows && !(ta && tb);
   if (k <= 64) return true;
   return m >= 64 && !(ta && tb);
 }
@@ -110,25 +122,40 @@ bool use_panel_gemm(bool ta, bool tb, std::int64_t m, std::int64_t n, std::int64
 // 16 rows. Another OpenBLAS or CPU may block differently: test_linear.cpp would tell.
 constexpr std::int64_t kGemmRowAlign = 48;
 
-}  // namespace
+/// Where a product runs: the loop, minigrad's kernel or BLAS. gemm_threaded decides it once for
+/// the whole product and runs every chunk there, so that a chunk's rows get the bits they get on
+/// one thread (a chunk of fewer rows than kWideGemmRows would otherwise go to OpenBLAS).
+enum class Route { kLoop, kOurs, kBlas };
 
 template <typename T>
-void gemm(bool ta, bool tb, std::int64_t m, std::int64_t n, std::int64_t k, const T* a,
-          std::int64_t lda, const T* b, std::int64_t ldb, T* c, std::int64_t ldc, T alpha, T beta) {
-  auto tA = ta ? CblasTrans : CblasNoTrans;
-  auto tB = tb ? CblasTrans : CblasNoTrans;
-  auto M = static_cast<blasint>(m), N = static_cast<blasint>(n), K = static_cast<blasint>(k);
+Route route_of(bool ta, bool tb, std::int64_t m, std::int64_t n, std::int64_t k) {
   if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
     // k 0 (beta c alone) takes the loop too: it reads no a or b.
-    if (m * n * k <= kSmallGemm) {
-      gemm_loop<T>(ta, tb, m, n, k, a, lda, b, ldb, c, ldc, alpha, beta);
-    } else if constexpr (std::is_same_v<T, float>) {
-      // Our own kernel where it measured faster (Note [Panel GEMM] above).
-      if (use_panel_gemm(ta, tb, m, n, k)) {
-        if (const simd::Kernels* kernels = simd::kernels_f32()) {
-          kernels->gemm(ta, tb, m, n, k, a, lda, b, ldb, c, ldc, alpha, beta);
-          return;
-        }
+    if (m * n * k <= kSmallGemm) return Route::kLoop;
+    // Our own kernel where it measured faster (Note [Panel GEMM], Note [Wide GEMM routing]).
+    if constexpr (std::is_same_v<T, float>) {
+      if (use_panel_gemm(ta, tb, m, n, k) && simd::kernels_f32() != nullptr) return Route::kOurs;
+    }
+    return Route::kBlas;
+  } else {
+    return Route::kLoop;
+  }
+}
+
+template <typename T>
+void gemm_via(Route route, bool ta, bool tb, std::int64_t m, std::int64_t n, std::int64_t k,
+              const T* a, std::int64_t lda, const T* b, std::int64_t ldb, T* c, std::int64_t ldc,
+              T alpha, T beta) {
+  if (route == Route::kLoop)
+    return gemm_loop<T>(ta, tb, m, n, k, a, lda, b, ldb, c, ldc, alpha, beta);
+  if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+    auto tA = ta ? CblasTrans : CblasNoTrans;
+    auto tB = tb ? CblasTrans : CblasNoTrans;
+    auto M = static_cast<blasint>(m), N = static_cast<blasint>(n), K = static_cast<blasint>(k);
+    if constexpr (std::is_same_v<T, float>) {
+      if (route == Route::kOurs) {
+        simd::kernels_f32()->gemm(ta, tb, m, n, k, a, lda, b, ldb, c, ldc, alpha, beta);
+        return;
       }
       cblas_sgemm(CblasRowMajor, tA, tB, M, N, K, alpha, a, static_cast<blasint>(lda), b,
                   static_cast<blasint>(ldb), beta, c, static_cast<blasint>(ldc));
@@ -136,9 +163,15 @@ void gemm(bool ta, bool tb, std::int64_t m, std::int64_t n, std::int64_t k, cons
       cblas_dgemm(CblasRowMajor, tA, tB, M, N, K, alpha, a, static_cast<blasint>(lda), b,
                   static_cast<blasint>(ldb), beta, c, static_cast<blasint>(ldc));
     }
-  } else {
-    gemm_loop<T>(ta, tb, m, n, k, a, lda, b, ldb, c, ldc, alpha, beta);
   }
+}
+
+}  // namespace
+
+template <typename T>
+void gemm(bool ta, bool tb, std::int64_t m, std::int64_t n, std::int64_t k, const T* a,
+          std::int64_t lda, const T* b, std::int64_t ldb, T* c, std::int64_t ldc, T alpha, T beta) {
+  gemm_via<T>(route_of<T>(ta, tb, m, n, k), ta, tb, m, n, k, a, lda, b, ldb, c, ldc, alpha, beta);
 }
 
 template <typename T>
@@ -146,22 +179,23 @@ void gemm_threaded(bool ta, bool tb, std::int64_t m, std::int64_t n, std::int64_
                    std::int64_t lda, const T* b, std::int64_t ldb, T* c, std::int64_t ldc, T alpha,
                    T beta) {
   // One chunk's worth (k 0 included: the grains below divide by it) runs here.
+  const Route route = route_of<T>(ta, tb, m, n, k);
   if (m * n * k <= kGemmChunkMNK) {
-    gemm<T>(ta, tb, m, n, k, a, lda, b, ldb, c, ldc, alpha, beta);
+    gemm_via<T>(route, ta, tb, m, n, k, a, lda, b, ldb, c, ldc, alpha, beta);
   } else if (m >= n || m > kGemmRowAlign) {
     parallel_for(
         0, m, std::max<std::int64_t>(1, kGemmChunkMNK / (n * k)),
         [&](std::int64_t r0, std::int64_t r1) {
-          gemm<T>(ta, tb, r1 - r0, n, k, ta ? a + r0 : a + r0 * lda, lda, b, ldb, c + r0 * ldc, ldc,
-                  alpha, beta);
+          gemm_via<T>(route, ta, tb, r1 - r0, n, k, ta ? a + r0 : a + r0 * lda, lda, b, ldb,
+                      c + r0 * ldc, ldc, alpha, beta);
         },
         kGemmRowAlign);
   } else {
     parallel_for(
         0, n, std::max<std::int64_t>(1, kGemmChunkMNK / (m * k)),
         [&](std::int64_t c0, std::int64_t c1) {
-          gemm<T>(ta, tb, m, c1 - c0, k, a, lda, tb ? b + c0 * ldb : b + c0, ldb, c + c0, ldc,
-                  alpha, beta);
+          gemm_via<T>(route, ta, tb, m, c1 - c0, k, a, lda, tb ? b + c0 * ldb : b + c0, ldb, c + c0,
+                      ldc, alpha, beta);
         },
         16);
   }

@@ -255,6 +255,187 @@ void small_gemm_kernel(bool ta, bool tb, std::int64_t m, std::int64_t n, std::in
   }
 }
 
+// ---------------------------------------------------------------- n above 64
+// Note [Wide GEMM]
+// The blocked product of the BLAS libraries (Goto and van de Geijn, "Anatomy of
+// high-performance matrix multiplication", 2008), for products onto more than 64 columns. Per
+// block of kWideNc columns and kWideKc of k, op(b) is packed into panels of NR = 2 vectors of
+// columns, each kc rows of whole vectors (zero past n); per block of kWideMc rows, op(a) into
+// panels of R rows, each kc groups of R values side by side (zero past m). A tile of R x NR of c
+// is then a sum over kc of one broadcast of a and two vector loads of b per row and step, into
+// R x 2 registers, one FMA per element and step in k's order; the first block of k stores
+// alpha acc + beta c, the later ones add alpha acc. The lines of the tile of c are prefetched as
+// the tile starts. A transposed operand (a row-major a, a transposed b: k runs along their rows)
+// is packed a square of kWidth x kWidth at a time through V::transpose. Sizes: R = 8 (AVX-512) or
+// 6 (AVX2) rows, so 16 or 12 accumulators; a panel of b (256 x 32 floats at AVX-512) is reused
+// by every row panel of a block of a (192 x 256 floats, in L2). An element gets the same
+// operations, so the same bits, as in the panel and small kernels above (blocks of k of the same
+// size): how a product is split across threads by rows or columns does not change its bits
+// (tests/core/test_vec_math.cpp, GemmOnTwoThreadsHasTheBitsOfOne).
+
+template <class V>
+constexpr int kWideRows = V::kWidth == 16 ? 8 : 6;
+constexpr std::int64_t kWideKc = 256;
+static_assert(kWideKc == kGemmKc, "the kernels sum k in the same blocks (Note [Wide GEMM])");
+constexpr std::int64_t kWideMc = 192;  // a multiple of both R
+constexpr std::int64_t kWideNc = 768;  // a multiple of both NR
+
+/// This thread's buffer `which` of at least n floats, 64-byte aligned (packed panels are read
+/// with whole-vector loads: a panel across cache lines costs a split load per vector).
+inline float* aligned_buffer(int which, std::int64_t n) {
+  float* p = grown_buffer(which, n + 16);
+  const auto misalign = reinterpret_cast<std::uintptr_t>(p) % 64;
+  return misalign == 0 ? p : p + (64 - misalign) / sizeof(float);
+}
+
+/// op(a)[0 : mc, 0 : kc] as panels of R rows: panel i at ap + i R kc, its step p at p R. Writes
+/// up to kWidth floats past the last panel (the buffer has room).
+template <class V>
+void wide_pack_a(bool ta, std::int64_t mc, std::int64_t kc, const float* a, std::int64_t lda,
+                 float* ap) {
+  using Reg = typename V::Reg;
+  constexpr int R = kWideRows<V>;
+  constexpr std::int64_t W = V::kWidth;
+  for (std::int64_t i0 = 0; i0 < mc; i0 += R) {
+    const int rows = static_cast<int>(std::min<std::int64_t>(R, mc - i0));
+    float* dst = ap + i0 * kc;
+    std::int64_t p = 0;
+    if (!ta && rows == R) {
+      // k runs along a's rows: W steps of R rows at a time, transposed. Each store writes W
+      // values of which the first R are step p + x's; the rest is overwritten by the next ones.
+      for (; p + W <= kc; p += W) {
+        Reg t[W];
+        for (int r = 0; r < R; ++r) t[r] = V::load(a + (i0 + r) * lda + p);
+        for (std::int64_t r = R; r < W; ++r) t[r] = V::zero();
+        V::transpose(t);
+        for (std::int64_t x = 0; x < W; ++x) V::store(dst + (p + x) * R, t[x]);
+      }
+    }
+    for (; p < kc; ++p) {
+      for (int r = 0; r < rows; ++r)
+        dst[p * R + r] = ta ? a[p * lda + i0 + r] : a[(i0 + r) * lda + p];
+      for (int r = rows; r < R; ++r) dst[p * R + r] = 0.0f;
+    }
+  }
+}
+
+/// op(b)[0 : kc, 0 : nc] as panels of NR = 2 W columns: panel q at bp + q NR kc, its row p at
+/// p NR.
+template <class V>
+void wide_pack_b(bool tb, std::int64_t kc, std::int64_t nc, const float* b, std::int64_t ldb,
+                 float* bp) {
+  using Reg = typename V::Reg;
+  constexpr std::int64_t W = V::kWidth, NR = 2 * W;
+  for (std::int64_t j0 = 0; j0 < nc; j0 += NR) {
+    const std::int64_t cols = std::min(NR, nc - j0);
+    float* dst = bp + j0 * kc;
+    if (!tb) {
+      for (std::int64_t p = 0; p < kc; ++p) {
+        const float* row = b + p * ldb + j0;
+        for (std::int64_t q = 0; q < 2; ++q) {
+          const std::int64_t w = cols - q * W;
+          const Reg v = w >= W  ? V::load(row + q * W)
+                        : w > 0 ? V::load_partial(row + q * W, V::tail_mask(w), V::zero())
+                                : V::zero();
+          V::store(dst + p * NR + q * W, v);
+        }
+      }
+      continue;
+    }
+    std::int64_t p = 0;
+    if (cols == NR) {
+      // b's rows are op(b)'s columns: squares of W columns x W steps, transposed.
+      for (; p + W <= kc; p += W) {
+        for (std::int64_t q = 0; q < 2; ++q) {
+          Reg t[W];
+          for (std::int64_t i = 0; i < W; ++i) t[i] = V::load(b + (j0 + q * W + i) * ldb + p);
+          V::transpose(t);
+          for (std::int64_t x = 0; x < W; ++x) V::store(dst + (p + x) * NR + q * W, t[x]);
+        }
+      }
+    }
+    for (std::int64_t j = 0; j < NR; ++j) {
+      const float* col = b + (j0 + j) * ldb;
+      for (std::int64_t s = p; s < kc; ++s) dst[s * NR + j] = j < cols ? col[s] : 0.0f;
+    }
+  }
+}
+
+/// One tile: rows [0, rows) and columns [0, cols) of c (rows <= R, cols <= NR) from a panel of
+/// op(a) and one of op(b) over kc steps; c = alpha acc + beta c (beta 0 does not read c).
+template <class V>
+void wide_tile(std::int64_t kc, const float* ap, const float* bp, float* c, std::int64_t ldc,
+               int rows, std::int64_t cols, float alpha, float beta) {
+  using Reg = typename V::Reg;
+  constexpr int R = kWideRows<V>;
+  constexpr std::int64_t W = V::kWidth, NR = 2 * W;
+  for (int r = 0; r < rows; ++r) {
+    __builtin_prefetch(c + r * ldc);
+    __builtin_prefetch(c + r * ldc + W);
+    __builtin_prefetch(c + r * ldc + NR - 1);
+  }
+  Reg acc[R][2];
+  for (int r = 0; r < R; ++r) acc[r][0] = acc[r][1] = V::zero();
+  for (std::int64_t p = 0; p < kc; ++p) {
+    const Reg b0 = V::load(bp + p * NR), b1 = V::load(bp + p * NR + W);
+    for (int r = 0; r < R; ++r) {
+      const Reg av = V::set1(ap[p * R + r]);
+      acc[r][0] = V::fmadd(av, b0, acc[r][0]);
+      acc[r][1] = V::fmadd(av, b1, acc[r][1]);
+    }
+  }
+  const Reg va = V::set1(alpha), vb = V::set1(beta);
+  for (int r = 0; r < rows; ++r) {
+    float* row = c + r * ldc;
+    for (std::int64_t q = 0; q < 2; ++q) {
+      const std::int64_t w = cols - q * W;
+      if (w <= 0) break;
+      Reg v = alpha == 1.0f ? acc[r][q] : V::mul(va, acc[r][q]);
+      if (beta != 0.0f) {
+        const Reg old = w >= W ? V::load(row + q * W)
+                               : V::load_partial(row + q * W, V::tail_mask(w), V::zero());
+        v = V::add(v, beta == 1.0f ? old : V::mul(vb, old));
+      }
+      if (w >= W) {
+        V::store(row + q * W, v);
+      } else {
+        V::store_partial(row + q * W, V::tail_mask(w), v);
+      }
+    }
+  }
+}
+
+/// c [m, n] = alpha op(a) op(b) + beta c, float32, any m, n, k (Note [Wide GEMM]).
+template <class V>
+void wide_gemm(bool ta, bool tb, std::int64_t m, std::int64_t n, std::int64_t k, const float* a,
+               std::int64_t lda, const float* b, std::int64_t ldb, float* c, std::int64_t ldc,
+               float alpha, float beta) {
+  constexpr int R = kWideRows<V>;
+  constexpr std::int64_t W = V::kWidth, NR = 2 * W;
+  float* const bp = aligned_buffer(0, kWideKc * kWideNc);
+  float* const ap = aligned_buffer(1, kWideKc * (kWideMc + R) + W);
+  for (std::int64_t j0 = 0; j0 < n; j0 += kWideNc) {
+    const std::int64_t nc = std::min(kWideNc, n - j0);
+    // k 0: one pass with no terms, c = beta c.
+    for (std::int64_t p0 = 0; p0 < std::max<std::int64_t>(k, 1); p0 += kWideKc) {
+      const std::int64_t kc = std::min(kWideKc, k - p0);
+      wide_pack_b<V>(tb, kc, nc, tb ? b + j0 * ldb + p0 : b + p0 * ldb + j0, ldb, bp);
+      const float bt = p0 == 0 ? beta : 1.0f;
+      for (std::int64_t i0 = 0; i0 < m; i0 += kWideMc) {
+        const std::int64_t mc = std::min(kWideMc, m - i0);
+        wide_pack_a<V>(ta, mc, kc, ta ? a + p0 * lda + i0 : a + i0 * lda + p0, lda, ap);
+        for (std::int64_t jr = 0; jr < nc; jr += NR) {
+          for (std::int64_t ir = 0; ir < mc; ir += R) {
+            wide_tile<V>(kc, ap + ir * kc, bp + jr * kc, c + (i0 + ir) * ldc + j0 + jr, ldc,
+                         static_cast<int>(std::min<std::int64_t>(R, mc - ir)),
+                         std::min(NR, nc - jr), alpha, bt);
+          }
+        }
+      }
+    }
+  }
+}
+
 // ---------------------------------------------------------------- any m, n, k
 
 /// c [m, n] = alpha op(a) op(b) + beta c, float32, any m, n, k (Note [Panel GEMM] in gemm.cpp).
@@ -264,6 +445,7 @@ void gemm_kernel(bool ta, bool tb, std::int64_t m, std::int64_t n, std::int64_t 
                  float alpha, float beta) {
   if (n <= 64 && k <= 64)
     return small_gemm_kernel<V>(ta, tb, m, n, k, a, lda, b, ldb, c, ldc, alpha, beta);
+  if (n > 64) return wide_gemm<V>(ta, tb, m, n, k, a, lda, b, ldb, c, ldc, alpha, beta);
   constexpr std::int64_t W = V::kWidth;
   constexpr int C = kGemmVecs<V>;
   constexpr std::int64_t NC = C * W;

@@ -254,6 +254,69 @@ struct Vec {
 #endif
     return lane0(fold<kWidth / 2>(v, [](Reg a, Reg b) { return xsimd::max(a, b); }));
   }
+  /// The kWidth x kWidth matrix whose row i is r[i], transposed in place: afterwards r[j] holds
+  /// what was column j (the GEMM's packing of a transposed operand, gemm_simd_impl.h).
+  static void transpose(Reg* r) {
+#if defined(__AVX512F__)
+    if constexpr (std::is_same_v<A, xsimd::avx512f>) {
+      // Pairs of rows interleaved by 32 then 64 bits within each 128-bit lane, then the 128-bit
+      // lanes gathered in two rounds of shuffle_f32x4. The 64-bit step leaves columns 4l + 1 and
+      // 4l + 2 swapped, undone by the order of the last copy.
+      __m512 t[16], u[16];
+      for (int i = 0; i < 8; ++i) {
+        t[2 * i] = _mm512_unpacklo_ps(r[2 * i], r[2 * i + 1]);
+        t[2 * i + 1] = _mm512_unpackhi_ps(r[2 * i], r[2 * i + 1]);
+      }
+      for (int i = 0; i < 4; ++i) {
+        for (int h = 0; h < 2; ++h) {
+          const __m512d x = _mm512_castps_pd(t[4 * i + h]), y = _mm512_castps_pd(t[4 * i + 2 + h]);
+          u[4 * i + h] = _mm512_castpd_ps(_mm512_unpacklo_pd(x, y));
+          u[4 * i + 2 + h] = _mm512_castpd_ps(_mm512_unpackhi_pd(x, y));
+        }
+      }
+      for (int i = 0; i < 2; ++i) {
+        for (int x = 0; x < 4; ++x) {
+          t[8 * i + x] = _mm512_shuffle_f32x4(u[8 * i + x], u[8 * i + 4 + x], 0x88);
+          t[8 * i + 4 + x] = _mm512_shuffle_f32x4(u[8 * i + x], u[8 * i + 4 + x], 0xdd);
+        }
+      }
+      constexpr int kSwap[16] = {0, 2, 1, 3, 4, 6, 5, 7, 8, 10, 9, 11, 12, 14, 13, 15};
+      for (int x = 0; x < 8; ++x) {
+        u[x] = _mm512_shuffle_f32x4(t[x], t[8 + x], 0x88);
+        u[8 + x] = _mm512_shuffle_f32x4(t[x], t[8 + x], 0xdd);
+      }
+      for (int x = 0; x < 16; ++x) r[x] = u[kSwap[x]];
+      return;
+    }
+#endif
+#if defined(__AVX2__)
+    if constexpr (std::is_same_v<A, xsimd::fma3<xsimd::avx2>>) {
+      __m256 t[8], u[8];
+      for (int i = 0; i < 4; ++i) {
+        t[2 * i] = _mm256_unpacklo_ps(r[2 * i], r[2 * i + 1]);
+        t[2 * i + 1] = _mm256_unpackhi_ps(r[2 * i], r[2 * i + 1]);
+      }
+      for (int i = 0; i < 2; ++i) {
+        u[4 * i] = _mm256_shuffle_ps(t[4 * i], t[4 * i + 2], 0x44);
+        u[4 * i + 1] = _mm256_shuffle_ps(t[4 * i], t[4 * i + 2], 0xee);
+        u[4 * i + 2] = _mm256_shuffle_ps(t[4 * i + 1], t[4 * i + 3], 0x44);
+        u[4 * i + 3] = _mm256_shuffle_ps(t[4 * i + 1], t[4 * i + 3], 0xee);
+      }
+      for (int x = 0; x < 4; ++x) {
+        r[x] = _mm256_permute2f128_ps(u[x], u[4 + x], 0x20);
+        r[4 + x] = _mm256_permute2f128_ps(u[x], u[4 + x], 0x31);
+      }
+      return;
+    }
+#endif
+    alignas(64) float b[kWidth * kWidth];
+    for (std::int64_t i = 0; i < kWidth; ++i) r[i].store_aligned(b + i * kWidth);
+    for (std::int64_t j = 0; j < kWidth; ++j) {
+      alignas(64) float col[kWidth];
+      for (std::int64_t i = 0; i < kWidth; ++i) col[i] = b[i * kWidth + j];
+      r[j] = Reg::load_aligned(col);
+    }
+  }
 };
 
 /// exp of each lane (Note [Vectorised exp]): the kernels' exp (tanh, sigmoid, GELU, softmax's
