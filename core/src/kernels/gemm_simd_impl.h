@@ -355,8 +355,12 @@ void wide_pack_b(bool tb, std::int64_t kc, std::int64_t nc, const float* b, std:
       }
     }
     for (std::int64_t j = 0; j < NR; ++j) {
+      if (j >= cols) {
+        for (std::int64_t s = p; s < kc; ++s) dst[s * NR + j] = 0.0f;
+        continue;
+      }
       const float* col = b + (j0 + j) * ldb;
-      for (std::int64_t s = p; s < kc; ++s) dst[s * NR + j] = j < cols ? col[s] : 0.0f;
+      for (std::int64_t s = p; s < kc; ++s) dst[s * NR + j] = col[s];
     }
   }
 }
