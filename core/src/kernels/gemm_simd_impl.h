@@ -277,6 +277,9 @@ void small_gemm_kernel(bool ta, bool tb, std::int64_t m, std::int64_t n, std::in
 
 template <class V>
 constexpr int kWideRows = V::kWidth == 16 ? 8 : 6;
+/// Vectors of c per row of a tile. At AVX2, 4 rows x 3 vectors measured the same within noise
+/// and 8 x 1 ~15% slower (too few independent accumulators).
+constexpr int kWideVecs = 2;
 constexpr std::int64_t kWideKc = 256;
 static_assert(kWideKc == kGemmKc, "the kernels sum k in the same blocks (Note [Wide GEMM])");
 constexpr std::int64_t kWideMc = 192;  // a multiple of both R
@@ -327,14 +330,14 @@ template <class V>
 void wide_pack_b(bool tb, std::int64_t kc, std::int64_t nc, const float* b, std::int64_t ldb,
                  float* bp) {
   using Reg = typename V::Reg;
-  constexpr std::int64_t W = V::kWidth, NR = 2 * W;
+  constexpr std::int64_t W = V::kWidth, NR = kWideVecs * W;
   for (std::int64_t j0 = 0; j0 < nc; j0 += NR) {
     const std::int64_t cols = std::min(NR, nc - j0);
     float* dst = bp + j0 * kc;
     if (!tb) {
       for (std::int64_t p = 0; p < kc; ++p) {
         const float* row = b + p * ldb + j0;
-        for (std::int64_t q = 0; q < 2; ++q) {
+        for (std::int64_t q = 0; q < kWideVecs; ++q) {
           const std::int64_t w = cols - q * W;
           const Reg v = w >= W  ? V::load(row + q * W)
                         : w > 0 ? V::load_partial(row + q * W, V::tail_mask(w), V::zero())
@@ -348,7 +351,7 @@ void wide_pack_b(bool tb, std::int64_t kc, std::int64_t nc, const float* b, std:
     if (cols == NR) {
       // b's rows are op(b)'s columns: squares of W columns x W steps, transposed.
       for (; p + W <= kc; p += W) {
-        for (std::int64_t q = 0; q < 2; ++q) {
+        for (std::int64_t q = 0; q < kWideVecs; ++q) {
           Reg t[W];
           for (std::int64_t i = 0; i < W; ++i) t[i] = V::load(b + (j0 + q * W + i) * ldb + p);
           V::transpose(t);
@@ -374,26 +377,28 @@ void wide_tile(std::int64_t kc, const float* ap, const float* bp, float* c, std:
                int rows, std::int64_t cols, float alpha, float beta) {
   using Reg = typename V::Reg;
   constexpr int R = kWideRows<V>;
-  constexpr std::int64_t W = V::kWidth, NR = 2 * W;
+  constexpr std::int64_t W = V::kWidth, NR = kWideVecs * W;
   for (int r = 0; r < rows; ++r) {
     __builtin_prefetch(c + r * ldc);
     __builtin_prefetch(c + r * ldc + W);
     __builtin_prefetch(c + r * ldc + NR - 1);
   }
-  Reg acc[R][2];
-  for (int r = 0; r < R; ++r) acc[r][0] = acc[r][1] = V::zero();
+  constexpr int Q = kWideVecs;
+  Reg acc[R][Q];
+  for (int r = 0; r < R; ++r)
+    for (int q = 0; q < Q; ++q) acc[r][q] = V::zero();
   for (std::int64_t p = 0; p < kc; ++p) {
-    const Reg b0 = V::load(bp + p * NR), b1 = V::load(bp + p * NR + W);
+    Reg bv[Q];
+    for (int q = 0; q < Q; ++q) bv[q] = V::load(bp + p * NR + q * W);
     for (int r = 0; r < R; ++r) {
       const Reg av = V::set1(ap[p * R + r]);
-      acc[r][0] = V::fmadd(av, b0, acc[r][0]);
-      acc[r][1] = V::fmadd(av, b1, acc[r][1]);
+      for (int q = 0; q < Q; ++q) acc[r][q] = V::fmadd(av, bv[q], acc[r][q]);
     }
   }
   const Reg va = V::set1(alpha), vb = V::set1(beta);
   for (int r = 0; r < rows; ++r) {
     float* row = c + r * ldc;
-    for (std::int64_t q = 0; q < 2; ++q) {
+    for (std::int64_t q = 0; q < kWideVecs; ++q) {
       const std::int64_t w = cols - q * W;
       if (w <= 0) break;
       Reg v = alpha == 1.0f ? acc[r][q] : V::mul(va, acc[r][q]);
@@ -417,7 +422,7 @@ void wide_gemm(bool ta, bool tb, std::int64_t m, std::int64_t n, std::int64_t k,
                std::int64_t lda, const float* b, std::int64_t ldb, float* c, std::int64_t ldc,
                float alpha, float beta) {
   constexpr int R = kWideRows<V>;
-  constexpr std::int64_t W = V::kWidth, NR = 2 * W;
+  constexpr std::int64_t W = V::kWidth, NR = kWideVecs * W;
   float* const bp = aligned_buffer(0, kWideKc * kWideNc);
   float* const ap = aligned_buffer(1, kWideKc * (kWideMc + R) + W);
   for (std::int64_t j0 = 0; j0 < n; j0 += kWideNc) {
