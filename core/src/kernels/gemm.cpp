@@ -75,8 +75,8 @@ constexpr std::int64_t kSmallGemm = 512;
 // kernels, 0.84 and 0.89 against its Haswell ones (OPENBLAS_CORETYPE=Haswell, what an AVX2-only
 // CPU runs); 0.55 at best, 1.4 at worst (a 64 x 100 a, ~10 us with cold caches). Where it
 // measured slower as a rule (fewer rows: the packing of op(b) is not paid back; both operands
-// transposed; n above 64, within 10% either way) OpenBLAS keeps the product. Products with n and
-// k of at most 64 keep the kernel they had before the blocked one (small_gemm_kernel). The
+// transposed) OpenBLAS keeps the product; above 64 columns, Note [Wide GEMM routing]. Products with
+// n and k of at most 64 keep the kernel they had before the blocked one (small_gemm_kernel). The
 // results differ from OpenBLAS's by rounding (another summation order), and are the same on every
 // thread count: an element's sum does not depend on which rows or columns share its block.
 // Products of at most kSmallGemm multiply-adds keep the loop above; off x86-64 or without AVX2
@@ -102,11 +102,12 @@ constexpr std::int64_t kGemmChunkMNK = 1 << 20;
 // A float32 product onto more than 64 columns runs in the blocked kernel of Note [Wide GEMM]
 // (gemm_simd_impl.h) when it has at least kWideGemmRows rows and not both operands transposed;
 // otherwise in OpenBLAS. `build/bench/gemm_sweep --wide` (docs/performance.md, 2026-12-06, AMD
-// EPYC Zen 4, one thread, cold caches) timed GPT-2's thirteen products at 0.95-1.00 of OpenBLAS
-// 0.3.21's time on the AVX-512 level (100-108 against 95-103 GFLOP/s; the weight gradients, k =
-// 256, gain most) and 0.93-1.01 on AVX2, attention's [512, 64] x [64, 512] at 0.93, a 1024 cube
-// at 0.96. With fewer rows the packing of op(b) is not paid back (1 row: 2.3x OpenBLAS's time, 4
-// rows: 1.33x, 16: 0.99-1.13), nor with both operands transposed (1.12).
+// EPYC Zen 4, one thread, cold caches) timed GPT-2's thirteen products at 0.93-1.01 of OpenBLAS
+// 0.3.21's time on the AVX-512 level (its Cooperlake kernels; the weight gradients, k = 256, gain
+// most), attention's [512, 64] x [64, 512] at 0.93, a 1024 cube at 0.96; on AVX2 0.93-1.01
+// against the same kernels and 0.96-1.09 against OpenBLAS's Haswell ones (level within the
+// noise). With fewer rows the packing of op(b) is not paid back (1 row: 2.4x OpenBLAS's time, 4
+// rows: 1.3x, 16: 0.99-1.26), nor with both operands transposed (1.11-1.19).
 constexpr std::int64_t kWideGemmRows = 48;
 
 /// Whether a float32 product runs in minigrad's own kernels: Note [Panel GEMM] above, and
