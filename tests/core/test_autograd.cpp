@@ -357,3 +357,62 @@ TEST(Autograd, AHookThatRegistersHooksOnItsTensorIsSafe) {
   EXPECT_EQ(calls, 1);
   EXPECT_EQ(x.grad().to_vector<float>(), (std::vector<float>{2, 2}));
 }
+
+// Note [Adding into the engine's buffer] (core/src/autograd/function.h): a tied embedding (the
+// weight also used as a head, as GPT-2's) adds its gradient straight into the head's gradient the
+// engine already holds, instead of a zero-filled [num, dim] gradient added to it: the same bits as
+// the two gradients computed apart and added (rows of a repeated index summed first), hooks see
+// the sum once, and the backward allocates no [num, dim] tensor. Each dtype, with and without
+// padding_idx; alone (no buffer yet), the embedding keeps its zero-filled gradient.
+TEST(Autograd, TiedEmbeddingAddsIntoTheHeadsGradient) {
+  mg::manual_seed(3);
+  const std::int64_t num = 50, dim = 8;
+  for (mg::Dtype dt : {mg::kFloat32, mg::kFloat64}) {
+    for (std::optional<std::int64_t> pad : {std::optional<std::int64_t>{}, {3}}) {
+      mg::Tensor w = mg::randn({num, dim}).to(dt).requires_grad_();
+      mg::Tensor idx = mg::tensor({3.0, 7.0, 3.0, 0.0, 49.0, 3.0, 7.0}).to(mg::kInt64);
+      mg::Tensor a = mg::randn({7, dim}).to(dt), x = mg::randn({5, dim}).to(dt);
+      mg::Tensor b = mg::randn({5, num}).to(dt);
+      auto emb_term = [&] { return (mg::embedding(idx, w, pad) * a).sum(); };
+      auto head_term = [&] { return (mg::matmul(x, w.t()) * b).sum(); };
+      // Apart: each term's gradient alone (the embedding's into zeros), then head + embedding.
+      mg::Tensor apart;
+      std::int64_t alone_bytes = 0;
+      {
+        mg::Tensor gh = mg::autograd::grad({head_term()}, {w})[0];
+        mg::profiler::Profile prof;
+        mg::Tensor ge = mg::autograd::grad({emb_term()}, {w})[0];
+        prof.stop();
+        for (const auto& e : prof.key_averages())
+          if (e.key == "EmbeddingBackward0") alone_bytes = e.cpu_memory_usage;
+        apart = gh + ge;
+      }
+      EXPECT_GE(alone_bytes, num * dim * static_cast<std::int64_t>(mg::element_size(dt)));
+      // Tied: one backward through both. The embedding is recorded first, as in a model, so the
+      // head's nodes (later) run first and its gradient is in the buffer when the embedding's runs.
+      int hook_calls = 0;
+      w.register_hook([&](const mg::Tensor& g) {
+        ++hook_calls;
+        return g;
+      });
+      std::int64_t tied_bytes = -1;
+      {
+        mg::Tensor emb = emb_term();
+        mg::Tensor loss = emb + head_term();
+        mg::profiler::Profile prof;
+        loss.backward();
+        prof.stop();
+        for (const auto& e : prof.key_averages())
+          if (e.key == "EmbeddingBackward0") tied_bytes = e.cpu_memory_usage;
+      }
+      EXPECT_EQ(hook_calls, 1);
+      EXPECT_GE(tied_bytes, 0);
+      EXPECT_LT(tied_bytes, num * dim * static_cast<std::int64_t>(mg::element_size(dt)));
+      const auto got = w.grad().to(mg::kFloat64).to_vector<double>();
+      const auto want = apart.to(mg::kFloat64).to_vector<double>();
+      ASSERT_EQ(got.size(), want.size());
+      for (std::size_t i = 0; i < got.size(); ++i)
+        ASSERT_EQ(got[i], want[i]) << mg::dtype_name(dt) << " element " << i;
+    }
+  }
+}

@@ -20,4 +20,12 @@ template <typename T>
 void embedding_backward_kernel(const T* rows, const std::int64_t* idx, std::int64_t n,
                                std::int64_t dim, T* out);
 
+/// out += the gradient embedding_backward_kernel would scatter into zeros, with the same bits,
+/// without that [num, dim] gradient: the rows of each index are summed from zero in the order of
+/// i, then added to out's row (Note [Adding into the engine's buffer] in autograd/function.h).
+/// Float dtypes only.
+template <typename T>
+void embedding_backward_add_kernel(const T* rows, const std::int64_t* idx, std::int64_t n,
+                                   std::int64_t dim, T* out);
+
 }  // namespace minigrad::detail

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "autograd/function.h"
 #include "kernels/embedding.h"
 #include "kernels/loss.h"
 #include "kernels/norm.h"
@@ -61,7 +62,22 @@ struct EmbeddingFn : autograd::Function<EmbeddingFn> {
     // NOTE: rows looked up at padding_idx (-1: none) add nothing, as PyTorch's embedding_backward.
     std::int64_t padding_idx = ctx->saved_data["padding_idx"].toInt();
     if (padding_idx >= 0) rows = masked_fill(rows, indices.eq(padding_idx).unsqueeze(1), 0.0);
-    Tensor zero = zeros({ctx->saved_data["num"].toInt(), dim}, g.dtype());
+    const std::int64_t num = ctx->saved_data["num"].toInt();
+    if (!is_grad_enabled() && g.is_floating_point()) {
+      // Added straight into the weight's gradient summed so far (a tied embedding: the head's),
+      // when the engine has one (Note [Adding into the engine's buffer]).
+      Tensor* into = detail::input_gradient_buffer(0);
+      if (into != nullptr && into->shape() == Shape{num, dim} && into->dtype() == g.dtype()) {
+        const Tensor src = rows.contiguous(), idx = indices.contiguous();
+        dispatch_floating(g.dtype(), "embedding", [&]<typename T>() {
+          detail::embedding_backward_add_kernel<T>(src.data_ptr<T>(), idx.data_ptr<std::int64_t>(),
+                                                   idx.numel(), dim, into->data_ptr<T>());
+        });
+        ++into->impl()->storage->version;
+        return {Tensor(), Tensor(), Tensor(), Tensor()};
+      }
+    }
+    Tensor zero = zeros({num, dim}, g.dtype());
     if (!is_grad_enabled() && g.is_floating_point()) {
       // Scattered straight into the zeros: index_add would copy them first (GPT-2 small's
       // 50257 x 768 table: a 154 MB copy per step). The same additions in the same order.
