@@ -231,10 +231,23 @@ void small_gemm_kernel(bool ta, bool tb, std::int64_t m, std::int64_t n, std::in
   if (tb || n % W != 0) {
     ldp = (n + W - 1) / W * W;
     if (tb) {
-      // b's rows are op(b)'s columns: read each once, in order.
+      // b's rows are op(b)'s columns: squares of W x W through V::transpose where whole, the
+      // rest one value at a time, each row of b read once, in order (scalar, the packing took
+      // as long as a [64, 64] x [64, 64] product's arithmetic: attention's scores and their
+      // gradient).
+      using Reg = typename V::Reg;
+      const std::int64_t n_sq = n / W * W, k_sq = k / W * W;
+      for (std::int64_t j0 = 0; j0 < n_sq; j0 += W) {
+        for (std::int64_t p0 = 0; p0 < k_sq; p0 += W) {
+          Reg t[W];
+          for (std::int64_t i = 0; i < W; ++i) t[i] = V::load(b + (j0 + i) * ldb + p0);
+          V::transpose(t);
+          for (std::int64_t x = 0; x < W; ++x) V::store(packed + (p0 + x) * ldp + j0, t[x]);
+        }
+      }
       for (std::int64_t j = 0; j < n; ++j) {
         const float* col = b + j * ldb;
-        for (std::int64_t p = 0; p < k; ++p) packed[p * ldp + j] = col[p];
+        for (std::int64_t p = j < n_sq ? k_sq : 0; p < k; ++p) packed[p * ldp + j] = col[p];
       }
     } else {
       for (std::int64_t p = 0; p < k; ++p)
