@@ -157,7 +157,9 @@ TEST(VecMath, ExpMaxUlpErrorOverASweep) {
         "vectorised exp (%s): max error %.3f ulp over %zu inputs (at x = %.9g); x <= 0: "
         "%.3f ulp\n",
         k->name, worst, xs.size(), worst_x, worst_negative);
-    EXPECT_LE(worst, 2.0) << k->name << " at x = " << worst_x;
+    // Under 1 ulp (0.85 measured; Cephes' degree-7 polynomial gave 0.97, an Estrin evaluation of
+    // the degree-6 one 1.22).
+    EXPECT_LT(worst, 1.0) << k->name << " at x = " << worst_x;
     // Special values, exactly.
     const float special[] = {0.0f,    -0.0f,   -kInf,  kInf,
                              -200.0f, -104.0f, 100.0f, std::numeric_limits<float>::quiet_NaN(),
