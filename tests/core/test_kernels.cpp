@@ -18,6 +18,7 @@
 #include "kernels/loss.h"
 #include "kernels/norm.h"
 #include "kernels/reduce.h"
+#include "kernels/simd.h"
 #include "parallel.h"
 
 namespace k = minigrad::detail;
@@ -306,6 +307,62 @@ TEST(Kernels, LayerNormSameBitsOnOneAndTwoThreads) {
   }
   for (std::size_t i = 0; i < results[0].size(); ++i)
     EXPECT_TRUE(results[0][i] == results[1][i]) << "result " << i << " differs";
+}
+
+// float32 rows run in AVX2 / AVX-512 double vectors when the CPU has them (norm_simd_impl.h):
+// the same operations as the portable loops, in the same order, none fused, so the same bits, on
+// every level this CPU has: rows of every length around the 8-wide groups, each affine case,
+// every subset of backward outputs, values of very different sizes (and a row of 1e4 + small).
+// mean and rstd are the doubles themselves; a float result would hide a last-bit difference in
+// the double it is rounded from, unless it crosses a rounding boundary.
+TEST(Kernels, LayerNormFloat32RowsHaveThePortableBitsOnEveryLevel) {
+  namespace simd = minigrad::detail::simd;
+  std::vector<simd::Level> levels;
+  for (auto level : {simd::Level::kAvx2, simd::Level::kAvx512})
+    if (simd::kernels_f32_at(level)) levels.push_back(level);
+  if (levels.empty()) GTEST_SKIP() << "no AVX2 on this CPU";
+  struct Restore {
+    ~Restore() { simd::set_max_level(simd::Level::kAvx512); }
+  } restore;
+  std::uint32_t state = 777;
+  auto next = [&state] {  // in [-2, 2), then spread over exponents -8 .. 8
+    state = state * 1664525u + 1013904223u;
+    const float u = static_cast<float>(state >> 8) / static_cast<float>(1 << 24) * 4.0f - 2.0f;
+    return std::ldexp(u, static_cast<int>(state % 17) - 8);
+  };
+  for (const std::int64_t n : {1, 3, 7, 8, 9, 15, 16, 17, 64, 100, 768, 1031}) {
+    const std::int64_t rows = 5;
+    std::vector<float> x(static_cast<std::size_t>(rows * n)), g(x.size()), w(n), b(n);
+    for (auto* v : {&x, &g, &w, &b})
+      for (float& e : *v) e = next();
+    for (std::int64_t j = 0; j < n; ++j) x[static_cast<std::size_t>(n + j)] += 1e4f;  // row 1
+    for (int affine = 0; affine < 4; ++affine) {
+      const float* wp = affine & 1 ? w.data() : nullptr;
+      const float* bp = affine & 2 ? b.data() : nullptr;
+      // results[0]: portable; then one per level.
+      std::vector<std::vector<std::vector<unsigned char>>> results;
+      for (std::size_t li = 0; li <= levels.size(); ++li) {
+        simd::set_max_level(li == 0 ? simd::Level::kPortable : levels[li - 1]);
+        std::vector<float> out(x.size()), gx(x.size()), gx2(x.size()), gw(n), gb(n), gw2(n);
+        std::vector<double> mean(rows), rstd(rows);
+        k::layer_norm_kernel<float>(x.data(), n, 1, wp, bp, rows, n, 1e-5, out.data(), mean.data(),
+                                    rstd.data());
+        k::layer_norm_backward_kernel<float>(g.data(), x.data(), mean.data(), rstd.data(), wp, rows,
+                                             n, gx.data(), gw.data(), gb.data());
+        k::layer_norm_backward_kernel<float>(g.data(), x.data(), mean.data(), rstd.data(), wp, rows,
+                                             n, gx2.data(), nullptr, nullptr);
+        k::layer_norm_backward_kernel<float>(g.data(), x.data(), mean.data(), rstd.data(), wp, rows,
+                                             n, nullptr, gw2.data(), nullptr);
+        results.push_back({bits(out), bits(mean), bits(rstd), bits(gx), bits(gw), bits(gb),
+                           bits(gx2), bits(gw2)});
+      }
+      for (std::size_t li = 1; li < results.size(); ++li)
+        for (std::size_t i = 0; i < results[0].size(); ++i)
+          EXPECT_TRUE(results[0][i] == results[li][i])
+              << "n " << n << " affine " << affine << " level " << static_cast<int>(levels[li - 1])
+              << ": result " << i << " differs from the portable loops'";
+    }
+  }
 }
 
 // Without create_graph, LayerNormFn's backward is the fused kernel; with create_graph it is

@@ -17,6 +17,19 @@
 // the first loop GCC 12 kept it scalar (callgrind, a [768, 64] float32 backward: 1.33M
 // instructions, 0.97M split so).
 //
+// float32 rows on AVX2 / AVX-512 CPUs run norm_simd_impl.h instead (norm_avx2.cpp,
+// norm_avx512.cpp, picked at the level kernels_f32() runs, Note [Runtime SIMD dispatch] in
+// simd.h): the same operations in double vectors of 8, element j of a group in lane j mod 8 (the
+// lanes above), so the same sums, and every other operation the same one in the same order; those
+// files are compiled with -ffp-contract=off, as this one is for plain x86-64 (no FMA to fuse
+// into), so the results are the same bits (tests/core/test_kernels.cpp compares every level).
+// Each row is widened to double once, and w and b once per chunk: widening is two µops on AVX-512
+// and the loops above widen x three times. A GPT-2 row of 768, forward: 0.83 -> 0.46 ns an
+// element; forward and backward 2.1 -> 1.2; tiny_lm's rows of 64 2.5 -> 1.5 (Zen 4, AVX-512;
+// forward and backward at AVX2: 1.3 and 1.7). What is left is the chain of one add per 8
+// elements in each sum: more lanes (or rows in lockstep: tried before the widening once,
+// 0.54 -> 0.49) would break it, at the price of new bits.
+//
 // Threads: rows are cut into fixed chunks of about kChunkElems elements, whatever the thread
 // count. A forward row or a grad_x row only depends on its own row. The sums over rows are taken
 // per chunk, rows in order, into the chunk's own double buffer, and the chunks' buffers are then
@@ -27,8 +40,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <type_traits>
 #include <vector>
 
+#include "kernels/norm_simd.h"
+#include "kernels/simd.h"
 #include "parallel.h"
 
 namespace minigrad::detail {
@@ -159,13 +175,30 @@ void backward_rows(const T* g, const T* x, const double* mean, const double* rst
   }
 }
 
+/// The AVX2 / AVX-512 rows for contiguous float32 rows at the level kernels_f32() runs, or
+/// nullptr (portable loops).
+const simd::LayerNormRows* simd_rows() {
+  const simd::Kernels* k = simd::kernels_f32();
+  if (k == nullptr) return nullptr;
+  if (k->level == simd::Level::kAvx512) {
+    if (const simd::LayerNormRows* rows = simd::layer_norm_rows_avx512()) return rows;
+  }
+  return simd::layer_norm_rows_avx2();
+}
+
 }  // namespace
 
 template <typename T>
 void layer_norm_kernel(const T* x, std::int64_t x_row_stride, std::int64_t x_col_stride, const T* w,
                        const T* b, std::int64_t rows, std::int64_t n, double eps, T* out,
                        double* mean_out, double* rstd_out) {
+  const simd::LayerNormRows* fast = nullptr;
+  if constexpr (std::is_same_v<T, float>) fast = x_col_stride == 1 ? simd_rows() : nullptr;
   parallel_for(0, rows, chunk_rows(n), [&](std::int64_t r0, std::int64_t r1) {
+    if constexpr (std::is_same_v<T, float>) {
+      if (fast)
+        return fast->forward(x, x_row_stride, w, b, r0, r1, n, eps, out, mean_out, rstd_out);
+    }
     if (x_col_stride == 1) {
       forward_rows<T, true>(x, x_row_stride, 1, w, b, r0, r1, n, eps, out, mean_out, rstd_out);
     } else {
@@ -187,11 +220,19 @@ void layer_norm_backward_kernel(const T* g, const T* x, const double* mean, cons
   if (!grad_x && !sums) return;
   std::vector<double> partial(
       sums ? static_cast<std::size_t>(std::max<std::int64_t>(chunks, 1) * 2 * n) : 0);
+  const simd::LayerNormRows* fast = nullptr;
+  if constexpr (std::is_same_v<T, float>) fast = simd_rows();
   parallel_for(0, chunks, 1, [&](std::int64_t c0, std::int64_t c1) {
     for (std::int64_t c = c0; c < c1; ++c) {
       const std::int64_t r0 = c * per_chunk, r1 = std::min(rows, r0 + per_chunk);
       double* pw = sums ? partial.data() + c * 2 * n : nullptr;
       double* pb = sums ? pw + n : nullptr;
+      if constexpr (std::is_same_v<T, float>) {
+        if (fast) {
+          fast->backward(g, x, mean, rstd, w, r0, r1, n, grad_x, pw, pb);
+          continue;
+        }
+      }
       if (w && sums) {
         backward_rows<T, true, true>(g, x, mean, rstd, w, r0, r1, n, grad_x, pw, pb);
       } else if (w) {
