@@ -174,7 +174,6 @@ struct Vec {
   static Reg max(Reg a, Reg b) { return xsimd::max(a, b); }
   /// a < b ? a : b; b when either is NaN.
   static Reg min(Reg a, Reg b) { return xsimd::min(a, b); }
-  static Reg round(Reg x) { return xsimd::nearbyint(x); }
   static Reg abs(Reg a) { return xsimd::abs(a); }
   /// a where x >= 0, b elsewhere (and where x is NaN).
   static Reg where_nonneg(Reg x, Reg a, Reg b) { return xsimd::select(x >= Reg(0.0f), a, b); }
