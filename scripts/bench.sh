@@ -34,7 +34,7 @@ for arg in "$@"; do [ "$arg" = --quick ] || [ "$arg" = --smoke ] && quick=1; don
 build="build-bench"
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DMINIGRAD_BUILD_BENCH=ON \
   -DMINIGRAD_BENCH_TORCH="$torch" >/dev/null
-targets=(minigrad_bench learn_projections train_script_minigrad gpt2_mg)
+targets=(minigrad_bench learn_projections train_script_minigrad gpt2_mg tiny_lm)
 # minigrad::distributed's rows (Open MPI, installed by deps.sh): the all-reduce and tiny_lm_ddp.
 have_mpi=0
 if grep -q '^MINIGRAD_BUILD_DISTRIBUTED:BOOL=ON' "$build/CMakeCache.txt"; then
@@ -64,6 +64,34 @@ fi
 echo
 echo "== per-workload times (medians per iteration; ratio = minigrad / reference, lower is better)"
 "$build/bench/minigrad_bench" "$@"
+
+# ---- threads on a busy machine (issue 15: the pool never makes a step slower than one thread) --
+# The tiny_lm example's training (100 steps) on 1 and 2 threads while one other process keeps a
+# core busy (`yes > /dev/null`), alternating, 3 runs each: the medians of the tokens/s it prints.
+echo
+echo "== threads on a busy machine: tiny_lm example, 1 vs 2 threads next to one busy process"
+busy_reps=3 busy_steps=100
+[ "$quick" = 1 ] && busy_reps=1 busy_steps=5
+yes >/dev/null &
+busy_pid=$!
+trap 'kill "$busy_pid" 2>/dev/null || true' EXIT
+: >"$build/busy_1"
+: >"$build/busy_2"
+for ((i = 0; i < busy_reps; ++i)); do
+  for t in 1 2; do
+    MINIGRAD_NUM_THREADS=$t "$build/examples/tiny_lm/tiny_lm" --steps "$busy_steps" --curve '' \
+      --attention '' --samples 0 | grep -oE '[0-9]+ tokens/s' | cut -d' ' -f1 >>"$build/busy_$t"
+  done
+done
+kill "$busy_pid"
+trap - EXIT
+middle() { sort -g "$1" | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
+awk -v one="$(middle "$build/busy_1")" -v two="$(middle "$build/busy_2")" -v n="$busy_reps" \
+  -v runs="$(paste -sd' ' "$build/busy_1") / $(paste -sd' ' "$build/busy_2")" 'BEGIN {
+    printf "tokens/s, medians of %d: 1 thread %d, 2 threads %d (runs: %s)\n", n, one, two, runs
+    r = one / two
+    printf "2-thread step / 1-thread step: %.2f  target <= 1.00 %s\n", r, (r <= 1.0) ? "met" : "MISS"
+  }'
 
 # ---- GPT-2 small (issue 15): minigrad, libtorch and PyTorch eager from the same weights ----
 # bench/gpt2_compare.py writes the weights and tokens into $build/gpt2 (~500 MB) the first time,
