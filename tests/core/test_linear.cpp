@@ -210,6 +210,33 @@ TEST(FusedLinear, WeightGradientInItsOwnLayoutWithoutACopy) {
   }
 }
 
+// The same for a batched operand: attention's scores = q k^T with k = W_k(x) [B, T, d_k] and
+// k^T a transposed view. k's gradient is computed as (g^T q)^T, so it reaches k contiguous and
+// the view back to the Linear's rows takes it without a clone. Values against float64.
+TEST(FusedLinear, BatchedTransposedOperandGetsItsGradientWithoutACopy) {
+  mg::manual_seed(4);
+  mg::Tensor x = mg::randn({3, 5, 6});
+  mg::Tensor wq = mg::randn({4, 6}).requires_grad_(), wk = mg::randn({4, 6}).requires_grad_();
+  mg::Tensor up = mg::randn({3, 5, 5});
+  mg::Tensor q = F::linear(x, wq), k = F::linear(x, wk);
+  mg::Tensor kt = k.transpose(-2, -1);
+  mg::Tensor scores = mg::matmul(q, kt);
+  std::int64_t clones = 0;
+  {
+    mg::profiler::Profile prof;
+    (scores * up).sum().backward();
+    prof.stop();
+    for (const auto& e : prof.events()) clones += e.name == "clone";
+  }
+  EXPECT_EQ(clones, 0);
+  // dL/dk [B, T, d_k] = up^T q per batch; dL/dW_k = sum over rows of dk^T x; the same for q.
+  mg::Tensor xd = x.to(mg::kFloat64), upd = up.to(mg::kFloat64);
+  mg::Tensor qd = q.detach().to(mg::kFloat64), kd = k.detach().to(mg::kFloat64);
+  mg::Tensor dk = mg::matmul(upd.transpose(-2, -1), qd), dq = mg::matmul(upd, kd);
+  expect_close(wk.grad(), mg::matmul(dk.reshape({-1, 4}).t(), xd.reshape({-1, 6})), 1e-5, "W_k");
+  expect_close(wq.grad(), mg::matmul(dq.reshape({-1, 4}).t(), xd.reshape({-1, 6})), 1e-5, "W_q");
+}
+
 // The counterpart: a gradient that is a view of a tensor the user still holds is copied, not
 // taken, so writing the user's tensor afterwards leaves .grad alone.
 TEST(FusedLinear, AViewOfTheUsersGradientIsCopied) {

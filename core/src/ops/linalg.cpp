@@ -38,10 +38,15 @@ bool matrices_blas_ready(const Tensor& t) {
 // Linear's weight.t()) as (other^T g)^T = (g^T other)^T, one GEMM into a contiguous buffer then a
 // transposed view of it. The gradient that reaches the weight through TBackward0 is then
 // contiguous [out, in]: computed row-major, it arrived transposed and AccumulateGrad copied it into
-// the parameter's layout, a strided copy that was a quarter of a GPT-2 small step.
+// the parameter's layout, a strided copy that was a quarter of a GPT-2 small step. Batched
+// operands the same way, matrix by matrix: attention's k.transpose(-2, -1) gets its gradient as
+// (g^T q)^T, so TransposeBackward0 hands k a contiguous [B, T, d_k] gradient, which the view
+// back to a Linear's rows takes as it is (computed as q^T g, it was cloned there: 20 MB a step
+// of the large attention benchmark, tests/core/test_linear.cpp).
 bool column_major(const Tensor& t) {
   const Shape &sh = t.shape(), &st = t.strides();
-  return sh.size() == 2 && sh[0] > 1 && sh[1] > 1 && st[0] == 1 && st[1] == sh[0];
+  const std::size_t n = sh.size();
+  return n >= 2 && sh[n - 2] > 1 && sh[n - 1] > 1 && st[n - 2] == 1 && st[n - 1] == sh[n - 2];
 }
 
 // Note [Two gradients at once]
