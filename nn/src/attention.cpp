@@ -84,23 +84,25 @@ std::pair<Tensor, Tensor> MultiheadAttentionImpl::forward(
            dtype_name(query.dtype()), ", ", dtype_name(key.dtype()), " and ",
            dtype_name(value.dtype()));
 
-  // ---- to PyTorch's internal layout [L, N, E] / [S, N, E]
-  // The projection packs q, k, v into one GEMM for self-attention, as PyTorch does.
+  // ---- PyTorch's internal layout [L, N, E] / [S, N, E]
+  // The projection packs q, k, v into one GEMM for self-attention, as PyTorch does. A batch-first
+  // input is projected as it lies, [N, L, E], and the projection viewed as [L, N, 3E]: a Linear
+  // acts row by row, so this is the projection of the transposed input, without the copy that
+  // folding a transposed input into one GEMM needs (Note [Folded matmul]; PyTorch 1.13 copies).
   const bool kv_same = key.is_same(value);
   const bool self_attention = kv_same && query.is_same(key);
+  const bool rows_first = batched && batch_first;  // [N, T, E]
   Tensor q = query, k = key, v = value;
   if (!batched) {
     q = q.unsqueeze(1);
     k = k.unsqueeze(1);
     v = v.unsqueeze(1);
-  } else if (batch_first) {
-    q = q.transpose(0, 1);
-    k = k.transpose(0, 1);
-    v = v.transpose(0, 1);
   }
-  const std::int64_t L = q.size(0), N = q.size(1), S = k.size(0), H = num_heads;
-  MG_CHECK(k.size(1) == N, kOp, "query has shape ", query.shape(), " and key has shape ",
-           key.shape(), ": their batch sizes (", N, " and ", k.size(1), ") must match");
+  auto seq_first = [rows_first](const Tensor& t) { return rows_first ? t.transpose(0, 1) : t; };
+  const Shape q_shape = seq_first(q).shape(), k_shape = seq_first(k).shape();
+  const std::int64_t L = q_shape[0], N = q_shape[1], S = k_shape[0], H = num_heads;
+  MG_CHECK(k_shape[1] == N, kOp, "query has shape ", query.shape(), " and key has shape ",
+           key.shape(), ": their batch sizes (", N, " and ", k_shape[1], ") must match");
 
   // ---- masks -> one additive float mask broadcastable to [N, H, L, S] (or none)
   Tensor mask;
@@ -149,17 +151,19 @@ std::pair<Tensor, Tensor> MultiheadAttentionImpl::forward(
   };
   const std::int64_t E = embed_dim;
   Tensor qp, kp, vp;  // [L, N, E], [S, N, E], [S, N, E]
+  // Chunked before the view as [T, N, .]: backward, split's cat then writes the [N, T, 3E]
+  // gradient in the projection's own layout (a transposed cat would need a copy).
   if (self_attention) {
     auto qkv = functional::linear(q, w, b).chunk(3, -1);
-    qp = qkv[0], kp = qkv[1], vp = qkv[2];
+    qp = seq_first(qkv[0]), kp = seq_first(qkv[1]), vp = seq_first(qkv[2]);
   } else if (kv_same) {
-    qp = functional::linear(q, w.narrow(0, 0, E), bias_part(0, E));
+    qp = seq_first(functional::linear(q, w.narrow(0, 0, E), bias_part(0, E)));
     auto kv = functional::linear(k, w.narrow(0, E, 2 * E), bias_part(E, 2 * E)).chunk(2, -1);
-    kp = kv[0], vp = kv[1];
+    kp = seq_first(kv[0]), vp = seq_first(kv[1]);
   } else {
-    qp = functional::linear(q, w.narrow(0, 0, E), bias_part(0, E));
-    kp = functional::linear(k, w.narrow(0, E, E), bias_part(E, E));
-    vp = functional::linear(v, w.narrow(0, 2 * E, E), bias_part(2 * E, E));
+    qp = seq_first(functional::linear(q, w.narrow(0, 0, E), bias_part(0, E)));
+    kp = seq_first(functional::linear(k, w.narrow(0, E, E), bias_part(E, E)));
+    vp = seq_first(functional::linear(v, w.narrow(0, 2 * E, E), bias_part(2 * E, E)));
   }
 
   // ---- scaled dot-product attention per head
@@ -173,16 +177,17 @@ std::pair<Tensor, Tensor> MultiheadAttentionImpl::forward(
   if (mask.defined()) scores = scores + mask;
   Tensor weights = softmax(scores, -1);
   if (dropout > 0.0) weights = functional::dropout(weights, dropout, is_training());
-  Tensor heads = matmul(weights, split_heads(vp));                        // [N, H, L, head_dim]
-  Tensor out = out_proj(heads.permute({2, 0, 1, 3}).reshape({L, N, E}));  // [L, N, E]
+  Tensor heads = matmul(weights, split_heads(vp));  // [N, H, L, head_dim]
+  // The heads side by side, [L, N, E], or [N, L, E] straight away for a batch-first output (the
+  // same rows in another order: no transposed output for the next layer to copy).
+  Tensor out = rows_first ? out_proj(heads.permute({0, 2, 1, 3}).reshape({N, L, E}))
+                          : out_proj(heads.permute({2, 0, 1, 3}).reshape({L, N, E}));
 
   if (need_weights && average_attn_weights) weights = weights.sum(1) / static_cast<double>(H);
   if (!need_weights) weights = Tensor();
   if (!batched) {
     out = out.squeeze(1);
     if (weights.defined()) weights = weights.squeeze(0);
-  } else if (batch_first) {
-    out = out.transpose(0, 1);
   }
   return {out, weights};
 }

@@ -47,6 +47,7 @@
 #include <minigrad/testing.h>
 
 #include <cmath>
+#include <functional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -408,6 +409,42 @@ TEST(NnMhaForward, BatchFirst) {
   auto [out_s, w_s] = m(x, x, x, kpm);
   expect_values(out_s, {2, 3, 8}, kSelfOut);
   expect_values(w_s, {2, 3, 3}, kSelfWeights);
+}
+
+// A batch-first input is projected as it lies (no copy of the transposed input) and the output
+// is built batch-first (contiguous, no transposed view): the same values as the sequence-first
+// module on the transposed input, forward bit for bit, with no more copies than it makes.
+TEST(NnMhaForward, BatchFirstCopiesNoMoreThanSequenceFirst) {
+  auto copies_of = [](const std::function<void()>& run) {
+    mg::profiler::Profile prof;
+    run();
+    prof.stop();
+    std::int64_t n = 0;
+    for (const auto& e : prof.events()) n += e.name == "clone" || e.name == "contiguous";
+    return n;
+  };
+  mg::manual_seed(0);
+  nn::MultiheadAttention sf(8, 2), bf(8, 2, true, /*batch_first=*/true);
+  bf->load_state_dict(sf->state_dict());
+  mg::Tensor x = mg::randn({3, 5, 8}).requires_grad_();                        // [N, L, E]
+  mg::Tensor x_sf = x.detach().transpose(0, 1).contiguous().requires_grad_();  // [L, N, E]
+  mg::Tensor up = mg::randn({3, 5, 8});
+  mg::Tensor out_bf, out_sf;
+  const std::int64_t bf_copies = copies_of([&] {
+    out_bf = bf(x, x, x).first;
+    (out_bf * up).sum().backward();
+  });
+  const std::int64_t sf_copies = copies_of([&] {
+    out_sf = sf(x_sf, x_sf, x_sf).first;
+    (out_sf * up.transpose(0, 1)).sum().backward();
+  });
+  EXPECT_TRUE(out_bf.is_contiguous());
+  EXPECT_EQ(out_bf.shape(), (mg::Shape{3, 5, 8}));
+  EXPECT_EQ(out_bf.detach().to_vector<float>(),
+            out_sf.detach().transpose(0, 1).contiguous().to_vector<float>());
+  EXPECT_LE(bf_copies, sf_copies);
+  EXPECT_TRUE(mg::allclose(x.grad(), x_sf.grad().transpose(0, 1), 1e-5, 1e-6));
+  EXPECT_TRUE(mg::allclose(bf->in_proj_weight.grad(), sf->in_proj_weight.grad(), 1e-5, 1e-6));
 }
 
 TEST(NnMhaForward, PackedAndSeparateProjectionsAgree) {
