@@ -91,8 +91,9 @@ struct Region {
 // /dev/null`) on this 2-core VM, the tiny_lm example ran ~55,000 tokens/s on 2 threads against
 // ~85,000 on 1. So every kYieldEvery pauses the spinner yields its core (sched_yield, as oneTBB's
 // spin-wait does after its pauses): with nothing else runnable the call returns at once; with
-// something else, that runs. The same run then made ~80,000 tokens/s on 2 threads, and the idle
-// machine's 2-thread figure did not move (docs/performance.md, "Threads on a busy machine").
+// something else, that runs. The same run then made ~80,000 tokens/s on 2 threads (0.97-1.10x the
+// 1-thread step's time over the runs measured), and the idle machine's 2-thread figure did not
+// move (docs/performance.md, "Threads on a busy machine").
 constexpr auto kSpinTime = std::chrono::microseconds(300);
 constexpr int kYieldEvery = 8;
 
