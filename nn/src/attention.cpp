@@ -151,20 +151,21 @@ std::pair<Tensor, Tensor> MultiheadAttentionImpl::forward(
   };
   const std::int64_t E = embed_dim;
   Tensor qp, kp, vp;  // [L, N, E], [S, N, E], [S, N, E]
-  // Chunked before the view as [T, N, .]: backward, split's cat then writes the [N, T, 3E]
-  // gradient in the projection's own layout (a transposed cat would need a copy).
   if (self_attention) {
     auto qkv = functional::linear(q, w, b).chunk(3, -1);
-    qp = seq_first(qkv[0]), kp = seq_first(qkv[1]), vp = seq_first(qkv[2]);
+    qp = qkv[0], kp = qkv[1], vp = qkv[2];
   } else if (kv_same) {
-    qp = seq_first(functional::linear(q, w.narrow(0, 0, E), bias_part(0, E)));
+    qp = functional::linear(q, w.narrow(0, 0, E), bias_part(0, E));
     auto kv = functional::linear(k, w.narrow(0, E, 2 * E), bias_part(E, 2 * E)).chunk(2, -1);
-    kp = seq_first(kv[0]), vp = seq_first(kv[1]);
+    kp = kv[0], vp = kv[1];
   } else {
-    qp = seq_first(functional::linear(q, w.narrow(0, 0, E), bias_part(0, E)));
-    kp = seq_first(functional::linear(k, w.narrow(0, E, E), bias_part(E, E)));
-    vp = seq_first(functional::linear(v, w.narrow(0, 2 * E, E), bias_part(2 * E, E)));
+    qp = functional::linear(q, w.narrow(0, 0, E), bias_part(0, E));
+    kp = functional::linear(k, w.narrow(0, E, E), bias_part(E, E));
+    vp = functional::linear(v, w.narrow(0, 2 * E, E), bias_part(2 * E, E));
   }
+  // Viewed as [T, N, E] after the chunks: backward, split's cat then writes the [N, T, 3E]
+  // gradient in the projection's own layout (a transposed cat would need a copy).
+  qp = seq_first(qp), kp = seq_first(kp), vp = seq_first(vp);
 
   // ---- scaled dot-product attention per head
   // [T, N, E] -> [T, N, H, head_dim] -> [N, H, T, head_dim], views when the layout allows.
