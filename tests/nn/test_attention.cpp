@@ -541,4 +541,10 @@ TEST(NnMhaErrors, BadInputs) {
   mg::Tensor q2 = in.q.select(1, 0), k2 = in.k.select(1, 0), v2 = in.v.select(1, 0);
   expect_error([&] { m(q2, k2, v2, mg::zeros({1, 4}, mg::kBool)); }, op);
   expect_error([&] { m->forward(q2, k2, v2, {}, true, mg::zeros({4, 3, 4}, mg::kBool)); }, op);
+  // Batch-first: the batch is dim 0 of query and key.
+  nn::MultiheadAttention bf(8, 2, true, /*batch_first=*/true);
+  mg::Tensor qb = in.q.transpose(0, 1), kb = in.k.transpose(0, 1);  // [2, 3, 8], [2, 4, 8]
+  expect_error([&] { bf(qb, kb.narrow(0, 0, 1), kb.narrow(0, 0, 1)); },
+               op + " query has shape (2, 3, 8) and key has shape (1, 4, 8): their batch sizes "
+                    "(2 and 1) must match");
 }
