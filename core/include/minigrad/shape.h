@@ -9,6 +9,7 @@
 // std::vector<std::int64_t>'s interface that code uses on shapes, converts to and from it, and
 // compares equal to a Shape with the same elements, so `Shape s = {2, 3}`, `t.shape()[0]`,
 // `s.push_back(4)` and passing a std::vector<std::int64_t> all read as before.
+#include <concepts>
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
@@ -21,6 +22,13 @@ namespace minigrad {
 namespace detail {
 /// Throws "[Shape.at] index 5 is out of range for a shape of 2 dims" (a minigrad::Error).
 [[noreturn]] void throw_shape_index(std::size_t i, std::size_t size);
+/// ceil(n / d) for n >= 0 and d > 0: what (n + d - 1) / d means, without its overflow when d is
+/// near the type's maximum (a slice with step INT64_MAX, chunk(x, INT64_MAX), a DataLoader with a
+/// huge batch size). Every "how many pieces" count in minigrad goes through it.
+template <std::integral T>
+constexpr T ceil_div(T n, T d) {
+  return static_cast<T>(n / d + (n % d != 0 ? 1 : 0));
+}
 }  // namespace detail
 
 class Shape {

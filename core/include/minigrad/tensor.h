@@ -39,6 +39,26 @@ class Tensor {
   /// An undefined tensor (defined() is false), like torch::Tensor().
   Tensor() = default;
   explicit Tensor(std::shared_ptr<TensorImpl> impl) : impl_(std::move(impl)) {}
+  Tensor(const Tensor&) = default;
+  Tensor(Tensor&&) noexcept = default;
+  ~Tensor() = default;
+
+  // Note [Assigning to a temporary]
+  // `y = x` on a named tensor rebinds the handle, as in Python and libtorch. Assigning to a
+  // temporary (an rvalue: `x[1] = t`, `x.select(0, 2) = t`, `x.index({Slice(0, 1)}) = t`,
+  // `x.narrow(0, 3, 1) = 4.0`) writes the elements it views instead, as libtorch's
+  // `Tensor::operator=(...) &&`: copy_(src) (broadcast, converted, recorded for autograd) or
+  // fill_(value). A temporary that shares its storage with no other tensor (what advanced
+  // indexing, `x.index({mask})`, returns: a copy) would take the write and vanish with it, so
+  // that is an error naming index_put_, never a silent no-op.
+  /// Rebinds this handle to other's tensor (no data is copied).
+  Tensor& operator=(const Tensor& other) & = default;
+  Tensor& operator=(Tensor&& other) & noexcept = default;
+  /// Copies src into the elements this temporary views: `x[1] = t` (copy_).
+  Tensor& operator=(const Tensor& src) &&;
+  Tensor& operator=(Tensor&& src) &&;
+  /// Fills the elements this temporary views: `x.narrow(0, 3, 1) = 4.0` (fill_).
+  Tensor& operator=(Scalar value) &&;
 
   // ---- metadata ----
   bool defined() const { return impl_ != nullptr; }

@@ -185,7 +185,7 @@ std::vector<Tensor> chunk(const Tensor& x, std::int64_t chunks, std::int64_t dim
   MG_CHECK(chunks > 0, "chunk", "number of chunks must be positive, got ", chunks);
   MG_CHECK(x.dim() > 0, "chunk", "cannot chunk a 0-dim tensor");
   std::int64_t n = x.shape()[detail::wrap_dim(dim, x.dim(), "chunk")];
-  std::int64_t size = (n + chunks - 1) / chunks;
+  std::int64_t size = detail::ceil_div(n, chunks);
   return split(x, std::max<std::int64_t>(size, n == 0 ? 0 : 1), dim);
 }
 

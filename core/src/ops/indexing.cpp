@@ -109,11 +109,12 @@ Tensor Tensor::slice(std::int64_t dim_, std::optional<std::int64_t> start,
   std::int64_t s = clamp_end(start.value_or(0));
   std::int64_t e = std::max(s, clamp_end(end.value_or(n)));
   if (step == 1) return narrow(d, s, e - s);
-  std::int64_t len = (e - s + step - 1) / step;
+  std::int64_t len = detail::ceil_div(e - s, step);
   Shape sh = shape(), st = strides();
   sh[d] = len;
   std::int64_t offset = storage_offset() + s * st[d];
-  st[d] *= step;
+  // With at most one element along d its stride is never used (and stride * step may overflow).
+  if (len > 1) st[d] *= step;
   Tensor out = detail::make_view_of(*this, sh, st, offset);
   Shape in_shape = shape();
   record("SliceBackward0", out, {this}, [in_shape, d, s, e, step](const Tensor& g, FunctionNode&) {

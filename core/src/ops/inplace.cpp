@@ -355,6 +355,34 @@ Tensor& Tensor::pow_(const Tensor& exponent) {
                  [&](const Tensor& s) { return minigrad::pow(s, exponent); });
 }
 
+// Note [Assigning to a temporary] (tensor.h).
+namespace {
+void check_assignable(const Tensor& self, const char* what) {
+  MG_CHECK(self.defined(), "Tensor::operator=",
+           "assigning ", what, " to an undefined temporary tensor");
+  const TensorImpl& impl = *self.impl();
+  MG_CHECK(!(self.impl_ptr().use_count() == 1 && impl.storage.use_count() == 1 &&
+             impl.view_base == nullptr),
+           "Tensor::operator=", "assigning ", what, " to a temporary of shape ", impl.shape,
+           " that shares its storage with no other tensor would write nothing (advanced "
+           "indexing, x.index({mask}) or x.index({idx_tensor}), returns a copy): write "
+           "x.index_put_({...}, value) instead");
+}
+}  // namespace
+
+Tensor& Tensor::operator=(const Tensor& src) && {
+  check_assignable(*this, "a tensor");
+  return copy_(src);
+}
+Tensor& Tensor::operator=(Tensor&& src) && {
+  check_assignable(*this, "a tensor");
+  return copy_(src);
+}
+Tensor& Tensor::operator=(Scalar value) && {
+  check_assignable(*this, "a value");
+  return fill_(value);
+}
+
 Tensor& Tensor::operator+=(const Tensor& other) { return add_(other); }
 Tensor& Tensor::operator-=(const Tensor& other) { return sub_(other); }
 Tensor& Tensor::operator*=(const Tensor& other) { return mul_(other); }

@@ -53,14 +53,14 @@ template <typename T, typename = std::enable_if_t<std::is_arithmetic_v<T>>>
 Tensor tensor(std::initializer_list<T> values, Dtype dtype) {
   return tensor(values, TensorOptions(dtype));
 }
-/// A 1-D tensor from a std::vector, its dtype from the C++ type as libtorch's: float32 for
-/// float, float64 for double, int64 for integers, bool for bool.
+/// A 1-D tensor from a std::vector, its dtype as libtorch 1.13's (TensorDataContainer's
+/// compute_desired_dtype): the default dtype for float and double (float32 unless
+/// set_default_dtype changed it), int64 for integers, bool for bool.
 template <typename T, typename = std::enable_if_t<std::is_arithmetic_v<T>>>
 Tensor tensor(const std::vector<T>& values, const TensorOptions& options = {}) {
-  constexpr Dtype natural = std::is_same_v<T, bool>    ? kBool
-                            : std::is_integral_v<T>    ? kInt64
-                            : std::is_same_v<T, float> ? kFloat32
-                                                       : kFloat64;
+  const Dtype natural = std::is_same_v<T, bool> ? kBool
+                        : std::is_integral_v<T> ? kInt64
+                                                : get_default_dtype();
   return detail::tensor_1d<T>(values.begin(), values.end(), options.dtype_or(natural), options);
 }
 /// A 0-dim tensor from a number, its dtype as torch.tensor(3.5) (the default dtype), tensor(3)
