@@ -2,6 +2,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <iostream>
 
 #include "autograd/function.h"
 #include "minigrad/error.h"
@@ -19,6 +20,12 @@ std::terminate_handler previous_handler = nullptr;
 
 /// An uncaught minigrad::Error: its message and the user's line that threw it, then abort.
 [[noreturn]] void on_terminate() {
+  // What the program printed must survive the abort: with stdout redirected to a file or a pipe
+  // it sits in a buffer, and a learner's last "step N loss" lines vanish exactly when they
+  // matter. std::cout first (its own buffer after sync_with_stdio(false)), then every C stream.
+  std::cout.flush();
+  std::clog.flush();
+  std::fflush(nullptr);
   if (std::exception_ptr e = std::current_exception()) {
     try {
       std::rethrow_exception(e);

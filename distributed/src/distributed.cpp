@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "minigrad/autograd.h"
 #include "minigrad/error.h"
 #include "minigrad/ops.h"
 
@@ -378,6 +379,9 @@ Work in_place(Tensor& tensor, const char* op, Header header, bool check, ReduceO
     Tensor& buf = st.buffers[0];
     if (average) buf.div_(ctx().size);
     if (copy_back && buf.numel() > 0) st.buffers[1].detach().copy_(buf);
+    // MPI wrote the tensor's own storage: one in-place write (Note [Version counters]), as
+    // PyTorch's collectives bump it; div_ and copy_ above bump it themselves.
+    if (!copy_back && !average) autograd::increment_version(st.buffers[1]);
     return false;
   };
   return Work(std::move(s));
@@ -555,6 +559,8 @@ Work irecv(Tensor& tensor, int src, int tag) {
     if (!buf.is_alias_of(st.buffers[2]) && buf.numel() > 0) {
       NoGradGuard no_grad;
       st.buffers[2].detach().copy_(buf);
+    } else {
+      autograd::increment_version(st.buffers[2]);  // MPI received into its own storage
     }
     return false;
   };

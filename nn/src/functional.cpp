@@ -134,7 +134,7 @@ Tensor clip_grad_norm_(const std::vector<Tensor>& params, double max_norm, doubl
 void clip_grad_value_(const std::vector<Tensor>& params, double clip_value) {
   NoGradGuard no_grad;
   for (const auto& p : params)
-    if (p.defined() && p.grad().defined()) p.set_grad(p.grad().clamp(-clip_value, clip_value));
+    if (p.defined() && p.grad().defined()) p.grad().clamp_(-clip_value, clip_value);  // in place
 }
 
 }  // namespace minigrad::nn::utils

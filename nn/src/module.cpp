@@ -323,8 +323,15 @@ void Module::zero_grad(bool set_to_none) {
     if (set_to_none) {
       p.set_grad({});
     } else {
+      // In place, as PyTorch's (and Optimizer::zero_grad): whoever holds the gradient sees the
+      // zeros, and its version moves on. A gradient with history (create_graph) is detached first.
+      Tensor g = p.grad();
+      if (g.requires_grad()) {
+        g = g.detach();
+        p.set_grad(g);
+      }
       NoGradGuard no_grad;
-      p.set_grad(zeros_like(p.grad()));
+      g.zero_();
     }
   }
 }

@@ -159,6 +159,31 @@ TEST_P(Collectives, AsyncOverlapping) {
   EXPECT_EQ(as_doubles(got), as_doubles(rank_values(dt, peer).reshape({6})));
 }
 
+// A collective or a receive writes the tensor: one in-place write each (Note [Version counters]),
+// so a tensor saved for backward and then all-reduced is refused in backward, as in PyTorch.
+TEST(Distributed, CollectivesBumpTheVersion) {
+  mg::Tensor t = mg::ones({3});
+  dist::all_reduce(t, dist::ReduceOp::kSum);
+  EXPECT_EQ(t._version(), 1);
+  dist::broadcast(t, 0);
+  EXPECT_EQ(t._version(), 2);
+  const int peer = 1 - dist::rank();
+  mg::Tensor got = mg::zeros({3});
+  dist::Work s = dist::isend(mg::ones({3}), peer, 5);
+  dist::Work rcv = dist::irecv(got, peer, 5);
+  rcv.wait();
+  s.wait();
+  EXPECT_EQ(got._version(), 1);
+  mg::Tensor w = mg::ones({3}).requires_grad_();
+  mg::Tensor h = w * 2;
+  mg::Tensor y = (h * h).sum();
+  {
+    mg::NoGradGuard no_grad;
+    dist::all_reduce(h, dist::ReduceOp::kSum);
+  }
+  EXPECT_NE(error_of([&] { y.backward(); }).find("modified in place"), std::string::npos);
+}
+
 INSTANTIATE_TEST_SUITE_P(AllDtypes, Collectives,
                          ::testing::Values(mg::kFloat32, mg::kFloat64, mg::kInt64),
                          [](const auto& param_info) {

@@ -176,6 +176,13 @@ void CustomFunctionCore::finish(Node& node, AutogradContext& ctx, const std::vec
   CustomState& s = *ctx.state_;
   MG_CHECK(!outputs.empty(), *s.name, "forward returned no tensor");
   std::vector<Tensor> to_save = std::move(s.to_save);
+  // A tensor forward declared written is one in-place write, with or without a graph (libtorch's
+  // get_and_bump_dirty): whatever saved it earlier must refuse it in backward.
+  for (std::size_t i = 0; i < s.dirty.size(); ++i) {
+    bool first = true;
+    for (std::size_t j = 0; j < i; ++j) first &= s.dirty[j] != s.dirty[i];
+    if (first) ++s.dirty[i]->storage->version;
+  }
   if (!s.requires_grad) {
     s.dirty.clear();
     return;

@@ -185,6 +185,30 @@ void run_backward(const std::vector<Edge>& roots, std::vector<Tensor> root_grads
     }
   }
 
+  // Note [Pruning autograd::grad]
+  // torch.autograd.grad runs only the nodes whose gradients can reach a requested input: a
+  // branch that leads elsewhere (another leaf, a frozen weight's history) is neither run nor
+  // freed. `useful` holds the nodes with an edge to a node that reaches a captured one.
+  Set<Node*> useful;
+  if (capture) {
+    Map<Node*, std::vector<Node*>> parents;
+    for (Node* n : seen)
+      for (const Edge& e : n->next_edges())
+        if (e.fn) parents[e.fn.get()].push_back(n);
+    Set<Node*> reaches;
+    for (const auto& entry : *capture)
+      if (seen.count(entry.first) && reaches.insert(entry.first).second)
+        stack.push_back(entry.first);
+    while (!stack.empty()) {
+      Node* c = stack.back();
+      stack.pop_back();
+      for (Node* p : parents[c]) {
+        useful.insert(p);
+        if (reaches.insert(p).second) stack.push_back(p);
+      }
+    }
+  }
+
   // 2. Seed and run.
   Map<Node*, InputBuffer> buffers;
   for (std::size_t i = 0; i < roots.size(); ++i)
@@ -217,7 +241,8 @@ void run_backward(const std::vector<Edge>& roots, std::vector<Tensor> root_grads
           for (const Capture& c : it->second)
             if (in.at(c.output_nr).defined()) accumulate((*captured)[c.index], in.at(c.output_nr));
         }
-        skip = is_accumulator;  // autograd::grad never writes .grad
+        // autograd::grad never writes .grad, nor runs what cannot reach an input.
+        skip = is_accumulator || !useful.count(n);
       }
       if (!skip) {
         // Note [Profiler]: a backward node is timed under its name ("MmBackward0").
@@ -247,7 +272,7 @@ void run_backward(const std::vector<Edge>& roots, std::vector<Tensor> root_grads
           detail::check_backward_anomaly(*n, incoming, grads);
         }
       }
-      if (!keep_graph) n->release();
+      if (!keep_graph && !(capture && !is_accumulator && !useful.count(n))) n->release();
     }
     const auto& edges = n->next_edges();
     MG_CHECK(grads.empty() || grads.size() == edges.size(), "backward", "Function ", n->name(),

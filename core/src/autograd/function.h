@@ -97,9 +97,13 @@ class SavedTensor {
 
  private:
   std::shared_ptr<TensorImpl> impl_;
+  /// A saved leaf is the tensor itself, whose set_data may swap its storage: the storage it had
+  /// (weak, so that nothing is kept alive, yet its address cannot be reused while it is checked).
+  std::weak_ptr<Storage> leaf_storage_;
   std::uint32_t version_ = 0;
   std::uint32_t output_nr_ = 0;
   bool is_output_ = false;
+  bool is_leaf_ = false;
 };
 
 class FunctionNode : public Node {

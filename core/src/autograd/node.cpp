@@ -337,6 +337,8 @@ SavedTensor SavedTensor::of(const Tensor& t) {
     // A leaf that requires grad is kept itself: its AccumulateGrad is found through it, and no
     // in-place op may give it a history in grad mode (check_writable).
     s.impl_ = t.impl_ptr();
+    s.leaf_storage_ = impl.storage;
+    s.is_leaf_ = true;
   } else {
     // Note [Saved inputs are snapshots]
     // Anything else can gain a new grad_fn after it was saved: an in-place op (or a custom
@@ -378,6 +380,12 @@ SavedTensor SavedTensor::of_output(const Tensor& out) {
 
 void SavedTensor::check_version(const char* node_name) const {
   if (!impl_) return;
+  // A saved leaf given new data (set_data, Module::to) would silently differentiate the new
+  // values: PyTorch's `p.data = x` does; minigrad refuses.
+  MG_CHECK(!is_leaf_ || leaf_storage_.lock() == impl_->storage, node_name,
+           "a leaf saved for backward (shape ", impl_->shape, ", ", dtype_name(impl_->dtype),
+           ") was given new data with set_data (or Module::to) after it was saved; run backward "
+           "first, or the forward again after set_data");
   std::uint32_t now = impl_->storage->version;
   MG_CHECK(now == version_, node_name, is_output_ ? "its output" : "a tensor",
            " saved for backward (shape ", impl_->shape, ", ", dtype_name(impl_->dtype),

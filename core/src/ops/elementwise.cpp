@@ -858,8 +858,10 @@ Tensor lerp(const Tensor& start, const Tensor& end, const Tensor& weight) {
 
 bool allclose(const Tensor& a, const Tensor& b, double rtol, double atol) {
   check_defined("allclose", {&a, &b});
-  if (a.shape() != b.shape()) return false;
-  auto x = a.to_vector<double>(), y = b.to_vector<double>();
+  // As torch.allclose (torch.isclose(a, b).all()): the two broadcast, and shapes that do not
+  // broadcast are an error, not "false".
+  const Shape shape = detail::broadcast_shapes(a.shape(), b.shape(), "allclose");
+  auto x = a.expand(shape).to_vector<double>(), y = b.expand(shape).to_vector<double>();
   for (std::size_t i = 0; i < x.size(); ++i) {
     if (std::isnan(x[i]) || std::isnan(y[i])) return false;
     if (x[i] == y[i]) continue;

@@ -113,8 +113,10 @@ Tensor Tensor::slice(std::int64_t dim_, std::optional<std::int64_t> start,
   Shape sh = shape(), st = strides();
   sh[d] = len;
   std::int64_t offset = storage_offset() + s * st[d];
-  // With at most one element along d its stride is never used (and stride * step may overflow).
-  if (len > 1) st[d] *= step;
+  // PyTorch's stride * step; with a huge step (at most one element along d, so the stride is
+  // never used) that product may overflow, and the dim keeps its stride.
+  std::int64_t stepped = 0;
+  if (!__builtin_mul_overflow(st[d], step, &stepped)) st[d] = stepped;
   Tensor out = detail::make_view_of(*this, sh, st, offset);
   Shape in_shape = shape();
   record("SliceBackward0", out, {this}, [in_shape, d, s, e, step](const Tensor& g, FunctionNode&) {

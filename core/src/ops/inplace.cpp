@@ -167,8 +167,11 @@ void check_writable(const Tensor& self, const char* op) {
                              "place; use it under NoGradGuard"
                            : "a leaf tensor that requires grad cannot be modified in place; use "
                              "it under NoGradGuard");
+  // As PyTorch's check_inplace: a view that requires grad whose base is a leaf (that base
+  // requires grad, or the view is itself a leaf made with requires_grad_(), as
+  // arange(6.0).reshape({2, 3}).requires_grad_(), and this is a view of it).
   const TensorImpl* base = impl->view_base.get();
-  MG_CHECK(!(base && base->requires_grad && base->grad_fn == nullptr), op,
+  MG_CHECK(!(base && base->grad_fn == nullptr && (base->requires_grad || impl->requires_grad)), op,
            "a view of a leaf tensor that requires grad cannot be modified in place; use it under "
            "NoGradGuard");
 }
@@ -358,8 +361,8 @@ Tensor& Tensor::pow_(const Tensor& exponent) {
 // Note [Assigning to a temporary] (tensor.h).
 namespace {
 void check_assignable(const Tensor& self, const char* what) {
-  MG_CHECK(self.defined(), "Tensor::operator=",
-           "assigning ", what, " to an undefined temporary tensor");
+  MG_CHECK(self.defined(), "Tensor::operator=", "assigning ", what,
+           " to an undefined temporary tensor");
   const TensorImpl& impl = *self.impl();
   MG_CHECK(!(self.impl_ptr().use_count() == 1 && impl.storage.use_count() == 1 &&
              impl.view_base == nullptr),

@@ -99,7 +99,8 @@ Tensor isfinite(const Tensor& x);
 Tensor lerp(const Tensor& start, const Tensor& end, Scalar weight);
 /// start + weight * (end - start) with a tensor weight; all three broadcast, one dtype.
 Tensor lerp(const Tensor& start, const Tensor& end, const Tensor& weight);
-/// True when the tensors have the same shape and |a - b| <= atol + rtol * |b| everywhere.
+/// True when |a - b| <= atol + rtol * |b| everywhere, the two broadcast (torch.allclose; shapes
+/// that do not broadcast throw).
 bool allclose(const Tensor& a, const Tensor& b, double rtol = 1e-5, double atol = 1e-8);
 /// True when shapes and all values are equal.
 bool equal(const Tensor& a, const Tensor& b);
