@@ -121,6 +121,12 @@ const std::vector<BadInput>& bad_inputs() {
        },
        "[add] shapes (2, 3) and (4,) cannot be broadcast: size 3 and size 4 differ at dim 1 and "
        "neither is 1"},
+      {"shapes", "allclose of shapes that do not broadcast",
+       [] {
+         (void)mg::allclose(mg::ones({2, 3}), mg::ones({4}));
+       },
+       "[allclose] shapes (2, 3) and (4,) cannot be broadcast: size 3 and size 4 differ at dim 1 "
+       "and neither is 1"},
       {"shapes", "bmm of 2-D tensors",
        [] {
          mg::bmm(mg::zeros({2, 3}), mg::zeros({3, 2}));
@@ -284,6 +290,14 @@ const std::vector<BadInput>& bad_inputs() {
              .scatter_reduce(1, mg::zeros({1, 1}, mg::kInt64), mg::ones({1, 1}, mg::kBool), "amax");
        },
        "[scatter_reduce] self and src have dtype bool, which is not supported"},
+      {"indices", "assigning to the copy advanced indexing returns (`x.index({mask}) = v`)",
+       [] {
+         auto x = mg::zeros({3});
+         x.index({mg::tensor({true, false, true})}) = mg::ones({2});
+       },
+       "[Tensor::operator=] assigning a tensor to a temporary of shape (2,) that shares its "
+       "storage with no other tensor would write nothing (advanced indexing, x.index({mask}) or "
+       "x.index({idx_tensor}), returns a copy): write x.index_put_({...}, value) instead"},
       {"indices", "index_select index 3 of 3 rows",
        [] {
          mg::index_select(mg::zeros({3, 2}), 0, mg::tensor({0, 3}, mg::kInt64));
@@ -459,6 +473,27 @@ const std::vector<BadInput>& bad_inputs() {
        },
        "[mul_] a view of a leaf tensor that requires grad cannot be modified in place; use it"
        " under NoGradGuard"},
+      {"autograd",
+       "writing into a leaf that requires grad and is a view (`x = arange(6.0).reshape({2, "
+       "3}).requires_grad_(); x[0] = ones({3});`)",
+       [] {
+         auto x = mg::arange(6.0).reshape({2, 3}).requires_grad_();
+         x[0] = mg::ones({3});
+       },
+       "[copy_] a view of a leaf tensor that requires grad cannot be modified in place; use it"
+       " under NoGradGuard"},
+      {"autograd",
+       "a leaf saved for backward given new data (`y = (w * x).sum(); w.set_data(...); "
+       "y.backward();`, x requires grad)",
+       [] {
+         auto w = mg::tensor({1.0, 2.0}).requires_grad_();
+         auto y = (w * mg::tensor({3.0, 4.0}).requires_grad_()).sum();
+         w.set_data(mg::tensor({5.0, 6.0}));
+         y.backward();
+       },
+       "[MulBackward0] a leaf saved for backward (shape (2,), float32) was given new data with "
+       "set_data (or Module::to) after it was saved; run backward first, or the forward again "
+       "after set_data"},
       {"autograd",
        "an in-place op in grad mode on a view made under NoGradGuard of a tensor that requires "
        "grad",
