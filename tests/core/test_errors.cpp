@@ -3,6 +3,7 @@
 // document and the library cannot drift apart. (The op table adds its own error inputs, checked
 // for the "[op]" prefix: tests/core/op_table.cpp.)
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <stdlib.h>
 #include <unistd.h>
@@ -1271,6 +1272,56 @@ const std::vector<BadInput>& bad_inputs() {
          mg::optim::load(adam, "optim.safetensors");
        },
        "[load_state_dict] Adam: the state_dict is SGD's, not Adam's (loading optim.safetensors)"},
+      {"files", "optim::load of param_groups nesting 100,000 JSON arrays",
+       [] {
+         InTempDir tmp;
+         mg::save_safetensors(
+             "optim.safetensors", {},
+             {{"format", "minigrad.optimizer"},
+              {"optimizer", "Adam"},
+              {"param_groups", std::string(100'000, '[') + std::string(100'000, ']')}});
+         auto w = mg::ones({3}).requires_grad_();
+         mg::optim::Adam adam({w}, {});
+         mg::optim::load(adam, "optim.safetensors");
+       },
+       "[load_optimizer_state] optim.safetensors: metadata \"param_groups\" nests arrays and "
+       "objects more than 3 levels deep; PyTorch's layout has 3 ([{\"lr\": 0.001, \"betas\": "
+       "[0.9, 0.999], \"params\": [0]}])"},
+      {"files", "optim::load of param_groups holding 1e908 (one flipped byte of eps 1e-08)",
+       [] {
+         InTempDir tmp;
+         mg::save_safetensors("optim.safetensors", {},
+                              {{"format", "minigrad.optimizer"},
+                               {"optimizer", "Adam"},
+                               {"param_groups", "[{\"eps\": 1e908, \"params\": [0]}]"}});
+         auto w = mg::ones({3}).requires_grad_();
+         mg::optim::Adam adam({w}, {});
+         mg::optim::load(adam, "optim.safetensors");
+       },
+       "[load_optimizer_state] optim.safetensors: metadata \"param_groups\" is not valid JSON: "
+       "[json.exception.out_of_range.406] number overflow parsing '1e908'"},
+      {"files", "optim::load of a NaN step",
+       [] {
+         InTempDir tmp;
+         auto w = mg::ones({3}).requires_grad_();
+         mg::optim::Adam saved({w}, {});
+         (w * w).sum().backward();
+         saved.step();
+         mg::OptimizerStateDict dict = saved.state_dict();
+         dict.state[0]["step"] = mg::scalar_tensor(std::nan(""), mg::kFloat32);
+         mg::save_optimizer_state("optim.safetensors", dict);
+         mg::optim::Adam adam({w}, {});
+         mg::optim::load(adam, "optim.safetensors");
+       },
+       "[load_state_dict] Adam: state \"step\" of parameter 0 must be a finite number >= 0, got "
+       "nan (loading optim.safetensors)"},
+      {"files", "load_safetensors of a FIFO (a named pipe nobody writes: refused, not waited on)",
+       [] {
+         InTempDir tmp;
+         ::mkfifo("pipe.safetensors", 0600);
+         mg::load_safetensors("pipe.safetensors");
+       },
+       "[load_safetensors] pipe.safetensors: not a regular file"},
       {"files", "optim::load of a state for parameters of another shape",
        [] {
          InTempDir tmp;

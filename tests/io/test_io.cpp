@@ -8,6 +8,8 @@
 #include <minigrad/io.h>
 #include <minigrad/minigrad.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -635,11 +637,78 @@ TEST_F(Io, FailedSaveKeepsTheOldFileAndLeavesNoTemporary) {
   if (::geteuid() != 0) {  // root writes into a read-only directory anyway
     fs::permissions(dir_, fs::perms::owner_read | fs::perms::owner_exec);
     EXPECT_ERROR_HAS(mg::save_safetensors(p, {{"a", mg::zeros({8})}}),
-                     "cannot create " + p + ".tmp.");
+                     "cannot create " + path(".mg-"));
     fs::permissions(dir_, fs::perms::owner_all);
     EXPECT_EQ(read_bytes(p), before);
     EXPECT_EQ(listing(), std::vector<std::string>{"m.safetensors"});
   }
+}
+
+// Issue 36: a legal file name of NAME_MAX bytes saves (the temporary's name is short whatever the
+// target's: Note [Temporary files of a save]), as torch.save writes it.
+TEST_F(Io, SaveToTheLongestLegalNameWorks) {
+  const std::string base =
+      std::string(255 - std::string(".safetensors").size(), 'm') + ".safetensors";
+  ASSERT_EQ(base.size(), 255u);
+  const std::string p = path(base);
+  mg::save_safetensors(p, {{"a", mg::ones({3})}});
+  EXPECT_TRUE(same_bits(mg::load_safetensors(p).at("a"), mg::ones({3})));
+  mg::save_npy(path(std::string(251, 'n') + ".npy"), mg::ones({2}));
+  EXPECT_EQ(listing().size(), 2u);
+}
+
+// Issue 36: a save killed with kill -9 leaves its temporary; the next save of the same target
+// removes it (and leaves another target's alone until that one is saved).
+TEST_F(Io, KilledSaveLeavesATemporaryTheNextSaveRemoves) {
+  const std::string p = path("big.safetensors");
+  const std::string other = path("other.safetensors");
+  auto stray = [&] {
+    std::vector<std::string> out;
+    for (const std::string& name : listing())
+      if (name.rfind(".mg-", 0) == 0) out.push_back(name);
+    return out;
+  };
+  // Kills a process saving target in a loop once its temporary exists (again if the kill landed
+  // between a rename and the next save's temporary).
+  auto kill_during_save = [&](const std::string& target) {
+    const mg::Tensor big = mg::ones({8 << 20});  // 32 MB: a save takes a while
+    const std::size_t start = stray().size();
+    for (int attempt = 0; attempt < 5 && stray().size() == start; ++attempt) {
+      const pid_t child = ::fork();
+      ASSERT_GE(child, 0);
+      if (child == 0) {
+        for (;;) mg::save_safetensors(target, {{"a", big}});
+      }
+      const std::size_t before = stray().size();
+      const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+      while (stray().size() == before && std::chrono::steady_clock::now() < deadline)
+        std::this_thread::sleep_for(std::chrono::microseconds(200));
+      ::kill(child, SIGKILL);
+      int status = 0;
+      ::waitpid(child, &status, 0);
+    }
+  };
+  kill_during_save(p);
+  ASSERT_EQ(stray().size(), 1u) << "the killed save left no temporary (it was too fast?)";
+  kill_during_save(other);
+  ASSERT_EQ(stray().size(), 2u);
+  mg::save_safetensors(p, {{"a", mg::ones({3})}});
+  EXPECT_EQ(stray().size(), 1u);  // other's temporary stays until other is saved
+  mg::save_safetensors(other, {{"a", mg::ones({3})}});
+  EXPECT_TRUE(stray().empty());
+  EXPECT_TRUE(same_bits(mg::load_safetensors(p).at("a"), mg::ones({3})));
+}
+
+// Issue 36: every reader refuses a FIFO nobody writes at once (it used to block in open()).
+TEST_F(Io, ReadersRefuseAFifoWithoutBlocking) {
+  const std::string fifo = path("pipe.safetensors");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  EXPECT_ERROR_HAS(mg::load_safetensors(fifo), fifo + ": not a regular file");
+  EXPECT_ERROR_HAS(mg::load_npy(fifo), fifo + ": not a regular file");
+  EXPECT_ERROR_HAS(mg::load_optimizer_state(fifo), fifo + ": not a regular file");
+  nn::Linear fc(2, 2);
+  EXPECT_ERROR_HAS(nn::load(*fc, fifo), fifo + ": not a regular file");
+  EXPECT_ERROR_HAS(mg::load_safetensors(dir_.string()), ": not a regular file");
 }
 
 // ================================ .npy ================================
@@ -1192,6 +1261,60 @@ TEST_F(Io, OptimizerFilesAreValidated) {
                      optim::SGDOptions(0.1).weight_decay(std::numeric_limits<double>::infinity()));
   EXPECT_ERROR_HAS(optim::save(inf_sgd, path("inf.safetensors")),
                    "option \"weight_decay\" is inf, which JSON cannot store");
+}
+
+// Issue 36: hostile optimizer metadata. 100,000 nested arrays (a stack overflow in the JSON
+// library's recursive dump()), 1e400 (its out_of_range), a 10 MB value (pasted whole into the
+// message), a NaN or negative step (accepted, failing at the next step()): each a clear
+// minigrad::Error at load, quoting at most a few hundred bytes, the optimizer unchanged.
+TEST_F(Io, HostileOptimizerFilesGiveClearErrors) {
+  mg::manual_seed(0);
+  Net net;
+  optim::Adam opt(net.parameters());
+  train(net, opt, 1);
+  const std::string good = path("adam.safetensors");
+  optim::save(opt, good);
+  mg::SafetensorsFile file = mg::load_safetensors(good);
+  const std::string groups = file.metadata.at("param_groups");
+  auto write = [&](const mg::NamedTensors& tensors, const std::string& param_groups,
+                   const std::string& format = "minigrad.optimizer") {
+    mg::save_safetensors(
+        path("x.safetensors"), tensors,
+        {{"format", format}, {"optimizer", "Adam"}, {"param_groups", param_groups}});
+    return error_of([&] { optim::load(opt, path("x.safetensors")); });
+  };
+  mg::NamedTensors tensors;
+  for (const auto& [name, t] : file.tensors) tensors.emplace_back(name, t);
+  const std::string deep = std::string(100'000, '[') + std::string(100'000, ']');
+  std::string e = write(tensors, deep);
+  EXPECT_NE(e.find("nests arrays and objects more than 3 levels deep"), std::string::npos) << e;
+  std::string flipped = groups;
+  const std::size_t eps = flipped.find("1e-08");
+  ASSERT_NE(eps, std::string::npos) << groups;
+  flipped.replace(eps, 5, "1e908");
+  e = write(tensors, flipped);
+  EXPECT_NE(e.find("metadata \"param_groups\" is not valid JSON"), std::string::npos) << e;
+  e = write(tensors, groups, std::string(10'000'000, 'x'));
+  EXPECT_NE(e.find("metadata \"format\" is \"xxx"), std::string::npos) << e.substr(0, 300);
+  EXPECT_LT(e.size(), 1000u);
+  e = write(tensors, "[{\"" + std::string(1'000'000, 'k') + "\": 1, \"params\": [0]}]");
+  EXPECT_LT(e.size(), 1000u);
+  EXPECT_NE(e.find("is longer than 64 bytes"), std::string::npos) << e.substr(0, 300);
+  e = write(tensors, "[{\"lr\": [" + std::string(1'000'000, '1') + "], \"params\": [0]}]");
+  EXPECT_LT(e.size(), 1000u);
+  for (double step : {std::nan(""), -1.0}) {
+    mg::NamedTensors bad = tensors;
+    for (auto& [name, t] : bad)
+      if (name.size() > 5 && name.compare(name.size() - 5, 5, ".step") == 0)
+        t = mg::scalar_tensor(step, mg::kFloat32);
+    e = write(bad, groups);
+    EXPECT_NE(e.find("must be a finite number >= 0, got " + std::string(step < 0 ? "-1" : "nan")),
+              std::string::npos)
+        << e;
+  }
+  // Nothing changed: the optimizer still steps exactly as one loaded from the good file.
+  optim::load(opt, good);
+  train(net, opt, 1);
 }
 
 // ================================ PyTorch interop ================================

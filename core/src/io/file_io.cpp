@@ -2,6 +2,7 @@
 #include "io/file_io.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -46,7 +47,10 @@ std::string unique_suffix() {
 }  // namespace
 
 InputFile::InputFile(const std::string& path, const char* op) : path_(path), op_(op) {
-  fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: opening a FIFO nobody writes (or a device) must not block before the check that
+  // refuses anything but a regular file; a regular file's reads ignore the flag, but it is
+  // cleared all the same.
+  fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   MG_CHECK(fd_ >= 0, op_, path_, ": cannot open for reading: ", errno_text());
   struct stat st {};
   if (::fstat(fd_, &st) != 0 || !S_ISREG(st.st_mode)) {
@@ -54,6 +58,8 @@ InputFile::InputFile(const std::string& path, const char* op) : path_(path), op_
     fd_ = -1;
     MG_ERROR(op_, path_, ": not a regular file");
   }
+  const int flags = ::fcntl(fd_, F_GETFL);
+  if (flags >= 0) (void)::fcntl(fd_, F_SETFL, flags & ~O_NONBLOCK);
   size_ = static_cast<std::uint64_t>(st.st_size);
 }
 
@@ -76,13 +82,61 @@ void InputFile::read(std::uint64_t offset, void* out, std::uint64_t n) const {
   }
 }
 
+// Note [Temporary files of a save]
+// A save writes a temporary file in the target's directory and renames it over the target. Its
+// name is short whatever the target's length (a target of up to NAME_MAX bytes saves, as
+// torch.save's): ".mg-<16 hex of the target's name>-<pid>-<16 hex>.tmp". A save killed with
+// kill -9 leaves its temporary behind; the next save of the same target removes those of its
+// target whose process is gone (never a live process's, which may be saving right now).
+namespace {
+constexpr const char* kTmpPrefix = ".mg-";
+constexpr const char* kTmpSuffix = ".tmp";
+
+std::string name_hash(const std::string& name) {
+  std::uint64_t h = 1469598103934665603ULL;  // FNV-1a
+  for (unsigned char c : name) h = (h ^ c) * 1099511628211ULL;
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
+  return buf;
+}
+
+/// Removes the temporaries of earlier saves of the target `base` (in dir) whose process is gone.
+void remove_stale_temporaries(const std::filesystem::path& dir, const std::string& base) {
+  const std::string prefix = kTmpPrefix + name_hash(base) + "-";
+  std::error_code ec;
+  std::filesystem::directory_iterator it(dir.empty() ? "." : dir, ec), end;
+  for (; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name.rfind(prefix, 0) != 0 || name.size() < prefix.size() + 4 ||
+        name.compare(name.size() - 4, 4, kTmpSuffix) != 0)
+      continue;
+    const std::size_t dash = name.find('-', prefix.size());
+    if (dash == std::string::npos) continue;
+    const std::string digits = name.substr(prefix.size(), dash - prefix.size());
+    if (digits.empty() || digits.size() > 9 ||
+        digits.find_first_not_of("0123456789") != std::string::npos)
+      continue;
+    const pid_t pid = static_cast<pid_t>(std::stol(digits));
+    if (pid == ::getpid() || ::kill(pid, 0) == 0 || errno != ESRCH) continue;
+    std::error_code ignored;
+    std::filesystem::remove(it->path(), ignored);
+  }
+}
+}  // namespace
+
 AtomicOutputFile::AtomicOutputFile(const std::string& path, const char* op) : path_(path), op_(op) {
   MG_CHECK(!path.empty(), op_, "the path is empty");
+  const std::filesystem::path target(path);
+  const std::filesystem::path dir = target.parent_path();
+  const std::string base = target.filename().string();
+  MG_CHECK(!base.empty(), op_, path_, ": the path names a directory, not a file");
+  remove_stale_temporaries(dir, base);
   // A new file of a name no other save uses, in the target's directory (rename stays on one file
   // system). O_EXCL | O_NOFOLLOW: never an existing file, nor the target of a symlink planted at
   // the name; such a name is skipped. Mode 0644 less the umask, as open(2) creates files.
+  const std::string stem = kTmpPrefix + name_hash(base) + "-" + std::to_string(::getpid()) + "-";
   for (int attempt = 0; attempt < 100; ++attempt) {
-    tmp_path_ = path + ".tmp." + std::to_string(::getpid()) + "." + unique_suffix();
+    tmp_path_ = (dir / (stem + unique_suffix() + kTmpSuffix)).string();
     fd_ = ::open(tmp_path_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
     if (fd_ >= 0 || errno != EEXIST) break;
   }

@@ -3,6 +3,7 @@
 //   metadata  "format": "minigrad.optimizer", "optimizer": "Adam",
 //             "param_groups": JSON text, PyTorch's layout:
 //             [{"lr": 0.001, "betas": [0.9, 0.999], "eps": 1e-08, ..., "params": [0, 1]}]
+#include <algorithm>
 #include <cmath>
 #include <nlohmann/json.hpp>
 
@@ -16,6 +17,46 @@ using Json = nlohmann::ordered_json;
 constexpr const char* kSave = "save_optimizer_state";
 constexpr const char* kLoad = "load_optimizer_state";
 constexpr const char* kFormat = "minigrad.optimizer";
+
+// Note [Bounded optimizer metadata]
+// "param_groups" comes from a file: a hostile one may nest 100,000 arrays (nlohmann's recursive
+// dump() and destructor overflow the stack), hold a number such as 1e400 (out_of_range, not a
+// parse_error) or a 10 MB value. So its nesting is measured first, without recursion, and refused
+// beyond PyTorch's layout ([{"betas": [0.9, 0.999]}] is 3 levels); every nlohmann exception
+// becomes a minigrad::Error; and an error quotes at most kQuote bytes of any value or name.
+constexpr std::size_t kMaxDepth = 3;
+constexpr std::size_t kQuote = 200;
+
+std::string quote(const std::string& text) {
+  if (text.size() <= kQuote) return text;
+  return text.substr(0, kQuote) + "... (" + std::to_string(text.size()) + " bytes)";
+}
+std::string quote_json(const Json& value) { return quote(value.dump()); }
+
+/// The deepest nesting of arrays and objects in json_text (strings skipped), counted up to
+/// limit + 1.
+std::size_t nesting(const std::string& json_text, std::size_t limit) {
+  std::size_t depth = 0, deepest = 0;
+  bool in_string = false, escaped = false;
+  for (char c : json_text) {
+    if (in_string) {
+      if (escaped)
+        escaped = false;
+      else if (c == '\\')
+        escaped = true;
+      else if (c == '"')
+        in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      deepest = std::max(deepest, ++depth);
+      if (deepest > limit) return deepest;
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  return deepest;
+}
 
 Json number(double v, const std::string& path, const std::string& name) {
   // JSON has no inf or NaN: refuse them rather than write null.
@@ -64,29 +105,40 @@ OptimizerStateDict load_optimizer_state(const std::string& path) {
              "\" is missing (not an optimizer checkpoint?)");
     return it->second;
   };
-  MG_CHECK(meta("format") == kFormat, kLoad, path, ": metadata \"format\" is \"", meta("format"),
-           "\", expected \"", kFormat, "\"");
+  MG_CHECK(meta("format") == kFormat, kLoad, path, ": metadata \"format\" is \"",
+           quote(meta("format")), "\", expected \"", kFormat, "\"");
   OptimizerStateDict out;
   out.optimizer = meta("optimizer");
+  MG_CHECK(out.optimizer.size() <= kQuote, kLoad, path, ": metadata \"optimizer\" is \"",
+           quote(out.optimizer), "\", not an optimizer's name");
 
+  const std::string& text = meta("param_groups");
+  const std::size_t depth = nesting(text, kMaxDepth);
+  MG_CHECK(depth <= kMaxDepth, kLoad, path,
+           ": metadata \"param_groups\" nests arrays and objects more than ", kMaxDepth,
+           " levels deep; PyTorch's layout has ", kMaxDepth,
+           " ([{\"lr\": 0.001, \"betas\": [0.9, 0.999], \"params\": [0]}])");
   Json groups;
   try {
-    groups = Json::parse(meta("param_groups"));
-  } catch (const Json::parse_error& e) {
-    MG_ERROR(kLoad, path, ": metadata \"param_groups\" is not valid JSON: ", e.what());
+    groups = Json::parse(text);
+  } catch (const Json::exception& e) {
+    MG_ERROR(kLoad, path,
+             ": metadata \"param_groups\" is not valid JSON: ", quote(std::string(e.what())));
   }
   MG_CHECK(groups.is_array(), kLoad, path, ": param_groups must be a JSON list");
   for (const Json& group : groups) {
     MG_CHECK(group.is_object(), kLoad, path, ": each param group must be a JSON object, got ",
-             group.dump());
+             quote_json(group));
     ParamGroupState g;
     bool has_params = false;
     for (const auto& [name, value] : group.items()) {
+      MG_CHECK(name.size() <= 64, kLoad, path, ": option name \"", quote(name),
+               "\" is longer than 64 bytes, not an optimizer option");
       if (name == "params") {
         MG_CHECK(value.is_array(), kLoad, path, ": \"params\" must be a list of positions");
         for (const Json& p : value) {
           MG_CHECK(p.is_number_integer() && p.get<std::int64_t>() >= 0, kLoad, path,
-                   ": \"params\" must hold non-negative integers, got ", value.dump());
+                   ": \"params\" must hold non-negative integers, got ", quote_json(value));
           g.params.push_back(p.get<std::int64_t>());
         }
         has_params = true;
@@ -97,14 +149,14 @@ OptimizerStateDict load_optimizer_state(const std::string& path) {
       } else if (value.is_array()) {
         std::vector<double> list;
         for (const Json& v : value) {
-          MG_CHECK(v.is_number(), kLoad, path, ": option \"", name,
-                   "\" must be a list of numbers, got ", value.dump());
+          MG_CHECK(v.is_number(), kLoad, path, ": option \"", quote(name),
+                   "\" must be a list of numbers, got ", quote_json(value));
           list.push_back(v.get<double>());
         }
         g.options.emplace_back(name, std::move(list));
       } else {
-        MG_ERROR(kLoad, path, ": option \"", name,
-                 "\" must be a number, a bool or a list of numbers, got ", value.dump());
+        MG_ERROR(kLoad, path, ": option \"", quote(name),
+                 "\" must be a number, a bool or a list of numbers, got ", quote_json(value));
       }
     }
     MG_CHECK(has_params, kLoad, path, ": a param group has no \"params\"");
@@ -121,7 +173,7 @@ OptimizerStateDict load_optimizer_state(const std::string& path) {
     const bool ok = !digits.empty() && digits.size() <= 18 &&
                     digits.find_first_not_of("0123456789") == std::string::npos &&
                     dot + 1 < key.size();
-    MG_CHECK(ok, kLoad, path, ": tensor \"", key,
+    MG_CHECK(ok, kLoad, path, ": tensor \"", quote(key),
              "\" is not named state.<position>.<name>, e.g. state.0.exp_avg");
     out.state[std::stoll(digits)][key.substr(dot + 1)] = t;
   }

@@ -606,6 +606,10 @@ void OptimizerWithOptions<Options>::load_state_dict(const OptimizerStateDict& di
         MG_CHECK(t.numel() == 1 && t.dtype() != kBool, op, me, ": state \"", k, "\" of parameter ",
                  position, " must be a single number, got shape ", t.shape(), " ",
                  dtype_name(t.dtype()));
+        // A count of steps: a NaN or negative one would load and fail at the next step().
+        const double v = t.template item<double>();
+        MG_CHECK(k != "step" || (std::isfinite(v) && v >= 0), op, me, ": state \"", k,
+                 "\" of parameter ", position, " must be a finite number >= 0, got ", v);
         converted[k] = t.detach().clone();
         continue;
       }
