@@ -157,7 +157,7 @@ EmbeddingImpl::EmbeddingImpl(const EmbeddingOptions& options)
     padding_idx = wrap_padding_idx(*options.padding_idx(), num, "Embedding");
   const Tensor& given = options._weight();
   if (!given.defined()) {
-    weight = register_parameter("weight", empty({num, dim}, kFloat32));
+    weight = register_parameter("weight", empty({num, dim}, get_default_dtype()));
     reset_parameters();
     return;
   }
