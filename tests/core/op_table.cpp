@@ -2786,7 +2786,9 @@ void add_nn(std::vector<OpInfo>& t) {
                 "sdpa(x[0], x[1], x[2], attn_mask=make((3, 4), 13), scale=0.5)"},
                {"dropout_p 0.3", "sdpa_dropout(x[0], x[1], x[2], 0.3)"}},
               "torch 1.13 has no F.scaled_dot_product_attention; compared with PyTorch 2.x's "
-              "documented reference (softmax(q k^T * scale + mask) v) in torch ops")
+              "documented reference (softmax(q k^T * scale + mask) v) in torch ops, dropout_p "
+              "as its math path: torch.dropout(weights, p, True) after manual_seed(0), torch "
+              "1.13's own mask")
           .ref("sdpa(make((1, 4, 3), 4), make((1, 4, 3), 5), make((1, 4, 2), 6), causal=True)",
                [] {
                  return F::scaled_dot_product_attention(make({1, 4, 3}, 4), make({1, 4, 3}, 5),

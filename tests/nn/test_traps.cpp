@@ -51,6 +51,7 @@ void expect_all_float64(const nn::Module& m, const std::string& what) {
 }
 
 TEST(TrapDefaultDtype, ModulesTakeTheDefaultDtype) {
+  // Restored after the test (DefaultDtype's destructor), as the other tests expect float32.
   DefaultDtype float64(mg::kFloat64);
   // torch.set_default_dtype(torch.float64); torch.manual_seed(0); l = nn.Linear(3, 2)
   // l.weight.tolist(), l.bias.tolist() (float64 draws: the same as minigrad's)
@@ -97,18 +98,10 @@ TEST(TrapDefaultDtype, ModulesTakeTheDefaultDtype) {
   // torch.tensor([0.5, 1.5]).dtype is the default dtype too (libtorch's rule for a list of
   // doubles, now minigrad's): the modules and the data they are fed agree.
   EXPECT_EQ(mg::tensor(std::vector<double>{0.5, 1.5}).dtype(), mg::kFloat64);
-}
-
-TEST(TrapDefaultDtype, ExplicitDtypeAndRestoredDefaultStillWin) {
-  {
-    DefaultDtype float64(mg::kFloat64);
-    EXPECT_EQ(nn::Linear(2, 2, true, mg::kFloat32)->weight.dtype(), mg::kFloat32);
-    EXPECT_EQ(nn::TransformerImpl::generate_square_subsequent_mask(2, mg::kFloat32).dtype(),
-              mg::kFloat32);
-  }
-  EXPECT_EQ(mg::get_default_dtype(), mg::kFloat32);
-  EXPECT_EQ(nn::Linear(2, 2)->weight.dtype(), mg::kFloat32);
-  EXPECT_EQ(nn::TransformerEncoderLayerOptions(4, 2).dtype(), mg::kFloat32);
+  // An explicit dtype still wins.
+  EXPECT_EQ(nn::Linear(2, 2, true, mg::kFloat32)->weight.dtype(), mg::kFloat32);
+  EXPECT_EQ(nn::TransformerImpl::generate_square_subsequent_mask(2, mg::kFloat32).dtype(),
+            mg::kFloat32);
 }
 
 // ---------------------------------------------------------------- 2. Sequential and ModuleList
@@ -117,7 +110,7 @@ TEST(TrapDefaultDtype, ExplicitDtypeAndRestoredDefaultStillWin) {
 // right, so the weights are PyTorch's:
 //   torch.manual_seed(0); s = nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Linear(4, 2))
 //   [v.flatten().tolist() for v in s.state_dict().values()]
-TEST(TrapBraces, SequentialInBracesHasPyTorchsInitialWeights) {
+TEST(TrapBraces, BracesBuildLeftToRightAndParenthesesTakeBuiltModules) {
   mg::manual_seed(0);
   nn::Sequential seq{nn::Linear(3, 4), nn::ReLU(), nn::Linear(4, 2)};
   const auto p = seq->named_parameters();
@@ -136,15 +129,13 @@ TEST(TrapBraces, SequentialInBracesHasPyTorchsInitialWeights) {
        0.18160855770111084, 0.41519397497177124, -0.10290008783340454, 0.3741558790206909},
       1e-7);
   expect_near_all(p["2.bias"], {-0.08059167861938477, 0.05290704965591431}, 1e-7);
-}
 
-TEST(TrapBraces, ParenthesesStayForModulesAlreadyBuiltAndAListMayStartWithAList) {
   // Named modules (lvalues) and a single module have no construction order to get wrong.
   nn::Linear fc1(3, 4), fc2(4, 2);
   nn::ReLU act;
-  nn::Sequential seq(fc1, act, fc2);
-  EXPECT_EQ(seq->size(), 3u);
-  EXPECT_EQ(seq->ptr<nn::Linear>(0).get(), fc1.get());
+  nn::Sequential built(fc1, act, fc2);
+  EXPECT_EQ(built->size(), 3u);
+  EXPECT_EQ(built->ptr<nn::Linear>(0).get(), fc1.get());
   EXPECT_EQ(nn::Sequential(nn::Linear(1, 1))->size(), 1u);
   nn::ModuleList list(fc1, fc2);
   EXPECT_EQ(list->size(), 2u);
