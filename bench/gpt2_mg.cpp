@@ -73,7 +73,7 @@ struct CausalSelfAttention : nn::Module {
     std::vector<mg::Tensor> qkv = c_attn(x).split(n_embd, 2);
     auto heads = [&](const mg::Tensor& t) { return t.reshape({B, T, n_head, hd}).transpose(1, 2); };
     mg::Tensor y = nn::functional::scaled_dot_product_attention(heads(qkv[0]), heads(qkv[1]),
-                                                                heads(qkv[2]), {}, true);
+                                                                heads(qkv[2]), {}, 0.0, true);
     return c_proj(y.transpose(1, 2).reshape({B, T, C}));
   }
 };

@@ -8,6 +8,7 @@
 #include "minigrad/ops/creation.h"
 #include "minigrad/ops/elementwise.h"
 #include "minigrad/ops/linalg.h"
+#include "minigrad/ops/random.h"
 #include "minigrad/ops/reduce.h"
 #include "minigrad/ops/shape.h"
 #include "minigrad/profiler.h"
@@ -65,8 +66,30 @@ Tensor mse_loss(const Tensor& input, const Tensor& target, const std::string& re
   return reduction == "sum" ? sq.sum() : sq.mean();
 }
 
+// Note [SDPA dropout]
+// PyTorch 2's math path drops attention weights with at::dropout(softmax(...), dropout_p,
+// /*train=*/true). torch 1.13's CPU dropout (no MKL, as Debian's python3-torch) is
+// input * (noise.bernoulli_(1 - p) / (1 - p)), and bernoulli_(double) on CPU keeps element i when
+// the i-th uniform double of the generator, in row-major order, is < 1 - p: the same draws as
+// torch.rand(shape, dtype=torch.float64), which minigrad's rand(shape, kFloat64) reproduces bit
+// for bit (tests/data/torch_rng_golden.h). So the weights here are dropped with PyTorch's mask
+// for the same seed, which F::dropout (Note [Dropout stream]) does not give. p == 1 multiplies by
+// zero and p == 0 draws nothing, as torch's _dropout.
+namespace {
+Tensor attention_dropout(const Tensor& weights, double p) {
+  if (p == 0 || weights.numel() == 0) return weights;
+  if (p == 1) return weights * zeros({}, weights.dtype());
+  Tensor noise;
+  {
+    NoGradGuard no_grad;
+    noise = (rand(weights.shape(), kFloat64) < Scalar(1.0 - p)).to(weights.dtype()) / (1.0 - p);
+  }
+  return weights * noise;
+}
+}  // namespace
+
 Tensor scaled_dot_product_attention(const Tensor& q, const Tensor& k, const Tensor& v,
-                                    const Tensor& attn_mask, bool is_causal,
+                                    const Tensor& attn_mask, double dropout_p, bool is_causal,
                                     std::optional<double> scale) {
   MG_PROFILE_OP("scaled_dot_product_attention");
   const char* op = "scaled_dot_product_attention";
@@ -80,6 +103,8 @@ Tensor scaled_dot_product_attention(const Tensor& q, const Tensor& k, const Tens
   MG_CHECK(k.size(-2) == v.size(-2), op, "k has shape ", k.shape(), " and v has shape ", v.shape(),
            ": they must have the same number of keys (dim -2)");
   MG_CHECK(!(is_causal && attn_mask.defined()), op, "pass either attn_mask or is_causal, not both");
+  MG_CHECK(dropout_p >= 0 && dropout_p <= 1, op, "dropout_p must be in [0, 1], got ", dropout_p,
+           " (PyTorch's order is (q, k, v, attn_mask, dropout_p, is_causal, scale))");
   MG_CHECK(q.dtype() == k.dtype() && k.dtype() == v.dtype(), op,
            "q, k and v must have the same dtype, got ", dtype_name(q.dtype()), ", ",
            dtype_name(k.dtype()), " and ", dtype_name(v.dtype()));
@@ -98,7 +123,7 @@ Tensor scaled_dot_product_attention(const Tensor& q, const Tensor& k, const Tens
     scores = scores + bias_of(ones({L, S}, kBool).tril());
   else if (attn_mask.defined())
     scores = scores + (attn_mask.dtype() == kBool ? bias_of(attn_mask) : attn_mask);
-  return matmul(minigrad::softmax(scores, -1), v);
+  return matmul(attention_dropout(minigrad::softmax(scores, -1), dropout_p), v);
 }
 
 }  // namespace minigrad::nn::functional

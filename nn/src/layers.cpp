@@ -109,7 +109,9 @@ Tensor rms_norm(const Tensor& x, const Shape& normalized_shape, const Tensor& we
 // The mask keeps an element when a uniform draw U in [0, 1) (mg::rand's, in the input's dtype,
 // from the default generator) satisfies U >= p, which has probability 1 - p. PyTorch draws its
 // mask with bernoulli_(1 - p), whose stream differs, so a seed gives the same statistics as
-// PyTorch but not the same mask.
+// PyTorch but not the same mask. (scaled_dot_product_attention's dropout_p draws PyTorch's own
+// mask, Note [SDPA dropout] in functional.cpp: on the CPU, bernoulli_(1 - p) keeps where a
+// float64 uniform is < 1 - p.)
 Tensor dropout(const Tensor& x, double p, bool training, bool inplace) {
   MG_PROFILE_OP("dropout");
   MG_CHECK(x.defined(), "dropout", "got an undefined input");
@@ -157,7 +159,7 @@ EmbeddingImpl::EmbeddingImpl(const EmbeddingOptions& options)
     padding_idx = wrap_padding_idx(*options.padding_idx(), num, "Embedding");
   const Tensor& given = options._weight();
   if (!given.defined()) {
-    weight = register_parameter("weight", empty({num, dim}, kFloat32));
+    weight = register_parameter("weight", empty({num, dim}, get_default_dtype()));
     reset_parameters();
     return;
   }

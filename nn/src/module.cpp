@@ -119,11 +119,23 @@ void Module::collect(const std::string& prefix, bool recurse, bool buffers,
   for (const auto& c : children_) c.module->collect(prefix + c.name + ".", true, buffers, out);
 }
 
+// Note [Shared parameters]
+// One tensor may be registered under several names: weight tying (nanoGPT's
+// `wte.weight = lm_head.weight`, here wte->replace_parameter("weight", lm_head->weight)), or a
+// module registered twice. PyTorch's named_parameters() and named_buffers() list each tensor once,
+// under the first name in their order (a memo of the tensors seen; remove_duplicate=True since
+// 2.0, always before), so parameters().size(), num_parameters(), an optimizer's parameter list
+// and weight-decay groups count it once, and it is updated once per step. state_dict() keeps
+// every name, as PyTorch's (a checkpoint of a tied model has both keys; loading writes the one
+// tensor twice, with the same values). Identity is the TensorImpl: handles that share it are one
+// parameter.
 namespace {
 OrderedDict<std::string, Tensor> to_dict(std::vector<std::pair<std::string, Tensor>> items,
                                          const char* what) {
   OrderedDict<std::string, Tensor> out(what);
-  for (auto& [n, t] : items) out.insert(std::move(n), std::move(t));
+  std::set<const TensorImpl*> seen;
+  for (auto& [n, t] : items)
+    if (seen.insert(t.impl()).second) out.insert(std::move(n), std::move(t));
   return out;
 }
 }  // namespace
@@ -131,8 +143,11 @@ OrderedDict<std::string, Tensor> to_dict(std::vector<std::pair<std::string, Tens
 OrderedDict<std::string, Tensor> Module::named_parameters(bool recurse) const {
   std::vector<std::pair<std::string, Tensor>> out;
   collect("", recurse, false, out);
+  OrderedDict<std::string, Tensor> dict = to_dict(std::move(out), "parameter");
+  out.clear();
+  for (const auto& item : dict) out.emplace_back(item.key(), item.value());
   record_parameter_names(out);
-  return to_dict(std::move(out), "parameter");
+  return dict;
 }
 
 void Module::collect_state(const std::string& prefix, StateDict& out) const {

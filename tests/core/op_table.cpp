@@ -2730,7 +2730,7 @@ void add_nn(std::vector<OpInfo>& t) {
             {s("3-D, S != L", {arg({2, 3, 4}, 1), arg({2, 5, 4}, 2), arg({2, 5, 2}, 3)}),
              s("causal", {arg({1, 4, 3}, 4), arg({1, 4, 3}, 5), arg({1, 4, 2}, 6)},
                [](const V& v) {
-                 return F::scaled_dot_product_attention(v[0], v[1], v[2], {}, true);
+                 return F::scaled_dot_product_attention(v[0], v[1], v[2], {}, 0.0, true);
                }),
              s("bool mask, broadcast over the batch",
                {arg({2, 3, 4}, 7), arg({2, 3, 4}, 8), arg({2, 3, 2}, 9)},
@@ -2740,8 +2740,15 @@ void add_nn(std::vector<OpInfo>& t) {
                }),
              s("float mask, scale 0.5", {arg({3, 2}, 10), arg({4, 2}, 11), arg({4, 3}, 12)},
                [](const V& v) {
-                 return F::scaled_dot_product_attention(v[0], v[1], v[2], make({3, 4}, 13), false,
-                                                        0.5);
+                 return F::scaled_dot_product_attention(v[0], v[1], v[2], make({3, 4}, 13), 0.0,
+                                                        false, 0.5);
+               }),
+             // Note [SDPA dropout]: PyTorch's mask for the seed; each call reseeds, so that
+             // gradcheck's repeated evaluations see the same mask (as the dropout entry).
+             s("dropout_p 0.3", {arg({2, 3, 4}, 17), arg({2, 5, 4}, 18), arg({2, 5, 2}, 19)},
+               [](const V& v) {
+                 manual_seed(0);
+                 return F::scaled_dot_product_attention(v[0], v[1], v[2], {}, 0.3);
                }),
              s("4-D heads, non-contiguous q",
                {make({1, 3, 2, 4}, 14).transpose(1, 2).requires_grad_(), arg({1, 2, 3, 4}, 15),
@@ -2756,7 +2763,7 @@ void add_nn(std::vector<OpInfo>& t) {
                "pass either attn_mask or is_causal, not both",
                [] {
                  F::scaled_dot_product_attention(make({2, 3}, 1), make({2, 3}, 2), make({2, 3}, 3),
-                                                 mask({1, 1, 1, 1}, {2, 2}), true);
+                                                 mask({1, 1, 1, 1}, {2, 2}), 0.0, true);
                }),
              e("scaled_dot_product_attention", "float64 mask with float32 q, k, v",
                "attn_mask must be bool or have q's dtype (float32), got float64",
@@ -2776,13 +2783,16 @@ void add_nn(std::vector<OpInfo>& t) {
                 "sdpa(x[0], x[1], x[2], attn_mask=torch.tensor([1, 0, 1, 1, 1, 0, 0, 1, 1], "
                 "dtype=torch.bool).reshape(3, 3))"},
                {"float mask, scale 0.5",
-                "sdpa(x[0], x[1], x[2], attn_mask=make((3, 4), 13), scale=0.5)"}},
+                "sdpa(x[0], x[1], x[2], attn_mask=make((3, 4), 13), scale=0.5)"},
+               {"dropout_p 0.3", "sdpa_dropout(x[0], x[1], x[2], 0.3)"}},
               "torch 1.13 has no F.scaled_dot_product_attention; compared with PyTorch 2.x's "
-              "documented reference (softmax(q k^T * scale + mask) v) in torch ops")
+              "documented reference (softmax(q k^T * scale + mask) v) in torch ops, dropout_p "
+              "as its math path: torch.dropout(weights, p, True) after manual_seed(0), torch "
+              "1.13's own mask")
           .ref("sdpa(make((1, 4, 3), 4), make((1, 4, 3), 5), make((1, 4, 2), 6), causal=True)",
                [] {
                  return F::scaled_dot_product_attention(make({1, 4, 3}, 4), make({1, 4, 3}, 5),
-                                                        make({1, 4, 2}, 6), {}, true);
+                                                        make({1, 4, 2}, 6), {}, 0.0, true);
                },
                {1, 4, 2},
                {-1.6280646932415248, 0.996857666258097, -1.1309096115874329, 1.494012747912189,
@@ -2802,8 +2812,8 @@ void add_nn(std::vector<OpInfo>& t) {
                "scale=0.5)",
                [] {
                  return F::scaled_dot_product_attention(make({3, 2}, 10), make({4, 2}, 11),
-                                                        make({4, 3}, 12), make({3, 4}, 13), false,
-                                                        0.5);
+                                                        make({4, 3}, 12), make({3, 4}, 13), 0.0,
+                                                        false, 0.5);
                },
                {3, 3},
                {-1.223127669754949, 0.6225774386963038, -0.2766162344735049, -1.0459205810210064,

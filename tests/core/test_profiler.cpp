@@ -151,7 +151,7 @@ TEST(Profiler, RecordsCreationOpsMethodsAndInPlaceOpsAsTorchProfiler) {
 // ((input - target)^2).mean().
 TEST(Profiler, CountsATwoLayerMlpStep) {
   mg::manual_seed(0);
-  mg::nn::Sequential model(mg::nn::Linear(4, 8), mg::nn::ReLU(), mg::nn::Linear(8, 2));
+  mg::nn::Sequential model{mg::nn::Linear(4, 8), mg::nn::ReLU(), mg::nn::Linear(8, 2)};
   mg::Tensor x = mg::randn({3, 4}), target = mg::randn({3, 2});
   prof::Profile p;
   mg::Tensor loss = mg::nn::functional::mse_loss(model->forward(x), target);

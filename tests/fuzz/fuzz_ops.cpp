@@ -1027,7 +1027,7 @@ void run_op(Input& in, State& st) {
       bool causal = in.flag();
       std::optional<double> scale = maybe_real(in);
       if (a.numel() * b.numel() > kMaxOutput || b.numel() * v.numel() > kMaxOutput) return;
-      keep(st, F::scaled_dot_product_attention(a, b, v, mask, causal, scale));
+      keep(st, F::scaled_dot_product_attention(a, b, v, mask, 0.0, causal, scale));
       break;
     }
     case 78:

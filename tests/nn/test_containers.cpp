@@ -233,7 +233,7 @@ TEST(ModuleDictApi, InsertLookupUpdatePop) {
 //                                  'beta': nn.Parameter(torch.zeros(1))})
 struct ContainersNetImpl : nn::Module {
   ContainersNetImpl() : nn::Module("N") {
-    layers = register_module("layers", nn::ModuleList(nn::Linear(2, 2), nn::ReLU()));
+    layers = register_module("layers", nn::ModuleList{nn::Linear(2, 2), nn::ReLU()});
     md = register_module("md", nn::ModuleDict({{"fc", nn::Linear(2, 3)}, {"act", nn::Tanh()}}));
     params = register_module("params", nn::ParameterList(mg::ones({2}), mg::zeros({2, 3})));
     pd = register_module("pd",

@@ -62,7 +62,7 @@ TEST(AnyModuleDefaults, FewerArgumentsTakeTheDefaults) {
 }
 
 TEST(AnyModuleDefaults, SequentialCallsAForwardWithDefaults) {
-  nn::Sequential seq(Affine{}, nn::ReLU(), Affine{});
+  nn::Sequential seq{Affine{}, nn::ReLU(), Affine{}};
   mg::Tensor x = mg::tensor({1.5, -2.0}, mg::kFloat64);
   EXPECT_EQ(seq->forward(x).to_vector<double>(), (std::vector<double>{6.0, 0.0}));
 }

@@ -546,8 +546,8 @@ TEST(NnLayersSequential, PrintsLikePyTorch) {
   //                     nn.LayerNorm(2)))
   nn::Sequential nested;
   nested->push_back(std::make_shared<nn::LinearImpl>(2, 2));
-  nested->push_back(std::make_shared<nn::SequentialImpl>(std::make_shared<nn::ReLUImpl>(),
-                                                         std::make_shared<nn::DropoutImpl>(0.2)));
+  nested->push_back(
+      nn::Sequential{std::make_shared<nn::ReLUImpl>(), std::make_shared<nn::DropoutImpl>(0.2)});
   nested->push_back(std::make_shared<nn::LayerNormImpl>(2));
   EXPECT_EQ(repr(nested),
             "Sequential(\n"

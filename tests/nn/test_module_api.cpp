@@ -35,7 +35,7 @@ std::string error_of(Fn&& fn) {
 struct NetImpl : nn::Cloneable<NetImpl> {
   NetImpl() : Cloneable("Net") {
     fc1 = register_module("fc1", nn::Linear(3, 4));
-    seq = register_module("seq", nn::Sequential(nn::ReLU(), nn::Linear(4, 2)));
+    seq = register_module("seq", nn::Sequential{nn::ReLU(), nn::Linear(4, 2)});
     scale = register_buffer("scale", mg::ones({2}));
   }
   mg::Tensor forward(const mg::Tensor& x) const { return seq(fc1(x)) * scale; }

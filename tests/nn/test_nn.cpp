@@ -165,10 +165,10 @@ struct HookedBlock : nn::Module {
   HookedBlock() : nn::Module("HookedBlock") {
     register_module("attn", attn);
     register_module("norm", norm);
-    mlp = register_module(
-        "mlp", std::make_shared<nn::SequentialImpl>(std::make_shared<nn::LinearImpl>(4, 8),
-                                                    std::make_shared<nn::GELUImpl>(),
-                                                    std::make_shared<nn::LinearImpl>(8, 4)));
+    mlp = register_module("mlp", nn::Sequential{std::make_shared<nn::LinearImpl>(4, 8),
+                                                std::make_shared<nn::GELUImpl>(),
+                                                std::make_shared<nn::LinearImpl>(8, 4)}
+                                     .ptr());
     heads = register_module("heads", std::make_shared<nn::ModuleListImpl>());
     heads->push_back(std::make_shared<nn::LinearImpl>(4, 1));
     heads->push_back(std::make_shared<nn::LinearImpl>(4, 1));
@@ -259,7 +259,8 @@ TEST(NnFunctional, CausalScaledDotProductAttention) {
   // q = k = [[1,0],[0,1],[1,1]], v = [[1,2],[3,4],[5,6]]; softmax(masked(q k^T / sqrt(2))) v
   mg::Tensor q = mg::tensor({{1.0, 0.0}, {0.0, 1.0}, {1.0, 1.0}});
   mg::Tensor v = mg::tensor({{1.0, 2.0}, {3.0, 4.0}, {5.0, 6.0}});
-  mg::Tensor out = F::scaled_dot_product_attention(q, q, v, {}, /*is_causal=*/true);
+  mg::Tensor out =
+      F::scaled_dot_product_attention(q, q, v, {}, /*dropout_p=*/0.0, /*is_causal=*/true);
   std::vector<float> expected = {
       1.0f, 2.0f, 2.3395230770111084f, 3.3395230770111084f, 3.510469675064087f, 4.510469436645508f};
   auto got = out.to_vector<float>();
@@ -289,7 +290,7 @@ TEST(NnFunctional, GradcheckLinearMseAndAttention) {
   mg::Tensor k = mg::randn({2, 4, 3}, mg::kFloat64).requires_grad_();
   mg::Tensor v = mg::randn({2, 4, 2}, mg::kFloat64).requires_grad_();
   auto sdpa = [](const std::vector<mg::Tensor>& in) {
-    return F::scaled_dot_product_attention(in[0], in[1], in[2], {}, true);
+    return F::scaled_dot_product_attention(in[0], in[1], in[2], {}, 0.0, true);
   };
   EXPECT_GRADCHECK(sdpa, {q, k, v});
   EXPECT_GRADGRADCHECK(sdpa, {q, k, v});

@@ -65,9 +65,10 @@ def all_dims(x):
     return tuple(range(x.dim()))
 
 
-def sdpa(q, k, v, attn_mask=None, is_causal=False, scale=None):
+def sdpa(q, k, v, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None):
     """PyTorch 2.x's documented reference for F.scaled_dot_product_attention (torch 1.13 has no
-    such function): softmax(q k^T * scale + bias) v, a bool mask keeping the True positions."""
+    such function): softmax(q k^T * scale + bias) v, a bool mask keeping the True positions, the
+    weights dropped with torch.dropout(weights, dropout_p, train=True) (PyTorch 2's math path)."""
     if attn_mask is not None and attn_mask.dtype not in (torch.bool, q.dtype):
         raise RuntimeError("Expected attn_mask dtype to be bool or to match query dtype "
                            "(PyTorch 2.x's check)")
@@ -82,7 +83,14 @@ def sdpa(q, k, v, attn_mask=None, is_causal=False, scale=None):
         else:
             bias = attn_mask + bias
     scores = q @ k.transpose(-2, -1) * scale + bias
-    return torch.softmax(scores, -1) @ v
+    return torch.dropout(torch.softmax(scores, -1), dropout_p, True) @ v
+
+
+def sdpa_dropout(q, k, v, dropout_p):
+    """sdpa with dropout_p after torch.manual_seed(0), as the op table's sample (Note [SDPA
+    dropout]: minigrad draws torch 1.13's CPU dropout mask)."""
+    torch.manual_seed(0)
+    return sdpa(q, k, v, dropout_p=dropout_p)
 
 
 def dropout_minigrad_mask(x, p):

@@ -157,7 +157,7 @@ int main() {
 
   // AnyModule and Sequential over a forward with a default argument.
   torch::nn::AnyModule scale(Scale{});
-  torch::nn::Sequential chain(Scale{}, torch::nn::ReLU());
+  torch::nn::Sequential chain{Scale{}, torch::nn::ReLU()};
   std::printf("default args: %.1f %.1f %.1f\n", scale.forward(torch::tensor({1.5f})).item<float>(),
               scale.forward(torch::tensor({1.5f}), 3.0).item<float>(),
               chain->forward(torch::tensor({-1.0f, 4.0f})).sum().item<float>());

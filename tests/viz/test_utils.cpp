@@ -142,8 +142,8 @@ TEST(Summary, AKnownModelAgainstPyTorchsParameterCounts) {
   // nn.Linear(32, 100, bias=False)) with the first Linear's bias frozen:
   // sum(p.numel() for p in m.parameters()) == 5408, of which 5376 require grad.
   mg::manual_seed(0);
-  nn::Sequential model(nn::Embedding(100, 16), nn::Linear(16, 32), nn::ReLU(), nn::LayerNorm(32),
-                       nn::Linear(32, 100, false));
+  nn::Sequential model{nn::Embedding(100, 16), nn::Linear(16, 32), nn::ReLU(), nn::LayerNorm(32),
+                       nn::Linear(32, 100, false)};
   model->named_parameters()["1.bias"].requires_grad_(false);
   EXPECT_EQ(model->num_parameters(), 5408);
   EXPECT_EQ(model->num_parameters(true), 5376);

@@ -33,6 +33,7 @@
 #include "minigrad/data/sampler.h"
 #include "minigrad/error.h"
 #include "minigrad/generator.h"
+#include "minigrad/shape.h"
 
 namespace minigrad::data {
 
@@ -229,26 +230,54 @@ class DataLoader {
              "samplers::RandomSampler to shuffle");
   }
 
+  // Note [DataLoader iterators]
+  // As libtorch's (torch/data/iterator.h): begin() is a valid iterator until the epoch runs out,
+  // end() a sentinel. Incrementing or dereferencing the sentinel, or an iterator whose epoch ran
+  // out, throws (libtorch's messages) instead of reading a batch that is not there. Copies of an
+  // iterator share its state, as libtorch's (an input iterator: advancing one advances all), so
+  // an iterator equals itself and its copies, and equals end() once exhausted.
   class Iterator {
    public:
     using value_type = BatchType;
     using difference_type = std::ptrdiff_t;
     Iterator() = default;
-    BatchType& operator*() { return *batch_; }
-    BatchType* operator->() { return &*batch_; }
+    /// The current batch; throws for end() or an iterator past the last batch.
+    BatchType& operator*() const {
+      check_valid("Dereferencing the DataLoader's past-the-end iterator is not allowed",
+                  "Attempted to dereference iterator that was past the end");
+      return *state_->batch;
+    }
+    BatchType* operator->() const { return &**this; }
+    /// Moves to the next batch (past the last one: equal to end()); throws for end() or an
+    /// iterator already past the last batch.
     Iterator& operator++() {
-      batch_ = loader_->next_batch();
+      check_valid("Incrementing the DataLoader's past-the-end iterator is not allowed",
+                  "Attempted to increment iterator past the end");
+      state_->batch = state_->loader->next_batch();
       return *this;
     }
     bool operator==(const Iterator& other) const {
-      return batch_.has_value() == other.batch_.has_value() && !batch_.has_value();
+      if (exhausted() || other.exhausted()) return exhausted() == other.exhausted();
+      return state_ == other.state_;
     }
 
    private:
     friend class DataLoader;
-    explicit Iterator(DataLoader* loader) : loader_(loader), batch_(loader->next_batch()) {}
-    DataLoader* loader_ = nullptr;
-    std::optional<BatchType> batch_;
+    struct State {
+      DataLoader* loader;
+      std::optional<BatchType> batch;
+    };
+    explicit Iterator(DataLoader* loader)
+        : state_(std::make_shared<State>(State{loader, loader->next_batch()})) {}
+    bool exhausted() const { return state_ == nullptr || !state_->batch.has_value(); }
+    void check_valid(const char* on_sentinel, const char* when_exhausted) const {
+      MG_CHECK(state_ != nullptr, "DataLoader", on_sentinel,
+               " (compare an iterator with loader.end() instead)");
+      MG_CHECK(state_->batch.has_value(), "DataLoader", when_exhausted,
+               " (the epoch has ended; compare with loader.end() first, or call begin() for the "
+               "next epoch)");
+    }
+    std::shared_ptr<State> state_;  // null for end()
   };
 
   /// Starts an epoch (resets the sampler) and returns its first batch.
@@ -271,7 +300,7 @@ class DataLoader {
     const std::optional<std::size_t> counted = sampler_->num_samples();
     const std::size_t n = counted ? *counted : detail::sized(dataset_.size());
     const std::size_t b = options_.batch_size();
-    return options_.drop_last() ? n / b : (n + b - 1) / b;
+    return options_.drop_last() ? n / b : minigrad::detail::ceil_div(n, b);
   }
   const DataLoaderOptions& options() const { return options_; }
   DatasetT& dataset() { return dataset_; }

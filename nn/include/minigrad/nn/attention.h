@@ -19,7 +19,7 @@ class NonDynamicallyQuantizableLinearImpl : public Module {
   /// A deep copy of this module (Module::clone).
   std::shared_ptr<Module> clone() const override;
   NonDynamicallyQuantizableLinearImpl(std::int64_t in_features, std::int64_t out_features,
-                                      bool bias = true, Dtype dtype = kFloat32);
+                                      bool bias = true, Dtype dtype = get_default_dtype());
 
   Tensor forward(const Tensor& x) const { return linear_.forward(x); }
   Tensor operator()(const Tensor& x) const { return forward(x); }
@@ -49,7 +49,7 @@ class MultiheadAttentionImpl : public Module {
   /// xavier_uniform_(in_proj_weight); both biases are zero.
   /// Throws if embed_dim or num_heads is not positive or embed_dim % num_heads != 0.
   MultiheadAttentionImpl(std::int64_t embed_dim, std::int64_t num_heads, bool bias = true,
-                         bool batch_first = false, Dtype dtype = kFloat32);
+                         bool batch_first = false, Dtype dtype = get_default_dtype());
 
   /// Attention of query over key/value: returns (output, weights).
   /// query [L, N, E], key and value [S, N, E] ([N, L, E] / [N, S, E] with batch_first), or

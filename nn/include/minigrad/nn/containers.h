@@ -99,6 +99,20 @@ auto forward_pointer() {
 
 [[noreturn]] void throw_argument_count(const std::string& module, std::size_t expected,
                                        std::size_t got);
+
+// Note [Braces for module lists]
+// C++ evaluates a function's arguments in an unspecified order (g++: right to left), so
+// nn::Sequential(nn::Linear(3, 4), nn::ReLU(), nn::Linear(4, 2)) would build, and draw the initial
+// weights of, the second Linear first: for the same seed the model starts elsewhere than
+// PyTorch's nn.Sequential(...), which builds left to right, and nothing says so. The elements of a
+// braced list are evaluated left to right, so nn::Sequential{...} and nn::ModuleList{...} are
+// PyTorch's. The parenthesised constructors therefore refuse (static_assert) two or more
+// arguments built in the call (rvalues); modules already built (named lvalues), or a single
+// module, have no order to get wrong and are accepted, as libtorch's.
+
+/// How many of a forwarding constructor's arguments are temporaries (deduced as non-references).
+template <typename... M>
+inline constexpr std::size_t temporaries = ((std::is_lvalue_reference_v<M> ? 0 : 1) + ... + 0);
 /// Appends to args the defaults (MG_FORWARD_HAS_DEFAULT_ARGS) of the arguments after them, up to
 /// count; throws when args has fewer than the required ones or a missing one has no default.
 void fill_default_arguments(const std::string& module, std::vector<AnyValue>& args,
@@ -253,11 +267,19 @@ class SequentialImpl : public UnaryModule {
   SequentialImpl(std::initializer_list<AnyModule> modules);
   /// Sequential({{"fc", nn::Linear(3, 4)}, {"act", nn::ReLU()}}).
   SequentialImpl(std::initializer_list<NamedAnyModule> modules);
-  /// Sequential(nn::Linear(3, 4), nn::ReLU()) and Sequential(std::make_shared<ReLUImpl>()).
+  /// Sequential(fc1, act, fc2) of modules already built, or of one module
+  /// (Sequential(std::make_shared<ReLUImpl>())). Modules built in the call go in braces,
+  /// Sequential{nn::Linear(3, 4), nn::ReLU()}: parentheses with two or more of them do not
+  /// compile (Note [Braces for module lists]).
   template <typename... M>
   requires(sizeof...(M) > 0 &&
            (std::is_convertible_v<M, AnyModule> && ...)) explicit SequentialImpl(M&&... modules)
       : UnaryModule("Sequential") {
+    static_assert(container_detail::temporaries<M...> < 2,
+                  "nn::Sequential(a, b, ...) with two or more modules built in the call builds "
+                  "them in an unspecified order (g++: right to left), so their initial weights "
+                  "differ from PyTorch's for the same seed: write nn::Sequential{a, b, ...} "
+                  "(braces build left to right, as PyTorch)");
     (push_back(AnyModule(std::forward<M>(modules))), ...);
   }
   /// Appends a child, named by its position or by name.
@@ -347,11 +369,19 @@ class ModuleListImpl : public Module {
   ModuleListImpl() : Module("ModuleList") {}
   /// ModuleList{std::make_shared<LinearImpl>(2, 2), nn::Tanh()}.
   ModuleListImpl(std::initializer_list<ModulePtr> modules);
-  /// ModuleList(nn::Linear(2, 2), nn::Tanh()).
+  /// ModuleList(fc1, act) of holders already built (the first may be a ModuleList, as in
+  /// libtorch), or of one. Modules built in the call go in braces, ModuleList{nn::Linear(2, 2),
+  /// nn::Tanh()}: parentheses with two or more of them do not compile (Note [Braces for module
+  /// lists]).
   template <typename... M>
   requires(sizeof...(M) > 0 &&
            (IsModuleHolder<std::decay_t<M>> && ...)) explicit ModuleListImpl(M&&... modules)
       : Module("ModuleList") {
+    static_assert(container_detail::temporaries<M...> < 2,
+                  "nn::ModuleList(a, b, ...) with two or more modules built in the call builds "
+                  "them in an unspecified order (g++: right to left), so their initial weights "
+                  "differ from PyTorch's for the same seed: write nn::ModuleList{a, b, ...} "
+                  "(braces build left to right, as PyTorch)");
     (push_back(modules.ptr()), ...);
   }
   /// Appends a module (registered under its position); throws for a null pointer.

@@ -83,7 +83,8 @@ class EmbeddingImpl : public UnaryModule {
   /// A deep copy of this module (Module::clone).
   std::shared_ptr<Module> clone() const override;
   /// weight [num_embeddings, embedding_dim] ~ N(0, 1), drawn as PyTorch draws it.
-  EmbeddingImpl(std::int64_t num_embeddings, std::int64_t embedding_dim, Dtype dtype = kFloat32);
+  EmbeddingImpl(std::int64_t num_embeddings, std::int64_t embedding_dim,
+                Dtype dtype = get_default_dtype());
   /// The same with padding_idx (its row zeroed after the draw, as PyTorch) or a given _weight
   /// (nothing drawn). Throws for a padding_idx outside [-num_embeddings, num_embeddings) or a
   /// _weight of another shape.
@@ -127,10 +128,10 @@ class LayerNormImpl : public UnaryModule {
   /// Normalises over dims of sizes normalized_shape; weight ones and bias zeros of that shape
   /// when elementwise_affine (otherwise neither exists).
   explicit LayerNormImpl(Shape normalized_shape, double eps = 1e-5, bool elementwise_affine = true,
-                         Dtype dtype = kFloat32);
+                         Dtype dtype = get_default_dtype());
   /// Normalises over the last dim, of size normalized_size.
   explicit LayerNormImpl(std::int64_t normalized_size, double eps = 1e-5,
-                         bool elementwise_affine = true, Dtype dtype = kFloat32);
+                         bool elementwise_affine = true, Dtype dtype = get_default_dtype());
   /// x [..., *normalized_shape] -> same shape.
   Tensor forward(const Tensor& x) const override;
   /// Resets weight to ones and bias to zeros.
@@ -169,7 +170,7 @@ class RMSNormImpl : public UnaryModule {
   /// A deep copy of this module (Module::clone).
   std::shared_ptr<Module> clone() const override;
   /// Throws for an empty or negative normalized_shape.
-  explicit RMSNormImpl(const RMSNormOptions& options, Dtype dtype = kFloat32);
+  explicit RMSNormImpl(const RMSNormOptions& options, Dtype dtype = get_default_dtype());
   /// x [..., *normalized_shape] -> same shape.
   Tensor forward(const Tensor& x) const override;
   /// Resets weight to ones.

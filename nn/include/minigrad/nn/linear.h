@@ -11,7 +11,7 @@ class LinearImpl : public Module {
   /// weight [out_features, in_features] and, if bias, bias [out_features], initialised as
   /// PyTorch does: kaiming_uniform_(weight, a = sqrt(5)), bias U(-1/sqrt(in), 1/sqrt(in)).
   LinearImpl(std::int64_t in_features, std::int64_t out_features, bool bias = true,
-             Dtype dtype = kFloat32);
+             Dtype dtype = get_default_dtype());
 
   /// x [..., in_features] -> [..., out_features]; any number of leading dims.
   Tensor forward(const Tensor& x) const;

@@ -95,18 +95,29 @@ class Module : public std::enable_shared_from_this<Module> {
   }
   /// Removes the child registered as name; throws if there is none.
   void unregister_module(const std::string& name);
+  /// Replaces the parameter registered as name with param, keeping its place in parameters() and
+  /// state_dict() (requires_grad is set on it), and returns param; throws if there is none. As
+  /// with replace_module, a member that held the old tensor must be assigned the result. Weight
+  /// tying, nanoGPT's `self.transformer.wte.weight = self.lm_head.weight`, is
+  ///   wte->weight = wte->replace_parameter("weight", lm_head->weight);
+  /// after which one tensor is registered under two names (Note [Shared parameters]).
+  Tensor replace_parameter(const std::string& name, Tensor param, bool requires_grad = true);
 
-  /// All parameters, recursively, in registration order (children after own parameters).
+  /// All parameters, recursively, in registration order (children after own parameters), each
+  /// tensor once: a tensor registered under two names (tied weights) is listed under the first,
+  /// as PyTorch's (Note [Shared parameters]).
   /// Like named_parameters(), records each parameter's dotted name for parameter_name(), so an
   /// optimizer built from `model.parameters()` can name a parameter that gets no gradient.
   std::vector<Tensor> parameters(bool recurse = true) const;
   /// (name, parameter) in order with dotted names ("weight", "W_q.weight", "layers.0.bias"), as
-  /// an OrderedDict: named_parameters()["fc.weight"], .find(), .contains(), .keys().
+  /// an OrderedDict: named_parameters()["fc.weight"], .find(), .contains(), .keys(). A shared
+  /// tensor appears once, under its first name (PyTorch's remove_duplicate=True).
   OrderedDict<std::string, Tensor> named_parameters(bool recurse = true) const;
   /// The number of parameter elements, each shared tensor counted once (as PyTorch's
   /// sum(p.numel() for p in model.parameters())); with trainable_only, only those that require
   /// grad.
   std::int64_t num_parameters(bool trainable_only = false) const;
+  /// Buffers, as parameters(): each tensor once, under its first name.
   std::vector<Tensor> buffers(bool recurse = true) const;
   OrderedDict<std::string, Tensor> named_buffers(bool recurse = true) const;
   /// Direct children, in registration order. A child registered by reference (a member) comes
@@ -150,6 +161,7 @@ class Module : public std::enable_shared_from_this<Module> {
 
   /// Parameters and buffers with dotted names in PyTorch's order: each module's own parameters,
   /// then its own buffers, then its children's, recursively ("scale", "fc1.weight", "fc1.bias").
+  /// A shared tensor keeps every name, as PyTorch's (tied weights are saved under both).
   /// The tensors are detached aliases of the module's: they share its storage, as in PyTorch.
   StateDict state_dict() const;
   /// Copies the dict's tensors into the parameters and buffers of the same names, in place, so
@@ -172,9 +184,6 @@ class Module : public std::enable_shared_from_this<Module> {
   void print(std::ostream& os, int indent = 0) const;
 
  protected:
-  /// Replaces the parameter registered as name (keeping its place; requires_grad is set);
-  /// returns it. Throws if there is none (ParameterDict).
-  Tensor replace_parameter(const std::string& name, Tensor param, bool requires_grad = true);
   /// Removes the parameter registered as name; throws if there is none (ParameterDict).
   void unregister_parameter(const std::string& name);
   /// For clone() overrides: makes a fresh module with make() (its random initialisation leaves
@@ -304,13 +313,15 @@ class ModuleHolder {
       : impl_(std::make_shared<Contained>()) {}
   /// An empty holder, to be assigned later (`nn::Linear fc{nullptr};`).
   ModuleHolder(std::nullptr_t) {}  // NOLINT: implicit, as libtorch's
-  /// Makes the module from these arguments: nn::Linear fc(3, 4, /*bias=*/false).
+  /// Makes the module from these arguments: nn::Linear fc(3, 4, /*bias=*/false). A single holder
+  /// of this type is a copy (sharing the module), but several arguments may start with one:
+  /// nn::ModuleList(list, fc), as libtorch's.
   template <typename Head, typename... Tail>
   requires(
       !std::is_same_v<std::decay_t<Head>, std::nullptr_t> &&
-      !std::is_base_of_v<ModuleHolder, std::decay_t<Head>> &&
-      std::is_constructible_v<Contained, Head&&, Tail&&...>) explicit ModuleHolder(Head&& head,
-                                                                                   Tail&&... tail)
+      !(sizeof...(Tail) == 0 && std::is_base_of_v<ModuleHolder, std::decay_t<Head>>)&&std::
+          is_constructible_v<Contained, Head&&, Tail&&...>) explicit ModuleHolder(Head&& head,
+                                                                                  Tail&&... tail)
       : impl_(std::make_shared<Contained>(std::forward<Head>(head), std::forward<Tail>(tail)...)) {}
   /// Holds an existing module (what register_module returns).
   ModuleHolder(std::shared_ptr<Contained> module) : impl_(std::move(module)) {}  // NOLINT

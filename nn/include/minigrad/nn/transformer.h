@@ -76,7 +76,9 @@ struct TransformerEncoderLayerOptions {
   MG_TRANSFORMER_ARG(double, layer_norm_eps) = 1e-5;
   MG_TRANSFORMER_ARG(bool, batch_first) = false;
   MG_TRANSFORMER_ARG(bool, norm_first) = false;
-  MG_TRANSFORMER_ARG(Dtype, dtype) = kFloat32;
+  /// The parameters' dtype: the default dtype (get_default_dtype()) when the options are made,
+  /// as PyTorch's factory_kwargs without a dtype.
+  MG_TRANSFORMER_ARG(Dtype, dtype) = get_default_dtype();
 };
 
 /// TransformerDecoderLayer's options: the same as the encoder layer's.
@@ -258,7 +260,9 @@ struct TransformerOptions {
   MG_TRANSFORMER_ARG(double, layer_norm_eps) = 1e-5;
   MG_TRANSFORMER_ARG(bool, batch_first) = false;
   MG_TRANSFORMER_ARG(bool, norm_first) = false;
-  MG_TRANSFORMER_ARG(Dtype, dtype) = kFloat32;
+  /// The parameters' dtype: the default dtype (get_default_dtype()) when the options are made,
+  /// as PyTorch's factory_kwargs without a dtype.
+  MG_TRANSFORMER_ARG(Dtype, dtype) = get_default_dtype();
   /// Used as the encoder when set (a clone of it, as libtorch): its forward takes (src, mask,
   /// src_key_padding_mask) and returns the memory.
   MG_TRANSFORMER_ARG(AnyModule, custom_encoder);
@@ -292,8 +296,8 @@ class TransformerImpl : public Module {
                               {6, AnyValue(Tensor())}, {7, AnyValue(Tensor())})
 
   /// The causal mask [sz, sz]: -inf above the diagonal, 0 elsewhere (a float mask: position i may
-  /// attend to positions <= i). Throws for a negative sz.
-  static Tensor generate_square_subsequent_mask(std::int64_t sz, Dtype dtype = kFloat32);
+  /// attend to positions <= i), of the default dtype unless given. Throws for a negative sz.
+  static Tensor generate_square_subsequent_mask(std::int64_t sz, Dtype dtype = get_default_dtype());
 
   TransformerOptions options;
   AnyModule encoder;

@@ -1,0 +1,27 @@
+# Builds a target that must not compile and checks that the compiler said every message its source
+# lists on a `// expect: ` line (tests/compile_fail/traps.cpp).
+#   cmake -DBUILD_DIR=<build> -DTARGET=<target> -DSOURCE=<file> -P check.cmake
+execute_process(COMMAND "${CMAKE_COMMAND}" --build "${BUILD_DIR}" --target "${TARGET}"
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+set(log "${out}${err}")
+if(rc EQUAL 0)
+  message(FATAL_ERROR "${SOURCE} compiled, but it must not:\n${log}")
+endif()
+file(STRINGS "${SOURCE}" expected REGEX "^// expect: ")
+list(LENGTH expected count)
+if(count EQUAL 0)
+  message(FATAL_ERROR "${SOURCE} has no `// expect: ` line")
+endif()
+set(missing 0)
+foreach(line IN LISTS expected)
+  string(REGEX REPLACE "^// expect: " "" message "${line}")
+  string(FIND "${log}" "${message}" at)
+  if(at EQUAL -1)
+    message(SEND_ERROR "the compiler did not say: ${message}")
+    set(missing 1)
+  endif()
+endforeach()
+if(missing)
+  message(FATAL_ERROR "the compiler's output:\n${log}")
+endif()
+message(STATUS "${SOURCE}: does not compile, with all ${count} expected messages")
