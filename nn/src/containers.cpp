@@ -3,6 +3,7 @@
 #include "minigrad/nn/containers.h"
 #include "minigrad/ops/creation.h"
 #include "minigrad/ops/elementwise.h"
+#include "module_depth.h"
 
 #include <cxxabi.h>
 
@@ -101,6 +102,13 @@ void SequentialImpl::push_back(const std::string& name, AnyModule module) {
   items_.push_back(std::move(module));
 }
 
+container_detail::NestingScope::NestingScope(const char* op, const std::string& type) {
+  MG_CHECK(depth::module_depth < depth::kMaxModuleDepth, op, type,
+           ": modules are nested more than ", depth::kMaxModuleDepth, " levels deep");
+  ++depth::module_depth;
+}
+container_detail::NestingScope::~NestingScope() { --depth::module_depth; }
+
 AnyValue SequentialImpl::chain(AnyValue out) const {
   for (std::size_t i = 1; i < items_.size(); ++i) {
     std::vector<AnyValue> args;
@@ -115,6 +123,7 @@ std::shared_ptr<Module> SequentialImpl::operator[](std::int64_t i) const {
 }
 
 std::shared_ptr<Module> SequentialImpl::clone() const {
+  depth::DepthGuard guard("Module.clone", type_name());
   return clone_with([&] {
     auto copy = std::make_shared<SequentialImpl>();
     auto names = named_children().keys();
@@ -156,6 +165,7 @@ std::shared_ptr<Module> ModuleListImpl::operator[](std::int64_t i) const {
 }
 
 std::shared_ptr<Module> ModuleListImpl::clone() const {
+  depth::DepthGuard guard("Module.clone", type_name());
   return clone_with([&] {
     auto copy = std::make_shared<ModuleListImpl>();
     for (const auto& m : modules_) copy->push_back(m->clone());
@@ -216,6 +226,7 @@ std::vector<std::pair<std::string, std::shared_ptr<Module>>> ModuleDictImpl::ite
 }
 
 std::shared_ptr<Module> ModuleDictImpl::clone() const {
+  depth::DepthGuard guard("Module.clone", type_name());
   return clone_with([&] {
     auto copy = std::make_shared<ModuleDictImpl>();
     for (const auto& item : modules_) copy->insert(item.key(), item.value()->clone());

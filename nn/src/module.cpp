@@ -12,6 +12,7 @@
 #include "minigrad/ops/creation.h"
 #include "minigrad/ops/elementwise.h"
 #include "minigrad/parameter_names.h"
+#include "module_depth.h"
 
 namespace minigrad::nn {
 
@@ -47,8 +48,31 @@ void check_name(const std::string& name, const std::string& type, const char* wh
 
 std::string parameter_name(const Tensor& p) { return minigrad::parameter_name(p); }
 
+namespace {
+/// What `name` already names among a module's parameters, buffers and children ("parameter",
+/// "buffer", "module"), or nullptr. PyTorch keeps one namespace for the three (a module's
+/// attributes): register_buffer("w") after a parameter "w" is "attribute 'w' already exists".
+template <typename Children>
+const char* used_as(const std::string& name,
+                    const std::vector<std::pair<std::string, Tensor>>& parameters,
+                    const std::vector<std::pair<std::string, Tensor>>& buffers,
+                    const Children& children) {
+  for (const auto& [n, p] : parameters)
+    if (n == name) return "parameter";
+  for (const auto& [n, b] : buffers)
+    if (n == name) return "buffer";
+  for (const auto& c : children)
+    if (c.name == name) return "module";
+  return nullptr;
+}
+}  // namespace
+
 Tensor Module::register_parameter(const std::string& name, Tensor param, bool requires_grad) {
   check_name(name, type_name_, "parameter");
+  if (const char* other = used_as(name, {}, buffers_, children_))
+    MG_ERROR("register_parameter", type_name_, " already has a ", other, " \"", name,
+             "\": parameters, buffers and submodules share one namespace (PyTorch: attribute '",
+             name, "' already exists)");
   for (const auto& [n, p] : parameters_)
     MG_CHECK(n != name, "register_parameter", type_name_, " already has a parameter \"", name,
              "\"");
@@ -78,6 +102,10 @@ void Module::unregister_parameter(const std::string& name) {
 
 Tensor Module::register_buffer(const std::string& name, Tensor buffer) {
   check_name(name, type_name_, "buffer");
+  if (const char* other = used_as(name, parameters_, {}, children_))
+    MG_ERROR("register_buffer", type_name_, " already has a ", other, " \"", name,
+             "\": parameters, buffers and submodules share one namespace (PyTorch: attribute '",
+             name, "' already exists)");
   for (const auto& [n, b] : buffers_)
     MG_CHECK(n != name, "register_buffer", type_name_, " already has a buffer \"", name, "\"");
   buffers_.emplace_back(name, buffer);
@@ -86,6 +114,10 @@ Tensor Module::register_buffer(const std::string& name, Tensor buffer) {
 
 void Module::add_child(const std::string& name, Module* child, std::shared_ptr<Module> owner) {
   check_name(name, type_name_, "module");
+  if (const char* other = used_as(name, parameters_, buffers_, std::vector<Child>{}))
+    MG_ERROR("register_module", type_name_, " already has a ", other, " \"", name,
+             "\": parameters, buffers and submodules share one namespace (PyTorch: attribute '",
+             name, "' already exists)");
   MG_CHECK(child != nullptr && child != this, "register_module", type_name_, ": module \"", name,
            "\" must be another, existing module");
   for (const auto& c : children_)
@@ -93,22 +125,7 @@ void Module::add_child(const std::string& name, Module* child, std::shared_ptr<M
   children_.push_back({name, child, std::move(owner)});
 }
 
-namespace {
-// Module trees are walked recursively; a Sequential nested 100,000 deep would overflow the stack.
-// As Python's recursion limit stops PyTorch there, minigrad stops at kMaxModuleDepth with an Error.
-constexpr int kMaxModuleDepth = 1000;
-thread_local int module_depth = 0;
-struct DepthGuard {
-  DepthGuard(const char* op, const std::string& type) {
-    MG_CHECK(module_depth < kMaxModuleDepth, op, type, ": modules are nested more than ",
-             kMaxModuleDepth, " levels deep");
-    ++module_depth;
-  }
-  ~DepthGuard() { --module_depth; }
-  DepthGuard(const DepthGuard&) = delete;
-  DepthGuard& operator=(const DepthGuard&) = delete;
-};
-}  // namespace
+using depth::DepthGuard;  // Note [Module depth] (module_depth.h)
 
 void Module::collect(const std::string& prefix, bool recurse, bool buffers,
                      std::vector<std::pair<std::string, Tensor>>& out) const {
@@ -135,7 +152,7 @@ OrderedDict<std::string, Tensor> to_dict(std::vector<std::pair<std::string, Tens
   OrderedDict<std::string, Tensor> out(what);
   std::set<const TensorImpl*> seen;
   for (auto& [n, t] : items)
-    if (seen.insert(t.impl()).second) out.insert(std::move(n), std::move(t));
+    if (!t.defined() || seen.insert(t.impl()).second) out.insert(std::move(n), std::move(t));
   return out;
 }
 }  // namespace
@@ -385,8 +402,21 @@ std::shared_ptr<Module> Module::clone() const {
 void Module::copy_state_to(Module& copy) const {
   auto copy_tensors = [&](const OrderedDict<std::string, Tensor>& from,
                           OrderedDict<std::string, Tensor> to, const char* what) {
-    MG_CHECK(from.keys() == to.keys(), "Module.clone", type_name_, ": the copy's ", what,
-             " are not the original's (the copy made by clone() must have the same structure)");
+    if (from.keys() != to.keys()) {
+      // The usual cause: weight tying done after construction (replace_parameter on a built
+      // model), which the copy's constructor does not repeat, so the copy lists more tensors.
+      bool lost_ties = to.size() > from.size();
+      for (const std::string& k : from.keys()) lost_ties = lost_ties && to.contains(k);
+      MG_CHECK(!lost_ties, "Module.clone", type_name_,
+               ": the original shares one tensor under "
+               "several ",
+               what,
+               " names (tied after construction, with replace_parameter), the "
+               "copy made by clone() does not; tie them in the module's constructor so that the "
+               "copy is built tied");
+      MG_ERROR("Module.clone", type_name_, ": the copy's ", what,
+               " are not the original's (the copy made by clone() must have the same structure)");
+    }
     for (std::size_t i = 0; i < from.size(); ++i) {
       const Tensor& src = from[i].value();
       Tensor& dst = to[i].value();

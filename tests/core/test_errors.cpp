@@ -855,6 +855,27 @@ const std::vector<BadInput>& bad_inputs() {
          root->parameters();
        },
        "[named_parameters] Sequential: modules are nested more than 1000 levels deep"},
+      {"modules",
+       "forward of a Sequential nested more than 1000 deep (clone() says [Module.clone])",
+       [] {
+         auto root = std::make_shared<mg::nn::SequentialImpl>();
+         auto cur = root;
+         for (int i = 0; i < 1001; ++i) {
+           auto next = std::make_shared<mg::nn::SequentialImpl>();
+           cur->push_back(mg::nn::AnyModule(next));
+           cur = next;
+         }
+         cur->push_back(mg::nn::AnyModule(mg::nn::Identity()));
+         root->forward(mg::ones({2}));
+       },
+       "[Sequential.forward] Sequential: modules are nested more than 1000 levels deep"},
+      {"modules", "a buffer named like a parameter (`register_buffer(\"w\", ...)` after `w`)",
+       [] {
+         mg::nn::Linear fc(2, 2);
+         fc->register_buffer("weight", mg::zeros({2}));
+       },
+       "[register_buffer] Linear already has a parameter \"weight\": parameters, buffers and "
+       "submodules share one namespace (PyTorch: attribute 'weight' already exists)"},
       {"modules", "MultiheadAttention called on a 4-D query",
        [] {
          mg::nn::MultiheadAttention m(4, 2);

@@ -30,6 +30,16 @@ namespace container_detail {
 std::string type_name(const std::type_info& type);
 /// i as an index into size items (negative counts from the end); throws "[op] index ..." else.
 std::size_t wrap_index(std::int64_t i, std::size_t size, const char* op);
+/// While alive, one level of module nesting (a Sequential's forward): throws "[op] ...: modules
+/// are nested more than 1000 levels deep" past the limit, as every walk of a module tree
+/// (Note [Module depth]).
+class NestingScope {
+ public:
+  NestingScope(const char* op, const std::string& type);
+  ~NestingScope();
+  NestingScope(const NestingScope&) = delete;
+  NestingScope& operator=(const NestingScope&) = delete;
+};
 }  // namespace container_detail
 
 /// m as an M; throws "[op] ..." naming m's type when it is another type.
@@ -301,6 +311,7 @@ class SequentialImpl : public UnaryModule {
     }
     MG_CHECK(!items_.empty(), "Sequential", "an empty Sequential returns its one input, got ",
              sizeof...(In), " inputs");
+    container_detail::NestingScope nesting("Sequential.forward", type_name());
     AnyValue out = items_.front().any_forward(std::forward<In>(inputs)...);
     return chain(std::move(out)).template get<R>();
   }
