@@ -65,7 +65,7 @@ struct Mlp : nn::Module {
 // keep every one (~5.6 KiB a step, 572 MB after 100,000 steps). Note [Trimming idle blocks]
 // (core/src/alloc.cpp) returns what a thread's cache never hands out again: resident memory stays
 // flat with any number of workers. 300 epochs of 16 steps, after 20 to warm up: with 2 workers
-// +516 KiB (+11,272 KiB without the trimming).
+// +1,452 KiB (+11,272 KiB without the trimming; over 2,000 epochs +1,388 KiB: flat).
 TEST(DataLoaderSoak, ResidentMemoryStaysFlatWithWorkers) {
   if (kSanitized) GTEST_SKIP() << "resident memory is not meaningful under a sanitizer";
   mg::manual_seed(0);
