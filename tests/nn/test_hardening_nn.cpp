@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "core/test_util.h"
 #include "minigrad/data.h"
 #include "minigrad/minigrad.h"
 
@@ -28,14 +29,7 @@ constexpr bool kSanitized = false;
 constexpr bool kSanitized = false;
 #endif
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const mg::Error& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
+using minigrad::testing::error_of;
 
 /// Resident memory of this process in KiB (VmRSS), or -1 where /proc is missing.
 long resident_kib() {
