@@ -236,4 +236,29 @@ Tensor read_tensor_data(const InputFile& file, std::uint64_t offset, const Shape
   return t;
 }
 
+// scan_json: see file_io.h.
+JsonScan scan_json(const std::string& text) {
+  JsonScan out;
+  int depth = 0;
+  bool in_string = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\')
+        ++i;
+      else if (c == '"')
+        in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      out.depth = std::max(out.depth, ++depth);
+    } else if (c == ']' || c == '}') {
+      --depth;
+    } else if (c == ':' && depth == 1) {
+      ++out.members;
+    }
+  }
+  return out;
+}
+
 }  // namespace minigrad::detail

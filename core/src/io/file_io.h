@@ -59,4 +59,16 @@ Tensor read_tensor_data(const InputFile& file, std::uint64_t offset, const Shape
 /// numel(shape) * element_size(dtype) in bytes, or false on overflow (the shape is from a file).
 bool checked_nbytes(const Shape& shape, Dtype dtype, std::uint64_t& nbytes);
 
+/// What a scan of JSON text from a file finds before it is parsed (nlohmann's recursive dump()
+/// and destructor must never see deeper nesting than a reader allows): the deepest nesting of
+/// arrays and objects, and the number of members of the top-level object (its ':' at depth 1),
+/// brackets and colons inside strings not counted. Exact for valid JSON; for invalid JSON, bounds
+/// on what the parser reaches before it fails. Used by the safetensors header and the optimizer
+/// metadata (Note [Bounded optimizer metadata]).
+struct JsonScan {
+  int depth = 0;
+  std::size_t members = 0;
+};
+JsonScan scan_json(const std::string& text);
+
 }  // namespace minigrad::detail

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "io/file_io.h"
 #include "minigrad/io.h"
 
 namespace minigrad {
@@ -24,7 +25,7 @@ constexpr const char* kFormat = "minigrad.optimizer";
 // parse_error) or a 10 MB value. So its nesting is measured first, without recursion, and refused
 // beyond PyTorch's layout ([{"betas": [0.9, 0.999]}] is 3 levels); every nlohmann exception
 // becomes a minigrad::Error; and an error quotes at most kQuote bytes of any value or name.
-constexpr std::size_t kMaxDepth = 3;
+constexpr int kMaxDepth = 3;
 constexpr std::size_t kQuote = 200;
 
 std::string quote(const std::string& text) {
@@ -32,31 +33,6 @@ std::string quote(const std::string& text) {
   return text.substr(0, kQuote) + "... (" + std::to_string(text.size()) + " bytes)";
 }
 std::string quote_json(const Json& value) { return quote(value.dump()); }
-
-/// The deepest nesting of arrays and objects in json_text (strings skipped), counted up to
-/// limit + 1.
-std::size_t nesting(const std::string& json_text, std::size_t limit) {
-  std::size_t depth = 0, deepest = 0;
-  bool in_string = false, escaped = false;
-  for (char c : json_text) {
-    if (in_string) {
-      if (escaped)
-        escaped = false;
-      else if (c == '\\')
-        escaped = true;
-      else if (c == '"')
-        in_string = false;
-    } else if (c == '"') {
-      in_string = true;
-    } else if (c == '[' || c == '{') {
-      deepest = std::max(deepest, ++depth);
-      if (deepest > limit) return deepest;
-    } else if ((c == ']' || c == '}') && depth > 0) {
-      --depth;
-    }
-  }
-  return deepest;
-}
 
 Json number(double v, const std::string& path, const std::string& name) {
   // JSON has no inf or NaN: refuse them rather than write null.
@@ -113,8 +89,7 @@ OptimizerStateDict load_optimizer_state(const std::string& path) {
            quote(out.optimizer), "\", not an optimizer's name");
 
   const std::string& text = meta("param_groups");
-  const std::size_t depth = nesting(text, kMaxDepth);
-  MG_CHECK(depth <= kMaxDepth, kLoad, path,
+  MG_CHECK(detail::scan_json(text).depth <= kMaxDepth, kLoad, path,
            ": metadata \"param_groups\" nests arrays and objects more than ", kMaxDepth,
            " levels deep; PyTorch's layout has ", kMaxDepth,
            " ([{\"lr\": 0.001, \"betas\": [0.9, 0.999], \"params\": [0]}])");

@@ -79,38 +79,6 @@ bool as_uint(const Json& j, std::uint64_t& out) {
   return false;
 }
 
-// What a scan of the header text finds before it is parsed: the deepest nesting of JSON arrays
-// and objects, and the number of members of the top-level object (its ':' at depth 1), brackets
-// and colons inside strings not counted. Exact for valid JSON; for invalid JSON, bounds on what
-// the parser reaches before it fails.
-struct HeaderScan {
-  int depth = 0;
-  std::size_t members = 0;
-};
-HeaderScan scan_header(const std::string& text) {
-  HeaderScan out;
-  int depth = 0;
-  bool in_string = false;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
-    if (in_string) {
-      if (c == '\\')
-        ++i;
-      else if (c == '"')
-        in_string = false;
-    } else if (c == '"') {
-      in_string = true;
-    } else if (c == '[' || c == '{') {
-      out.depth = std::max(out.depth, ++depth);
-    } else if (c == ']' || c == '}') {
-      --depth;
-    } else if (c == ':' && depth == 1) {
-      ++out.members;
-    }
-  }
-  return out;
-}
-
 // A SAX handler for the header object: it refuses duplicate and too many top-level keys as they
 // come (a DOM parser would silently keep the last of two), builds each top-level value as a Json
 // and hands it to on_entry(key, value), and turns nlohmann's parse errors (syntax, and numbers
@@ -304,7 +272,7 @@ SafetensorsFile load_safetensors(const std::string& path) {
   // Bound the nesting before parsing: the parser is iterative, but printing a value in an error
   // message (dump()) and destroying it recurse once per level. The tensor count is bounded here
   // too (the members, less "__metadata__"), and exactly while parsing.
-  const HeaderScan scan = scan_header(text);
+  const detail::JsonScan scan = detail::scan_json(text);
   MG_CHECK(scan.depth <= kMaxDepth, kLoad, path,
            ": the header nests JSON arrays and objects deeper than the limit of ", kMaxDepth,
            " levels");
