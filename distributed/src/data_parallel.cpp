@@ -40,6 +40,8 @@ struct Bucket {
 struct ReducerState {
   std::vector<Param> params;
   std::vector<Bucket> buckets;
+  Dtype dtype = kFloat32;     // the first bucket's
+  std::int64_t elements = 0;  // in all buckets
   std::vector<Tensor> buffers;
   DistributedDataParallelOptions options;
   bool sync = true;      // false under no_sync()
@@ -76,6 +78,9 @@ struct ReducerState {
     }
     --b.pending;
     while (next_launch < buckets.size() && buckets[next_launch].pending == 0) {
+      // Once per backward, before the first bucket: every rank is in the same backward (a rank
+      // that ran out of batches is elsewhere, and all of them throw here rather than mix it up).
+      if (next_launch == 0) dist::detail::check_ddp_gradients(dtype, elements, buckets.size());
       Bucket& ready = buckets[next_launch++];
       ready.work = dist::detail::all_reduce_flat_async(ready.flat, dist::ReduceOp::kAvg);
     }
@@ -116,9 +121,14 @@ Reducer::Reducer(Module& module, const DistributedDataParallelOptions& options)
            options.bucket_cap_mb);
   ReducerState& s = *state_;
   s.options = options;
-  // Every rank starts from rank 0's weights. The broadcasts check dtype and size, so two ranks
-  // with different models fail here, on every rank, rather than in the first backward.
+  // Every rank starts from rank 0's weights. Ranks with models of different sizes fail here, on
+  // every rank, rather than in the first backward; the broadcasts check each tensor's dtype and
+  // size.
   {
+    std::int64_t params = 0, param_elements = 0, buffers = 0, buffer_elements = 0;
+    for (auto& [name, t] : module.named_parameters()) ++params, param_elements += t.numel();
+    for (auto& [name, t] : module.named_buffers()) ++buffers, buffer_elements += t.numel();
+    dist::detail::check_ddp_model(params, param_elements, buffers, buffer_elements);
     NoGradGuard no_grad;
     for (auto& [name, t] : module.named_parameters()) dist::broadcast(t, 0);
     for (auto& [name, t] : module.named_buffers()) {
@@ -155,7 +165,9 @@ Reducer::Reducer(Module& module, const DistributedDataParallelOptions& options)
     std::int64_t n = 0;
     for (std::size_t j : b.params) n += s.params[j].tensor.numel();
     b.flat = zeros({n}, s.params[b.params.front()].tensor.dtype());
+    s.elements += n;
   }
+  if (!s.buckets.empty()) s.dtype = s.buckets.front().flat.dtype();
   s.reset();
 
   // The hooks hold the state weakly: a parameter outlives its DDP wrapper (and its hooks cannot

@@ -28,9 +28,26 @@ namespace {
 // dies; the deadline covers a rank that is alive but stuck elsewhere (a different collective, a
 // deadlock in user code). After a timeout the communicator is unusable: the error is meant to end
 // the program, and the buffers of the abandoned operation are kept alive (never freed under MPI).
+// finalize() after a timeout ends the job (MPI_Abort): MPI_Finalize would wait for the stuck rank.
+//
+// Note [A rank that has left]
+// A rank that returns from main normally (or whose InitGuard ends while an exception unwinds)
+// calls finalize(), and Open MPI's MPI_Finalize waits there for every other rank: mpirun sees no
+// failure, and a rank still waiting in a collective would wait the whole timeout. So finalize()
+// first sends every other rank a goodbye on a second communicator of its own (`control`), and a
+// wait polls for goodbyes: once a rank it needs has left, the wait gives the operation a grace
+// period (kGoneGrace: MPI orders messages only within one communicator, so the goodbye may
+// overtake the last data of a collective that rank finished) and then throws, naming the rank.
+// A collective needs every rank; a send or receive needs only its peer.
+
+constexpr double kGoneGrace = 2.0;  // seconds
+constexpr int kGoodbyeTag = 1;
 
 struct Context {
   MPI_Comm comm = MPI_COMM_NULL;
+  MPI_Comm control = MPI_COMM_NULL;  // goodbyes only (Note [A rank that has left])
+  std::vector<char> gone;            // gone[r]: rank r has called finalize()
+  bool timed_out = false;            // MPI's state is undefined since (Note [Timeouts])
   bool we_initialized_mpi = false;
   int rank = 0;
   int size = 1;
@@ -129,6 +146,17 @@ void* data_of(const Tensor& t) {
   return nullptr;
 }
 
+/// A collective that writes its result into `t` needs every element of `t` to be its own memory
+/// (PyTorch's has_internal_overlap); an expand()ed view repeats one element along a dim.
+void check_distinct_elements(const Tensor& t, const char* op) {
+  for (std::int64_t d = 0; d < t.dim(); ++d)
+    MG_CHECK(t.size(d) <= 1 || t.stride(d) != 0, op, "the tensor is an expanded view (shape ",
+             t.shape(), ", stride 0 in dim ", d, "): its elements share memory, so ", op,
+             " cannot write a result into each of them. Pass a tensor of its own: "
+             "Tensor c = t.contiguous(); ",
+             op, "(c);");
+}
+
 /// The tensor MPI reads and writes: `t` itself when contiguous, else a contiguous copy.
 Tensor contiguous_buffer(const Tensor& t) {
   NoGradGuard no_grad;
@@ -137,14 +165,35 @@ Tensor contiguous_buffer(const Tensor& t) {
 
 // ---------------------------------------------------------------- the header check
 
-enum OpCode : std::int64_t { kAllReduce, kBroadcast, kAllGather, kReduceScatter };
+enum OpCode : std::int64_t {
+  kAllReduce,
+  kBroadcast,
+  kAllGather,
+  kReduceScatter,
+  kBarrier,
+  kDdpModel,
+  kDdpGradients
+};
 const char* code_name(std::int64_t code) {
-  static const char* names[] = {"all_reduce", "broadcast", "all_gather", "reduce_scatter"};
-  return code >= 0 && code < 4 ? names[code] : "?";
+  static const char* names[] = {"all_reduce", "broadcast", "all_gather", "reduce_scatter",
+                                "barrier"};
+  return code >= 0 && code < 5 ? names[code] : "?";
 }
 
-using Header = std::array<std::int64_t, 5>;  // op code, dtype, numel, reduce op, root
+// Most headers: op code, dtype, numel, reduce op, root. kDdpModel: parameters, their elements,
+// buffers, their elements. kDdpGradients: dtype, elements, buckets.
+using Header = std::array<std::int64_t, 5>;
 std::string describe(const Header& h) {
+  if (h[0] == kBarrier) return "barrier";
+  if (h[0] == kDdpModel)
+    return "DistributedDataParallel on a model of " + std::to_string(h[1]) + " parameters (" +
+           std::to_string(h[2]) + " elements) and " + std::to_string(h[3]) + " buffers (" +
+           std::to_string(h[4]) + " elements)";
+  if (h[0] == kDdpGradients)
+    return "DistributedDataParallel's all_reduce of the gradients (" + std::to_string(h[3]) +
+           (h[3] == 1 ? " bucket, " : " buckets, ") + std::to_string(h[2]) + " elements)";
+  if (h[0] < 0 || h[0] > kBarrier || h[1] < 0 || h[1] > static_cast<std::int64_t>(kFloat64))
+    return "an unknown operation";
   std::string s = std::string(code_name(h[0])) + " of a " +
                   std::string(dtype_name(static_cast<Dtype>(h[1]))) + " tensor of " +
                   std::to_string(h[2]) + " elements";
@@ -154,7 +203,7 @@ std::string describe(const Header& h) {
   return s;
 }
 
-void wait_requests(std::vector<MPI_Request>& requests, const char* op);
+void wait_requests(std::vector<MPI_Request>& requests, const char* op, int peer = -1);
 
 /// Every rank sends its header to every rank, so all of them see the same mismatch and throw the
 /// same error: the one way to fail without leaving a rank behind in the data transfer.
@@ -187,16 +236,58 @@ std::string timeout_message(double seconds) {
          "sets the deadline in seconds";
 }
 
-void wait_requests(std::vector<MPI_Request>& requests, const char* op) {
-  const auto deadline =
-      std::chrono::steady_clock::now() + std::chrono::duration<double>(ctx().timeout);
+/// Receives the goodbyes that have arrived (Note [A rank that has left]).
+void receive_goodbyes() {
+  Context& c = ctx();
+  for (;;) {
+    int flag = 0;
+    MPI_Status status;
+    if (MPI_Iprobe(MPI_ANY_SOURCE, kGoodbyeTag, c.control, &flag, &status) != MPI_SUCCESS || !flag)
+      return;
+    int unused = 0;
+    MPI_Recv(&unused, 1, MPI_INT, status.MPI_SOURCE, kGoodbyeTag, c.control, MPI_STATUS_IGNORE);
+    if (status.MPI_SOURCE >= 0 && status.MPI_SOURCE < c.size) c.gone[status.MPI_SOURCE] = 1;
+  }
+}
+
+/// The first rank that has left among those the operation needs (peer, or all if peer < 0), or -1.
+int gone_rank(int peer) {
+  const Context& c = ctx();
+  for (int r = 0; r < c.size; ++r)
+    if (c.gone[r] && r != c.rank && (peer < 0 || r == peer)) return r;
+  return -1;
+}
+
+/// Polls until the requests complete; throws on an MPI error, after the deadline
+/// (Note [Timeouts]), or kGoneGrace after a rank the operation needs has left.
+void wait_requests(std::vector<MPI_Request>& requests, const char* op, int peer) {
+  Context& c = ctx();
+  using clock = std::chrono::steady_clock;
+  const auto deadline = clock::now() + std::chrono::duration<double>(c.timeout);
+  auto gone_deadline = clock::time_point::max();
   for (;;) {
     int done = 0;
     check_mpi(
         MPI_Testall(static_cast<int>(requests.size()), requests.data(), &done, MPI_STATUSES_IGNORE),
         op);
     if (done) return;
-    if (std::chrono::steady_clock::now() > deadline) MG_ERROR(op, timeout_message(ctx().timeout));
+    const auto now = clock::now();
+    if (now > deadline) {
+      c.timed_out = true;
+      MG_ERROR(op, timeout_message(c.timeout));
+    }
+    if (gone_deadline == clock::time_point::max()) {
+      receive_goodbyes();
+      if (gone_rank(peer) >= 0)
+        gone_deadline = now + std::chrono::duration_cast<clock::duration>(
+                                  std::chrono::duration<double>(std::min(kGoneGrace, c.timeout)));
+    } else if (now > gone_deadline) {
+      MG_ERROR(op, "rank ", gone_rank(peer),
+               " has left (it called finalize(), or its InitGuard ended) while this rank (", c.rank,
+               " of ", c.size, ") waits in ", op,
+               ": every rank must make the same calls in the same order (did the ranks run "
+               "different numbers of steps?)");
+    }
     std::this_thread::yield();
   }
 }
@@ -207,6 +298,7 @@ void wait_requests(std::vector<MPI_Request>& requests, const char* op) {
 
 struct Work::State {
   const char* op = "";
+  int peer = -1;  // the one rank a send or receive needs; -1: a collective needs all
   std::vector<MPI_Request> requests;
   std::vector<Tensor> buffers;  // kept alive while MPI uses them
   /// Runs once the requests completed: copies results back; may post more requests (a second
@@ -257,7 +349,7 @@ void Work::wait() {
   State& s = *state_;
   try {
     for (;;) {
-      wait_requests(s.requests, s.op);
+      wait_requests(s.requests, s.op, s.peer);
       s.requests.clear();
       if (!s.then || !s.then(s)) break;
     }
@@ -308,16 +400,38 @@ void init() {
              "init", "MPI_Init_thread failed");
     c.we_initialized_mpi = true;
   }
+  // Errors come back as return codes, which check_mpi turns into minigrad::Error. Open MPI
+  // reports an error completing a non-blocking collective on MPI_COMM_WORLD, whatever its
+  // communicator: when minigrad started MPI, the world returns errors too.
+  if (c.we_initialized_mpi)
+    check_mpi(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN), "init");
   check_mpi(MPI_Comm_dup(MPI_COMM_WORLD, &c.comm), "init");
-  // Errors come back as return codes, which check_mpi turns into minigrad::Error.
   check_mpi(MPI_Comm_set_errhandler(c.comm, MPI_ERRORS_RETURN), "init");
+  check_mpi(MPI_Comm_dup(MPI_COMM_WORLD, &c.control), "init");
+  check_mpi(MPI_Comm_set_errhandler(c.control, MPI_ERRORS_RETURN), "init");
   MPI_Comm_rank(c.comm, &c.rank);
   MPI_Comm_size(c.comm, &c.size);
+  c.gone.assign(static_cast<std::size_t>(c.size), 0);
 }
 
 void finalize() {
   Context& c = ctx();
   if (c.comm == MPI_COMM_NULL) return;
+  if (c.timed_out) {
+    // MPI_Finalize would wait for the rank that is stuck: end the job instead.
+    std::fprintf(stderr,
+                 "[finalize] rank %d ends the job: an operation timed out, and MPI cannot "
+                 "finalize while another rank is stuck\n",
+                 c.rank);
+    abort(1);
+  }
+  // Goodbyes (Note [A rank that has left]): 4 bytes each, sent eagerly, so MPI_Send returns at
+  // once; an error (a rank already dead) is ignored, there is nobody left to tell.
+  int one = 1;
+  for (int r = 0; r < c.size; ++r)
+    if (r != c.rank) MPI_Send(&one, 1, MPI_INT, r, kGoodbyeTag, c.control);
+  MPI_Comm_free(&c.control);
+  c.control = MPI_COMM_NULL;
   MPI_Comm_free(&c.comm);
   c.comm = MPI_COMM_NULL;
   if (c.we_initialized_mpi) {
@@ -344,9 +458,9 @@ double timeout_seconds() { return ctx().timeout; }
 
 void barrier() {
   check_init("barrier");
-  std::vector<MPI_Request> requests(1);
-  check_mpi(MPI_Ibarrier(ctx().comm, &requests[0]), "barrier");
-  wait_requests(requests, "barrier");
+  // The header exchange is itself a barrier (an all-gather completes once every rank has called
+  // it), and it tells a rank in barrier() from one in a collective.
+  check_headers("barrier", {kBarrier, 0, 0, 0, 0});
 }
 
 void abort(int exit_code) {
@@ -368,6 +482,7 @@ Work in_place(Tensor& tensor, const char* op, Header header, bool check, ReduceO
               const std::function<int(void*, int, MPI_Datatype, MPI_Request*)>& start) {
   check_init(op);
   const int count = mpi_count(tensor, op);
+  check_distinct_elements(tensor, op);
   if (check) check_headers(op, header);
   Tensor buffer = contiguous_buffer(tensor);
   auto s = new_state(op, {buffer, tensor}, 1);
@@ -411,6 +526,19 @@ void all_reduce(Tensor& tensor, ReduceOp op) { all_reduce_async(tensor, op).wait
 
 Work detail::all_reduce_flat_async(Tensor& flat, ReduceOp op) {
   return all_reduce_impl(flat, op, false);
+}
+
+void detail::check_ddp_model(std::int64_t parameters, std::int64_t parameter_elements,
+                             std::int64_t buffers, std::int64_t buffer_elements) {
+  check_init("DistributedDataParallel");
+  check_headers("DistributedDataParallel",
+                {kDdpModel, parameters, parameter_elements, buffers, buffer_elements});
+}
+
+void detail::check_ddp_gradients(Dtype dtype, std::int64_t elements, std::int64_t buckets) {
+  check_init("DistributedDataParallel");
+  check_headers("DistributedDataParallel",
+                {kDdpGradients, static_cast<std::int64_t>(dtype), elements, buckets, 0});
 }
 
 void detail::progress() {
@@ -510,6 +638,7 @@ Work isend(const Tensor& tensor, int dst, int tag) {
   header.data_ptr<std::int64_t>()[1] = tensor.numel();
   Tensor data = contiguous_buffer(tensor);
   auto s = new_state(name, {header, data}, 2);
+  s->peer = dst;
   check_mpi(MPI_Isend(data_of(header), 2, MPI_INT64_T, dst, 2 * tag, ctx().comm, &s->requests[0]),
             name);
   check_mpi(MPI_Isend(data_of(data), count, mpi_type(tensor.dtype()), dst, 2 * tag + 1, ctx().comm,
@@ -525,8 +654,10 @@ Work irecv(Tensor& tensor, int src, int tag) {
   check_rank(src, name, "src");
   check_tag(tag, name);
   mpi_count(tensor, name);
+  check_distinct_elements(tensor, name);
   Tensor header = empty({2}, kInt64);
   auto s = new_state(name, {header, contiguous_buffer(tensor), tensor}, 1);
+  s->peer = src;
   check_mpi(MPI_Irecv(data_of(header), 2, MPI_INT64_T, src, 2 * tag, ctx().comm, &s->requests[0]),
             name);
   // Stage 2: check the header, then receive the data (into a scratch buffer if it does not fit,

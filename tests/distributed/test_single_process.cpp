@@ -138,6 +138,20 @@ TEST(DistributedErrors, DocumentedInErrorsMd) {
       "[DistributedSampler] dataset_size must be non-negative, got -1",
       "[DistributedSampler] num_replicas must be at least 1, got 0",
       "[DistributedDataParallel] bucket_cap_mb must be positive, got 0",
+      // test_fail_fast.cpp's
+      "[DistributedDataParallel] the ranks disagree: rank 0 called DistributedDataParallel's "
+      "all_reduce of the gradients (1 bucket, 21 elements), rank 1 called barrier",
+      "[DistributedDataParallel] the ranks disagree: rank 0 called DistributedDataParallel on a "
+      "model of 4 parameters (21 elements) and 0 buffers (0 elements), rank 1 called "
+      "DistributedDataParallel on a model of 6 parameters (23 elements) and 0 buffers (0 elements)",
+      "[all_reduce] rank 1 has left (it called finalize(), or its InitGuard ended) while this rank "
+      "(0 of 2) waits in all_reduce: every rank must make the same calls in the same order (did "
+      "the ranks run different numbers of steps?)",
+      "[all_reduce] the tensor is an expanded view (shape (4, 3), stride 0 in dim 0): its elements "
+      "share memory, so all_reduce cannot write a result into each of them. Pass a tensor of its "
+      "own: Tensor c = t.contiguous(); all_reduce(c);",
+      "[finalize] rank 0 ends the job: an operation timed out, and MPI cannot finalize while "
+      "another rank is stuck",
   };
   for (const std::string& m : messages) EXPECT_NE(doc.find(m), std::string::npos) << m;
 }

@@ -104,9 +104,15 @@ Work irecv(Tensor& tensor, int src, int tag = 0);
 
 namespace detail {
 /// All-reduce of a contiguous flat buffer without the header exchange, for
-/// DistributedDataParallel's buckets (every rank builds the same buckets, so the check would only
-/// cost a round trip).
+/// DistributedDataParallel's buckets: check_ddp_gradients checks one iteration's buckets at once.
 Work all_reduce_flat_async(Tensor& flat, ReduceOp op);
+/// DistributedDataParallel's checks that every rank makes the same call (a header exchange, as
+/// every collective's): at construction, the model's size; once per backward, before the first
+/// bucket, the gradients'. A mismatch throws "[DistributedDataParallel] the ranks disagree: ..."
+/// on every rank.
+void check_ddp_model(std::int64_t parameters, std::int64_t parameter_elements, std::int64_t buffers,
+                     std::int64_t buffer_elements);
+void check_ddp_gradients(Dtype dtype, std::int64_t elements, std::int64_t buckets);
 /// Lets MPI progress outstanding non-blocking operations (Open MPI progresses only inside calls).
 void progress();
 }  // namespace detail
