@@ -1,6 +1,10 @@
 // The thread-local caching allocator (Note [Caching allocator] in alloc.h).
 #include "alloc.h"
 
+#include "live_count.h"
+#include "minigrad/error.h"
+
+#include <atomic>
 #include <bit>
 #include <cstdint>
 #include <cstdlib>
@@ -52,7 +56,22 @@ inline std::size_t class_size(std::size_t c) {
 /// Rounds up to a multiple of 64, as aligned_alloc requires.
 inline std::size_t round64(std::size_t n) { return (n + 63) / 64 * 64; }
 
-void* system_alloc(std::size_t bytes) noexcept { return std::aligned_alloc(64, bytes); }
+// The memory an out-of-memory error needs to build its message and unwind (Note [Out of
+// memory]): given back when the error is thrown, taken again by the next allocation that succeeds.
+constexpr std::size_t kReserveBytes = std::size_t{1} << 20;
+std::atomic<void*> reserve{std::malloc(kReserveBytes)};
+
+void spend_reserve() noexcept { std::free(reserve.exchange(nullptr)); }
+
+void* system_alloc(std::size_t bytes) noexcept {
+  void* p = std::aligned_alloc(64, bytes);
+  if (p != nullptr && reserve.load(std::memory_order_relaxed) == nullptr) {
+    void* fresh = std::malloc(kReserveBytes);
+    void* none = nullptr;
+    if (!reserve.compare_exchange_strong(none, fresh)) std::free(fresh);
+  }
+  return p;
+}
 
 #if MINIGRAD_ALLOC_CACHE
 struct FreeBlock {
@@ -147,10 +166,32 @@ void* cached_alloc(std::size_t nbytes) noexcept {
       if (--list.count < list.low) list.low = list.count;
       return b;
     }
+    if (void* p = system_alloc(class_size(c))) return p;
+    // Out of memory: give this thread's cached blocks back and try once more (Note [Out of
+    // memory]).
+    flush(tc);
     return system_alloc(class_size(c));
   }
+  if (void* p = system_alloc(round64(nbytes == 0 ? 1 : nbytes))) return p;
+  flush(cache);
 #endif
   return system_alloc(round64(nbytes == 0 ? 1 : nbytes));
+}
+
+void throw_out_of_memory(std::size_t nbytes) {
+  spend_reserve();
+  MG_ERROR("alloc", "out of memory: could not allocate ", nbytes, " bytes, with ",
+           live_total(LiveKind::kNode),
+           " autograd graph nodes alive (a graph kept across steps grows until memory runs out: "
+           "call backward() on it, detach() what you keep, or build it under NoGradGuard)");
+}
+
+void throw_out_of_memory_recording(const char* op) {
+  spend_reserve();
+  MG_ERROR("alloc", "out of memory recording ", op, " for autograd, with ",
+           live_total(LiveKind::kNode),
+           " autograd graph nodes alive (a graph kept across steps grows until memory runs out: "
+           "call backward() on it, detach() what you keep, or build it under NoGradGuard)");
 }
 
 void cached_free(void* p, std::size_t nbytes) noexcept {

@@ -44,7 +44,27 @@ void release_cached_blocks() noexcept;
 /// False under AddressSanitizer.
 bool caching_enabled() noexcept;
 
+// Note [Out of memory]
+// Running out of memory is a minigrad::Error like any other (issue 36: a 1e7-node graph built
+// under a memory cap ended in std::bad_alloc): a Storage, a TensorImpl or a graph node that
+// cannot be allocated throws "[alloc] out of memory: could not allocate N bytes, with K autograd
+// graph nodes alive (...)", and recording a node (detail::record) turns the std::bad_alloc of its
+// edge list into "[alloc] out of memory recording <op> for autograd, ...". The node count is
+// there because the usual cause is a graph that is never freed (a loss summed across steps
+// without backward). Before it gives up, cached_alloc returns the thread's cached blocks to the
+// system and tries once more, as PyTorch's CUDA caching allocator frees its cache on a failed
+// cudaMalloc. Building the message needs memory too, when there is none left (the first version
+// of this test ended in std::bad_alloc thrown by the message's own string): a 1 MiB reserve,
+// allocated at start-up, is freed just before the error is built, and taken again by the next
+// allocation from the system that succeeds.
+
+/// Throws "[alloc] out of memory: could not allocate nbytes bytes, ..." (Note [Out of memory]).
+[[noreturn]] void throw_out_of_memory(std::size_t nbytes);
+/// Throws "[alloc] out of memory recording op for autograd, ..." (Note [Out of memory]).
+[[noreturn]] void throw_out_of_memory_recording(const char* op);
+
 /// A std allocator over cached_alloc, for std::allocate_shared and containers.
+/// Out of memory throws minigrad::Error (Note [Out of memory]), not std::bad_alloc.
 template <typename T>
 struct CachingAllocator {
   using value_type = T;
@@ -53,9 +73,10 @@ struct CachingAllocator {
   CachingAllocator(const CachingAllocator<U>&) noexcept {}  // NOLINT: implicit by design
   T* allocate(std::size_t n) {
     static_assert(alignof(T) <= 64, "CachingAllocator aligns to 64 bytes");
-    if (n > static_cast<std::size_t>(-1) / sizeof(T)) throw std::bad_alloc();
+    if (n > static_cast<std::size_t>(-1) / sizeof(T))
+      throw_out_of_memory(static_cast<std::size_t>(-1));
     void* p = cached_alloc(n * sizeof(T));
-    if (p == nullptr) throw std::bad_alloc();
+    if (p == nullptr) throw_out_of_memory(n * sizeof(T));
     return static_cast<T*>(p);
   }
   void deallocate(T* p, std::size_t n) noexcept { cached_free(p, n * sizeof(T)); }

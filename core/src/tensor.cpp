@@ -26,7 +26,7 @@ std::int64_t live_storage_count() { return detail::live_total(detail::LiveKind::
 Storage::Storage(std::size_t n) : nbytes(n) {
   // 64-byte alignment suits AVX-512 loads and OpenBLAS (Note [Caching allocator]).
   data = detail::cached_alloc(std::max<std::size_t>(n, 1));
-  MG_CHECK(data != nullptr, "alloc", "out of memory: could not allocate ", n, " bytes");
+  if (data == nullptr) detail::throw_out_of_memory(n);
   detail::live_add(detail::LiveKind::kStorage, 1);
   if (profiler::detail::is_on()) profiler::detail::add_bytes(static_cast<std::int64_t>(n));
 }

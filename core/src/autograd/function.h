@@ -241,12 +241,16 @@ template <std::size_t N, typename F>
 void record_impl(const char* name, Tensor& out, std::initializer_list<const Tensor*> inputs,
                  const Save* saves, F&& backward) {
   if (!any_requires_grad(inputs)) return;
-  auto node = make_function_node<N>(name, std::forward<F>(backward));
-  std::vector<Edge>& edges = NodeAccess::edges(*node);
-  edges.reserve(inputs.size());
-  for (const Tensor* t : inputs) edges.push_back(gradient_edge(*t));
-  if constexpr (N > 0) node->save(saves, N, out, node);
-  finish_record(name, out, std::move(node), inputs);
+  try {
+    auto node = make_function_node<N>(name, std::forward<F>(backward));
+    std::vector<Edge>& edges = NodeAccess::edges(*node);
+    edges.reserve(inputs.size());
+    for (const Tensor* t : inputs) edges.push_back(gradient_edge(*t));
+    if constexpr (N > 0) node->save(saves, N, out, node);
+    finish_record(name, out, std::move(node), inputs);
+  } catch (const std::bad_alloc&) {
+    throw_out_of_memory_recording(name);  // Note [Out of memory]
+  }
 }
 
 /// Makes `out` the result of a differentiable op on `inputs` if any input requires grad and grad
@@ -270,11 +274,15 @@ void record(const char* name, Tensor& out, const std::vector<Tensor>& inputs, F&
   bool any = false;
   for (const auto& t : inputs) any |= t.requires_grad();
   if (!any) return;
-  auto node = make_function_node<0>(name, std::forward<F>(backward));
-  std::vector<Edge>& edges = NodeAccess::edges(*node);
-  edges.reserve(inputs.size());
-  for (const auto& t : inputs) edges.push_back(gradient_edge(t));
-  finish_record(name, out, std::move(node), inputs);
+  try {
+    auto node = make_function_node<0>(name, std::forward<F>(backward));
+    std::vector<Edge>& edges = NodeAccess::edges(*node);
+    edges.reserve(inputs.size());
+    for (const auto& t : inputs) edges.push_back(gradient_edge(t));
+    finish_record(name, out, std::move(node), inputs);
+  } catch (const std::bad_alloc&) {
+    throw_out_of_memory_recording(name);  // Note [Out of memory]
+  }
 }
 
 }  // namespace minigrad::detail
