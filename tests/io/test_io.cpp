@@ -1483,14 +1483,20 @@ std::string pk_int(std::uint64_t v) {
 }
 const std::string kPkOrderedDict = "ccollections\nOrderedDict\n)R";
 
-// torch.save's pickle of {"w": a float32 tensor of `size` (a pickled tuple) over a storage of
-// storage_numel elements}; `size` and `stride` are pickled tuples.
+// torch.save's pickle of a float32 tensor of `size` and `stride` (pickled tuples) over the
+// storage record "0" of storage_numel elements.
+std::string pk_tensor(std::uint64_t storage_numel, const std::string& size,
+                      const std::string& stride) {
+  return "ctorch._utils\n_rebuild_tensor_v2\n((" + pk_str("storage") + "ctorch\nFloatStorage\n" +
+         pk_str("0") + pk_str("cpu") + pk_int(storage_numel) + "tQ" + pk_int(0) + size + stride +
+         "\x89" + kPkOrderedDict + "tR";
+}
+
+// ... and of the state_dict {"w": that tensor}.
 std::string pk_state_dict(std::uint64_t storage_numel, const std::string& size,
                           const std::string& stride) {
-  return "\x80\x02" + kPkOrderedDict + "(" + pk_str("w") + "ctorch._utils\n_rebuild_tensor_v2\n((" +
-         pk_str("storage") + "ctorch\nFloatStorage\n" + pk_str("0") + pk_str("cpu") +
-         pk_int(storage_numel) + "tQ" + pk_int(0) + size + stride + "\x89" + kPkOrderedDict +
-         "tRu.";
+  return "\x80\x02" + kPkOrderedDict + "(" + pk_str("w") + pk_tensor(storage_numel, size, stride) +
+         "u.";
 }
 
 std::string pt_of(const std::string& pickle, const std::string& storage) {
@@ -1584,6 +1590,14 @@ TEST_F(Io, HostilePtFilesGiveClearErrorsAndChangeNothing) {
                              w))
                 .find("not a state_dict"),
             std::string::npos);  // a list containing itself: refused, nothing leaks
+  // Views repeating one storage (256 KiB) 40 times: more than 16 times the file.
+  std::string repeated = "\x80\x02" + kPkOrderedDict + "(";
+  for (int i = 0; i < 40; ++i)
+    repeated.append(pk_str(std::string(1, 'a' + static_cast<char>(i))))
+        .append(pk_tensor(65536, pk_int(65536) + "\x85", pk_int(1) + "\x85"));
+  EXPECT_NE(load_error(pt_of(repeated + "u.", std::string(65536 * 4, '\0')))
+                .find("more than 16 times the file's"),
+            std::string::npos);
   // The zip container: a bad CRC, an entry running into the central directory, and every
   // truncation of a real checkpoint.
   nn::save(net, path("good.pt"));
@@ -1623,6 +1637,13 @@ TEST_F(Io, TorchOpensMinigradsPtFilesAndMinigradOpensTorchs) {
   optim::save(*opt, path("minigrad_adam.pt"));
   mg::manual_seed(42);
   mg::save_npy(path("loss_input.npy"), mg::randn({8, 4}));
+  {
+    mg::manual_seed(0);
+    Net n;
+    auto sgd = make_sgd(n, 1.0);
+    train(n, *sgd, 2);
+    optim::save(*sgd, path("minigrad_sgd.pt"));
+  }
   std::string out;
   ASSERT_EQ(run(script_command("pt", dir_.string()), out), 0) << out;
   EXPECT_EQ(out, "ok\n");
@@ -1661,4 +1682,18 @@ TEST_F(Io, TorchOpensMinigradsPtFilesAndMinigradOpensTorchs) {
   ASSERT_EQ(sg.param_groups.size(), sw.param_groups.size());
   for (std::size_t g = 0; g < sw.param_groups.size(); ++g)
     EXPECT_EQ(sg.param_groups[g].options, sw.param_groups[g].options) << g;
+
+  // torch's SGD without momentum (its momentum_buffer is None) and AdamW load too.
+  optim::SGD sgd(from_torch.parameters(), optim::SGDOptions(0.5).momentum(0.3));
+  optim::load(sgd, path("torch_sgd.pt"));
+  EXPECT_EQ(sgd.state_dict().state.size(), 0u);
+  EXPECT_EQ(*sgd.option(0, "lr"), mg::OptionValue(0.125));
+  EXPECT_EQ(*sgd.option(0, "momentum"), mg::OptionValue(0.0));
+  optim::AdamW adamw(from_torch.parameters());
+  optim::load(adamw, path("torch_adamw.pt"));
+  EXPECT_EQ(*adamw.option(0, "lr"), mg::OptionValue(0.25));
+  const mg::OptimizerStateDict sa = adamw.state_dict();
+  ASSERT_EQ(sa.state.size(), 5u);
+  EXPECT_EQ(sa.state.at(0).at("step").item<double>(), 1.0);
+  EXPECT_EQ(sa.state.at(4).at("exp_avg").shape(), from_torch.parameters()[4].shape());
 }

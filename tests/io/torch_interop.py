@@ -20,7 +20,9 @@ numpy: an 8-byte little-endian header length N, N bytes of JSON
                                  DIR/minigrad_dtypes.pt; then torch.load()s DIR/minigrad_trained.pt and
                                  DIR/minigrad_adam.pt (an Adam with two groups after 2 steps) into Net
                                  and torch.optim.Adam, takes 3 more steps on DIR/loss_input.npy and
-                                 torch.save()s DIR/torch_model_after.pt and DIR/torch_adam_after.pt
+                                 torch.save()s DIR/torch_model_after.pt and DIR/torch_adam_after.pt;
+                                 loads DIR/minigrad_sgd.pt into torch.optim.SGD; torch.save()s
+                                 DIR/torch_sgd.pt (no momentum) and DIR/torch_adamw.pt after a step
 
 Exits 0 and prints "ok" when every check passes; otherwise raises with the reason.
 """
@@ -200,6 +202,19 @@ def pt_optim(d):
         opt.step()
     torch.save(net.state_dict(), f"{d}/torch_model_after.pt")
     torch.save(opt.state_dict(), f"{d}/torch_adam_after.pt")
+    # minigrad's SGD (two groups, momentum) into torch's; torch's SGD and AdamW saved for minigrad.
+    sgd = torch.optim.SGD([{"params": [net.fc1.weight, net.fc1.bias, net.alpha]},
+                           {"params": [net.fc2.weight, net.fc2.bias]}], lr=1.0)
+    sgd.load_state_dict(torch.load(f"{d}/minigrad_sgd.pt"))
+    groups = sgd.state_dict()["param_groups"]
+    assert groups[0]["nesterov"] and groups[1]["dampening"] == 0.1, groups
+    assert sgd.state_dict()["state"][4]["momentum_buffer"].shape == net.fc2.bias.shape
+    for o in (torch.optim.SGD(net.parameters(), lr=0.125),
+              torch.optim.AdamW(net.parameters(), lr=0.25)):
+        o.zero_grad()
+        loss_of(net, x).backward()
+        o.step()
+        torch.save(o.state_dict(), f"{d}/torch_{type(o).__name__.lower()}.pt")
 
 
 if __name__ == "__main__":

@@ -23,6 +23,7 @@
 #include <array>
 #include <cmath>
 #include <cstring>
+#include <deque>
 #include <limits>
 #include <map>
 #include <memory>
@@ -43,11 +44,16 @@ constexpr const char* kLoad = "load_torch";
 // Limits (each a clear error, not a crash or an exhausted machine).
 constexpr std::uint64_t kMaxEntries = 1'000'000;   // zip entries (safetensors' tensor limit)
 constexpr std::uint64_t kMaxPickle = 100'000'000;  // data.pkl bytes (safetensors' header limit)
-constexpr std::size_t kMaxObjects = 4'000'000;     // values the pickle may build
-constexpr int kMaxDepth = 32;                      // nesting of tuples, lists and dicts
-constexpr std::size_t kMaxDims = 64;               // dims of a tensor (NumPy's)
-constexpr std::size_t kMaxString = 1'000'000;      // bytes of one pickled string
-constexpr std::uint64_t kAlign = 64;               // torch.save's record alignment
+// Values the pickle may build (about 20 per tensor; each under 200 bytes, so at most a few
+// hundred MB whatever the file says).
+constexpr std::size_t kMaxObjects = 2'000'000;
+// The tensors' bytes, at most this many times the file's: views of one storage may repeat it
+// (tied weights, a few times), but not without bound.
+constexpr std::uint64_t kMaxExpansion = 16;
+constexpr int kMaxDepth = 32;                  // nesting of tuples, lists and dicts
+constexpr std::size_t kMaxDims = 64;           // dims of a tensor (NumPy's)
+constexpr std::size_t kMaxString = 1'000'000;  // bytes of one pickled string
+constexpr std::uint64_t kAlign = 64;           // torch.save's record alignment
 
 // ------------------------------------------------------------------------------------ CRC-32
 
@@ -445,9 +451,9 @@ class Unpickler {
   Obj* make(Kind kind) {
     if (arena_.size() >= kMaxObjects)
       fail("the pickle builds more than the limit of " + std::to_string(kMaxObjects) + " values");
-    arena_.push_back(std::make_unique<Obj>());
-    arena_.back()->kind = kind;
-    return arena_.back().get();
+    arena_.emplace_back();
+    arena_.back().kind = kind;
+    return &arena_.back();
   }
   Obj* make_int(std::int64_t v) {
     Obj* o = make(Kind::Int);
@@ -518,7 +524,7 @@ class Unpickler {
   const std::vector<unsigned char>& b_;
   const std::string& path_;
   std::size_t pos_ = 0, op_pos_ = 0;
-  std::vector<std::unique_ptr<Obj>> arena_;
+  std::deque<Obj> arena_;  // (a deque: pointers into it stay valid as it grows)
   std::vector<Obj*> stack_;
   std::vector<std::size_t> marks_;
   std::unordered_map<std::uint64_t, Obj*> memo_;
@@ -883,6 +889,12 @@ class TorchArchive {
       }
       it = storages_.emplace(s, data).first;
     }
+    std::uint64_t nbytes = 0;
+    detail::checked_nbytes(t->shape, s->dtype, nbytes);  // (fits: numel <= the storage's)
+    total_ += nbytes;
+    MG_CHECK(total_ <= kMaxExpansion * file_.size() + (1u << 20), kLoad, path_, ": ", what,
+             ": the tensors read so far hold ", total_, " bytes, more than ", kMaxExpansion,
+             " times the file's ", file_.size(), " (views repeating their storages)");
     // A copy of the view: every tensor gets its own contiguous storage, as load_safetensors'.
     return detail::make_view(it->second, t->shape, t->strides, t->i).clone();
   }
@@ -896,6 +908,7 @@ class TorchArchive {
   std::unique_ptr<Unpickler> unpickler_;
   const Obj* root_ = nullptr;
   std::map<const Obj*, Tensor> storages_;
+  std::uint64_t total_ = 0;  // bytes of the tensors returned
 };
 
 // The items of a dict as (key, value) pairs, refusing a repeated key.
