@@ -30,6 +30,8 @@
 #include <thread>
 #include <vector>
 
+#include "io/torch_files.h"
+
 namespace mg = minigrad;
 namespace nn = minigrad::nn;
 namespace optim = minigrad::optim;
@@ -1418,6 +1420,8 @@ TEST_F(Io, TorchReadsAndWritesEveryDtype) {
 
 // ================================ torch.save format (.pt) ================================
 
+using namespace minigrad_test;  // the hand-made .pt files of io/torch_files.h
+
 namespace {
 
 // The tensors torch_interop.py's pt_layouts() saves: views of one storage, every dtype.
@@ -1441,66 +1445,6 @@ void expect_same_tensors(const mg::NamedTensors& got, const mg::NamedTensors& wa
   ASSERT_EQ(keys_of(got), keys_of(want));
   for (std::size_t i = 0; i < want.size(); ++i)
     EXPECT_TRUE(same_bits(got[i].second, want[i].second)) << want[i].first;
-}
-
-// Little-endian bytes.
-std::string le(std::uint64_t v, int n) {
-  std::string s;
-  for (int i = 0; i < n; ++i) s.push_back(static_cast<char>((v >> (8 * i)) & 0xFF));
-  return s;
-}
-
-// A zip archive of stored entries written by hand from the zip specification (APPNOTE 6.3):
-// local headers, the central directory and its end record (CRC-32 computed bit by bit).
-std::string zip_of(const std::vector<std::pair<std::string, std::string>>& entries) {
-  auto crc_of = [](const std::string& s) {
-    std::uint32_t c = 0xFFFFFFFFu;
-    for (unsigned char b : s) {
-      c ^= b;
-      for (int k = 0; k < 8; ++k) c = (c >> 1) ^ (0xEDB88320u & (0u - (c & 1u)));
-    }
-    return ~c;
-  };
-  std::string out, central;
-  for (const auto& [name, data] : entries) {
-    const std::string common = le(20, 2) + le(0, 2) + le(0, 2) + le(0, 4) + le(crc_of(data), 4) +
-                               le(data.size(), 4) + le(data.size(), 4) + le(name.size(), 2) +
-                               le(0, 2);
-    central += le(0x02014b50, 4) + le(20, 2) + common + le(0, 2) + le(0, 2) + le(0, 2) + le(0, 4) +
-               le(out.size(), 4) + name;
-    out += le(0x04034b50, 4) + common + name + data;
-  }
-  const std::size_t cd = out.size();
-  return out + central + le(0x06054b50, 4) + le(0, 4) + le(entries.size(), 2) +
-         le(entries.size(), 2) + le(central.size(), 4) + le(cd, 4) + le(0, 2);
-}
-
-// Pickle opcodes (protocol 2) for the hand-made data.pkl files.
-// (appends, not "X" + ...: GCC 12 warns falsely, -Wrestrict, on a literal plus a string)
-std::string pk_str(const std::string& s) { return std::string("X").append(le(s.size(), 4)) + s; }
-std::string pk_int(std::uint64_t v) {
-  return v < 256 ? std::string("K").append(le(v, 1)) : std::string("\x8a\x08").append(le(v, 8));
-}
-const std::string kPkOrderedDict = "ccollections\nOrderedDict\n)R";
-
-// torch.save's pickle of a float32 tensor of `size` and `stride` (pickled tuples) over the
-// storage record "0" of storage_numel elements.
-std::string pk_tensor(std::uint64_t storage_numel, const std::string& size,
-                      const std::string& stride) {
-  return "ctorch._utils\n_rebuild_tensor_v2\n((" + pk_str("storage") + "ctorch\nFloatStorage\n" +
-         pk_str("0") + pk_str("cpu") + pk_int(storage_numel) + "tQ" + pk_int(0) + size + stride +
-         "\x89" + kPkOrderedDict + "tR";
-}
-
-// ... and of the state_dict {"w": that tensor}.
-std::string pk_state_dict(std::uint64_t storage_numel, const std::string& size,
-                          const std::string& stride) {
-  return "\x80\x02" + kPkOrderedDict + "(" + pk_str("w") + pk_tensor(storage_numel, size, stride) +
-         "u.";
-}
-
-std::string pt_of(const std::string& pickle, const std::string& storage) {
-  return zip_of({{"m/data.pkl", pickle}, {"m/data/0", storage}, {"m/version", "3\n"}});
 }
 
 }  // namespace
