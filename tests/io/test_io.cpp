@@ -1468,6 +1468,10 @@ TEST_F(Io, TorchFormatRoundTripsInMinigrad) {
   write_bytes(path("hand.pt"), pt_of(pk_state_dict(2, pk_int(2) + "\x85", pk_int(1) + "\x85"),
                                      raw_of<float>({1.5f, -2.0f})));
   expect_same_tensors(mg::load_torch(path("hand.pt")), {{"w", mg::tensor({1.5, -2.0})}});
+  // The same with zip64 sizes and offsets, as a writer stores entries past 4 GiB.
+  write_bytes(path("hand64.pt"), pt_of(pk_state_dict(2, pk_int(2) + "\x85", pk_int(1) + "\x85"),
+                                       raw_of<float>({1.5f, -2.0f}), /*zip64=*/true));
+  expect_same_tensors(mg::load_torch(path("hand64.pt")), {{"w", mg::tensor({1.5, -2.0})}});
 
   // nn::save and nn::load choose the format by the extension.
   mg::manual_seed(0);

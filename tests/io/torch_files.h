@@ -17,8 +17,11 @@ inline std::string le(std::uint64_t v, int n) {
 }
 
 // A zip archive of stored entries written by hand from the zip specification (APPNOTE 6.3):
-// local headers, the central directory and its end record (CRC-32 computed bit by bit).
-inline std::string zip_of(const std::vector<std::pair<std::string, std::string>>& entries) {
+// local headers, the central directory and its end record (CRC-32 computed bit by bit). With
+// zip64, as a writer does for entries past 4 GiB: every size and offset in the central directory
+// is 0xFFFFFFFF with the values in a zip64 extra field, and the zip64 end records come first.
+inline std::string zip_of(const std::vector<std::pair<std::string, std::string>>& entries,
+                          bool zip64 = false) {
   auto crc_of = [](const std::string& s) {
     std::uint32_t c = 0xFFFFFFFFu;
     for (unsigned char b : s) {
@@ -27,18 +30,33 @@ inline std::string zip_of(const std::vector<std::pair<std::string, std::string>>
     }
     return ~c;
   };
+  const std::uint64_t big = 0xFFFFFFFFu;
   std::string out, central;
   for (const auto& [name, data] : entries) {
-    const std::string common = le(20, 2) + le(0, 2) + le(0, 2) + le(0, 4) + le(crc_of(data), 4) +
-                               le(data.size(), 4) + le(data.size(), 4) + le(name.size(), 2) +
-                               le(0, 2);
-    central += le(0x02014b50, 4) + le(20, 2) + common + le(0, 2) + le(0, 2) + le(0, 2) + le(0, 4) +
-               le(out.size(), 4) + name;
-    out += le(0x04034b50, 4) + common + name + data;
+    const std::string crc = le(crc_of(data), 4);
+    const std::string sizes =
+        zip64 ? le(big, 4) + le(big, 4) : le(data.size(), 4) + le(data.size(), 4);
+    const std::string extra =
+        zip64 ? le(1, 2) + le(24, 2) + le(data.size(), 8) + le(data.size(), 8) + le(out.size(), 8)
+              : "";
+    const std::string head = le(20, 2) + le(0, 2) + le(0, 2) + le(0, 4) + crc + sizes;
+    central += le(0x02014b50, 4) + le(20, 2) + head + le(name.size(), 2) + le(extra.size(), 2) +
+               le(0, 2) + le(0, 2) + le(0, 2) + le(0, 4) + le(zip64 ? big : out.size(), 4) + name +
+               extra;
+    out += le(0x04034b50, 4) + le(20, 2) + le(0, 2) + le(0, 2) + le(0, 4) + crc +
+           le(data.size(), 4) + le(data.size(), 4) + le(name.size(), 2) + le(0, 2) + name + data;
   }
   const std::size_t cd = out.size();
-  return out + central + le(0x06054b50, 4) + le(0, 4) + le(entries.size(), 2) +
-         le(entries.size(), 2) + le(central.size(), 4) + le(cd, 4) + le(0, 2);
+  std::string tail;
+  if (zip64) {
+    const std::size_t end64 = cd + central.size();
+    tail = le(0x06064b50, 4) + le(44, 8) + le(45, 2) + le(45, 2) + le(0, 4) + le(0, 4) +
+           le(entries.size(), 8) + le(entries.size(), 8) + le(central.size(), 8) + le(cd, 8) +
+           le(0x07064b50, 4) + le(0, 4) + le(end64, 8) + le(1, 4);
+  }
+  return out + central + tail + le(0x06054b50, 4) + le(0, 4) +
+         le(zip64 ? 0xFFFF : entries.size(), 2) + le(zip64 ? 0xFFFF : entries.size(), 2) +
+         le(zip64 ? big : central.size(), 4) + le(zip64 ? big : cd, 4) + le(0, 2);
 }
 
 // Pickle opcodes (protocol 2) for the hand-made data.pkl files.
@@ -67,8 +85,9 @@ inline std::string pk_state_dict(std::uint64_t storage_numel, const std::string&
          "u.";
 }
 
-inline std::string pt_of(const std::string& pickle, const std::string& storage) {
-  return zip_of({{"m/data.pkl", pickle}, {"m/data/0", storage}, {"m/version", "3\n"}});
+inline std::string pt_of(const std::string& pickle, const std::string& storage,
+                         bool zip64 = false) {
+  return zip_of({{"m/data.pkl", pickle}, {"m/data/0", storage}, {"m/version", "3\n"}}, zip64);
 }
 
 }  // namespace minigrad_test
