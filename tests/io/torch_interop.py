@@ -22,7 +22,8 @@ numpy: an 8-byte little-endian header length N, N bytes of JSON
                                  and torch.optim.Adam, takes 3 more steps on DIR/loss_input.npy and
                                  torch.save()s DIR/torch_model_after.pt and DIR/torch_adam_after.pt;
                                  loads DIR/minigrad_sgd.pt into torch.optim.SGD; torch.save()s
-                                 DIR/torch_sgd.pt (no momentum) and DIR/torch_adamw.pt after a step
+                                 DIR/torch_sgd.pt (no momentum) and DIR/torch_adamw.pt (with a scheduler's
+                                 initial_lr) after a step
 
 Exits 0 and prints "ok" when every check passes; otherwise raises with the reason.
 """
@@ -209,12 +210,14 @@ def pt_optim(d):
     groups = sgd.state_dict()["param_groups"]
     assert groups[0]["nesterov"] and groups[1]["dampening"] == 0.1, groups
     assert sgd.state_dict()["state"][4]["momentum_buffer"].shape == net.fc2.bias.shape
-    for o in (torch.optim.SGD(net.parameters(), lr=0.125),
-              torch.optim.AdamW(net.parameters(), lr=0.25)):
+    adamw = torch.optim.AdamW(net.parameters(), lr=0.25)
+    torch.optim.lr_scheduler.LambdaLR(adamw, lambda epoch: 1.0)  # adds initial_lr to the group
+    for o in (torch.optim.SGD(net.parameters(), lr=0.125), adamw):
         o.zero_grad()
         loss_of(net, x).backward()
         o.step()
         torch.save(o.state_dict(), f"{d}/torch_{type(o).__name__.lower()}.pt")
+    assert "initial_lr" in adamw.state_dict()["param_groups"][0]
 
 
 if __name__ == "__main__":

@@ -460,7 +460,16 @@ class Unpickler {
     o->i = v;
     return o;
   }
-  void push(Obj* o) { stack_.push_back(o); }
+  void push(Obj* o) {
+    grow();
+    stack_.push_back(o);
+  }
+  // BINGET and MARK add to the stack without building a value: bounded too.
+  void grow() {
+    if (stack_.size() + marks_.size() >= kMaxObjects)
+      fail("the pickle's stack holds more than the limit of " + std::to_string(kMaxObjects) +
+           " values and marks");
+  }
   Obj* pop() {
     if (stack_.size() <= mark_base()) fail("the pickle pops an empty stack");
     Obj* o = stack_.back();
@@ -529,9 +538,6 @@ class Unpickler {
   std::vector<std::size_t> marks_;
   std::unordered_map<std::uint64_t, Obj*> memo_;
   std::map<std::string, Obj*> storages_;  // by record key: one storage, however many tensors
-
- public:
-  std::vector<Obj*> tensors;  // every tensor built, in order
 };
 
 void Unpickler::global() {
@@ -664,7 +670,6 @@ void Unpickler::reduce() {
          detail::shape_str(t->strides) + " and offset " + std::to_string(t->i) +
          " does not fit in its storage \"" + t->storage->s + "\" of " +
          std::to_string(storage_numel) + " elements");
-  tensors.push_back(t);
   push(t);
 }
 
@@ -716,6 +721,7 @@ Obj* Unpickler::run() {
         memo_get(get(take(4), 4));
         break;
       case '(':  // MARK
+        grow();
         marks_.push_back(stack_.size());
         break;
       case ')':  // EMPTY_TUPLE
@@ -863,6 +869,8 @@ class TorchArchive {
   /// The tensor t as a new contiguous tensor (each storage record read and checked once).
   Tensor tensor(const Obj* t, const std::string& what) {
     const Obj* s = t->storage;
+    // (an empty tensor's offset may lie anywhere: no view of the storage is made)
+    if (detail::shape_numel(t->shape) == 0) return detail::make_tensor(t->shape, s->dtype);
     auto it = storages_.find(s);
     if (it == storages_.end()) {
       const std::string name = prefix_ + "data/" + s->s;
@@ -1193,8 +1201,10 @@ OptimizerStateDict load_optimizer_state_torch(const std::string& path) {
           g.params.push_back(i->i);
         }
         has_params = true;
-      } else if (value->kind == Kind::None) {
-        continue;  // PyTorch's foreach=None: not an option minigrad has
+      } else if (value->kind == Kind::None || n == "initial_lr") {
+        // PyTorch's foreach=None is not an option minigrad has; initial_lr, which PyTorch's
+        // schedulers add to the groups, minigrad keeps outside the options and never saves.
+        continue;
       } else if (value->kind == Kind::Bool) {
         // PyTorch's implementation switches, off: minigrad has no such option.
         if (!value->i &&
