@@ -111,9 +111,9 @@ void save_optimizer_state(const std::string& path, const OptimizerStateDict& sta
 /// Reads what save_optimizer_state wrote; throws for a corrupt file or a malformed layout. A .pt
 /// or .pth path is read as torch.save(optimizer.state_dict()) writes it (Adam, AdamW, SGD, ...):
 /// options PyTorch has and minigrad has not are dropped when None or False (foreach,
-/// capturable, differentiable, fused), as is a scheduler's initial_lr, a state that is None (SGD's
-/// momentum_buffer without
-/// momentum) is skipped, and `optimizer` is left empty (the file does not name it).
+/// capturable, differentiable, fused), as is a scheduler's initial_lr; a state that is None
+/// (SGD's momentum_buffer without momentum) is skipped; `optimizer` is left empty (the file does
+/// not name it).
 OptimizerStateDict load_optimizer_state(const std::string& path);
 /// The torch.save format's side of save_optimizer_state and load_optimizer_state.
 void save_optimizer_state_torch(const std::string& path, const OptimizerStateDict& state);
