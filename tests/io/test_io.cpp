@@ -1483,6 +1483,12 @@ TEST_F(Io, TorchFormatRoundTripsInMinigrad) {
   EXPECT_EQ(snapshot(b), snapshot(a));
   EXPECT_ERROR_HAS(mg::load_safetensors(path("m.pt")), "[load_safetensors]");
   EXPECT_ERROR_HAS(nn::save(a, path("m2.pth"), {{"k", "v"}}), "no place for metadata");
+  EXPECT_ERROR_HAS(mg::save_torch(path("u.pt"), {{"caf\xc3", mg::zeros({1})}}),
+                   "is not valid UTF-8, which torch.load could not read");
+  EXPECT_ERROR_HAS(mg::save_torch(path("u.pt"), {{"\xed\xa0\x80", mg::zeros({1})}}),  // surrogate
+                   "is not valid UTF-8");
+  mg::save_torch(path("u.pt"), {{"caf\xc3\xa9 \xf0\x9f\x98\x80", mg::zeros({1})}});
+  EXPECT_EQ(mg::load_torch(path("u.pt")).at(0).first, "caf\xc3\xa9 \xf0\x9f\x98\x80");
 }
 
 TEST_F(Io, HostilePtFilesGiveClearErrorsAndChangeNothing) {

@@ -1044,7 +1044,40 @@ void write_archive(const std::string& path, const std::string& pickle,
   file.commit();
 }
 
+// Whether s is UTF-8 as Python decodes it (RFC 3629: no overlong forms, no surrogates, at most
+// U+10FFFF): pickled names are decoded so on torch.load.
+bool valid_utf8(const std::string& s) {
+  for (std::size_t i = 0; i < s.size();) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    std::size_t n = 0;
+    std::uint32_t cp = 0, min = 0;
+    if (c < 0x80) {
+      ++i;
+      continue;
+    } else if ((c & 0xE0) == 0xC0) {
+      n = 1, cp = c & 0x1F, min = 0x80;
+    } else if ((c & 0xF0) == 0xE0) {
+      n = 2, cp = c & 0x0F, min = 0x800;
+    } else if ((c & 0xF8) == 0xF0) {
+      n = 3, cp = c & 0x07, min = 0x10000;
+    } else {
+      return false;
+    }
+    if (s.size() - i <= n) return false;
+    for (std::size_t k = 1; k <= n; ++k) {
+      const auto b = static_cast<unsigned char>(s[i + k]);
+      if ((b & 0xC0) != 0x80) return false;
+      cp = (cp << 6) | (b & 0x3F);
+    }
+    if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return false;
+    i += n + 1;
+  }
+  return true;
+}
+
 void check_tensor(const Tensor& t, const std::string& name, const std::string& path) {
+  MG_CHECK(valid_utf8(name), kSave, path, ": the name \"", name,
+           "\" is not valid UTF-8, which torch.load could not read");
   MG_CHECK(t.defined(), kSave, path, ": tensor \"", name, "\" is undefined");
 }
 
