@@ -482,13 +482,21 @@ std::ostream& operator<<(std::ostream& os, const Module& m) {
 }
 
 void save(const Module& module, const std::string& path, const Metadata& metadata) {
+  if (is_torch_path(path)) {
+    MG_CHECK(metadata.empty(), "save", path,
+             ": torch.save's format has no place for metadata; save to a .safetensors path to "
+             "keep it");
+    save_torch(path, module.state_dict());
+    return;
+  }
   save_safetensors(path, module.state_dict(), metadata);
 }
 
 LoadStateDictResult load(Module& module, const std::string& path, bool strict) {
-  SafetensorsFile file = load_safetensors(path);
+  const NamedTensors tensors =
+      is_torch_path(path) ? load_torch(path) : load_safetensors(path).tensors;
   try {
-    return module.load_state_dict(file.tensors, strict);
+    return module.load_state_dict(tensors, strict);
   } catch (const Error& e) {
     throw Error(std::string(e.what()) + " (loading " + path + ")");
   }

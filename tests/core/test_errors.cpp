@@ -14,12 +14,14 @@
 #include <fstream>
 #include <functional>
 #include <iostream>
+#include <iterator>
 #include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "documented_errors.h"
+#include "io/torch_files.h"
 #include "minigrad/data.h"
 #include "minigrad/minigrad.h"
 
@@ -1343,6 +1345,102 @@ const std::vector<BadInput>& bad_inputs() {
          mg::load_safetensors("pipe.safetensors");
        },
        "[load_safetensors] pipe.safetensors: not a regular file"},
+      {"files", "nn::save of metadata to a .pt path",
+       [] {
+         InTempDir tmp;
+         mg::nn::Linear m(2, 1);
+         mg::nn::save(m, "model.pt", {{"epoch", "3"}});
+       },
+       "[save] model.pt: torch.save's format has no place for metadata; save to a .safetensors "
+       "path to keep it"},
+      {"files", "nn::load of a .pt file whose pickle calls os.system",
+       [] {
+         InTempDir tmp;
+         using namespace minigrad_test;
+         write_bytes("model.pt", pt_of("\x80\x02"
+                                       "cos\nsystem\n" +
+                                           pk_str("ls") + "\x85R.",
+                                       ""));
+         mg::nn::Linear m(2, 1);
+         mg::nn::load(m, "model.pt");
+       },
+       "[load_torch] model.pt: data.pkl: refused the global os.system (a state_dict needs only "
+       "collections.OrderedDict, torch._utils._rebuild_tensor_v2, torch._utils._rebuild_parameter "
+       "and torch's Float, Double, Long and Bool storages) (opcode at byte 2)"},
+      {"files", ".pt pickle with an opcode a state_dict does not use (INST, protocol 0)",
+       [] {
+         InTempDir tmp;
+         write_bytes("model.pt", minigrad_test::pt_of("\x80\x02(i__main__\nX\n.", ""));
+         mg::load_torch("model.pt");
+       },
+       "[load_torch] model.pt: data.pkl: unsupported pickle opcode 0x69 (a state_dict needs only a "
+       "few of protocol 2's) (opcode at byte 3)"},
+      {"files", ".pt pickle nesting 100,000 tuples (limit: 32 levels)",
+       [] {
+         InTempDir tmp;
+         using namespace minigrad_test;
+         write_bytes("model.pt",
+                     pt_of("\x80\x02" + pk_int(0) + std::string(100'000, '\x85') + ".", ""));
+         mg::load_torch("model.pt");
+       },
+       "[load_torch] model.pt: data.pkl: the pickle nests tuples, lists and dicts deeper than the "
+       "limit of 32 levels (opcode at byte 36)"},
+      {"files", ".pt tensor of size (2^40,) over a storage of 1 element",
+       [] {
+         InTempDir tmp;
+         using namespace minigrad_test;
+         write_bytes("model.pt",
+                     pt_of(pk_state_dict(1, pk_int(1ull << 40) + "\x85", pk_int(1) + "\x85"),
+                           std::string(4, '\0')));
+         mg::load_torch("model.pt");
+       },
+       "[load_torch] model.pt: data.pkl: a tensor of size (1099511627776,), stride (1,) and "
+       "offset 0 does not fit in its storage \"0\" of 1 elements (opcode at byte 166)"},
+      {"files", ".pt storage record shorter than its numel",
+       [] {
+         InTempDir tmp;
+         using namespace minigrad_test;
+         write_bytes("model.pt", pt_of(pk_state_dict(6, pk_int(6) + "\x85", pk_int(1) + "\x85"),
+                                       std::string(4, '\0')));
+         mg::load_torch("model.pt");
+       },
+       "[load_torch] model.pt: record m/data/0 has 4 bytes, but its storage holds 6 float32 "
+       "elements (24 bytes)"},
+      {"files", ".pt file with a flipped byte (CRC-32 checked on every record)",
+       [] {
+         InTempDir tmp;
+         mg::save_torch("model.pt", {{"w", mg::zeros({2})}});
+         std::string bytes;
+         {
+           std::ifstream in("model.pt", std::ios::binary);
+           bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+         }
+         bytes[bytes.find("OrderedDict")] = 'o';
+         write_bytes("model.pt", bytes);
+         mg::load_torch("model.pt");
+       },
+       "[load_torch] model.pt: zip entry \"archive/data.pkl\" fails its CRC-32 check (0x042a0d01 "
+       "computed, 0xaed2158b recorded): the file is corrupt"},
+      {"files", ".pt file cut in half (a truncated copy)",
+       [] {
+         InTempDir tmp;
+         mg::save_torch("model.pt", {{"w", mg::zeros({2})}});
+         std::filesystem::resize_file("model.pt", std::filesystem::file_size("model.pt") / 2);
+         mg::load_torch("model.pt");
+       },
+       "[load_torch] model.pt: not a zip archive (no end of central directory record; truncated, "
+       "or not written by torch.save)"},
+      {"files", ".pt tensor of half precision (torch.HalfStorage)",
+       [] {
+         InTempDir tmp;
+         using namespace minigrad_test;
+         std::string pickle = pk_state_dict(1, pk_int(1) + "\x85", pk_int(1) + "\x85");
+         pickle.replace(pickle.find("FloatStorage"), 12, "HalfStorage");
+         write_bytes("model.pt", pt_of(pickle, std::string(2, '\0')));
+         mg::load_torch("model.pt");
+       },
+       "[load_torch] model.pt: data.pkl: storage type torch.HalfStorage is not supported (minigrad "
+       "reads float32, float64, int64 and bool tensors) (opcode at byte 83)"},
       {"files", "optim::load of a state for parameters of another shape",
        [] {
          InTempDir tmp;

@@ -1,12 +1,13 @@
 // fuzz_files: libFuzzer target that feeds its input, as a file, to every file reader of minigrad:
-// load_safetensors, load_npy, load_optimizer_state (minigrad/io.h) and nn::load into a module.
+// load_safetensors, load_npy, load_optimizer_state, load_torch, load_optimizer_state_torch
+// (minigrad/io.h) and nn::load into a module, from a .safetensors and from a .pt path.
 //
 // The only allowed outcomes are a result or a minigrad::Error; nothing else is caught, so any other
 // exception, a crash or an ASan/UBSan report fails the run. Invariants checked besides (a violation
 // aborts with a message):
 // - a tensor that loads can be read back (to_vector) and has numel() elements;
-// - what load_safetensors / load_npy returns saves again and reloads with the same names, shapes
-//   and dtypes (save may throw minigrad::Error, e.g. for a name that is not UTF-8);
+// - what load_safetensors / load_npy / load_torch returns saves again and reloads with the same
+//   names, shapes and dtypes (save may throw minigrad::Error, e.g. for a name that is not UTF-8);
 // - nn::load that throws leaves the module's parameters unchanged (issue 5, item 8).
 //
 // optim::load is not fuzzed here: it is load_optimizer_state followed by load_state_dict, and
@@ -44,11 +45,12 @@ const std::string& temp_path(int which) {
     return std::string(dir && *dir ? dir : "/tmp") + "/minigrad_fuzz_files." +
            std::to_string(::getpid());
   }();
-  static const std::string paths[2] = {base + ".in", base + ".out"};
+  // (.pt: nn::load reads a path so named in torch.save's format)
+  static const std::string paths[4] = {base + ".in", base + ".out", base + ".in.pt",
+                                       base + ".out.pt"};
   static const bool cleanup_registered = [] {
     std::atexit([] {
-      std::remove(paths[0].c_str());
-      std::remove(paths[1].c_str());
+      for (const std::string& p : paths) std::remove(p.c_str());
     });
     return true;
   }();
@@ -117,6 +119,29 @@ void fuzz_npy(const std::string& in, const std::string& out) {
   same_layout(t, mg::load_npy(out), "npy");
 }
 
+void fuzz_torch(const std::string& in, const std::string& out) {
+  mg::NamedTensors f;
+  try {
+    f = mg::load_torch(in);
+  } catch (const mg::Error&) {
+    return;
+  }
+  for (const auto& [name, t] : f) touch(t, "load_torch");
+  try {
+    mg::save_torch(out, f);
+  } catch (const mg::Error&) {
+    return;
+  }
+  const mg::NamedTensors g = mg::load_torch(out);  // must not throw: minigrad wrote it
+  if (g.size() != f.size()) invariant_failed("load_torch: a re-saved file reloads other names");
+  for (std::size_t i = 0; i < f.size(); ++i) {
+    if (g[i].first != f[i].first)
+      invariant_failed("load_torch: re-saved names differ: " + f[i].first + " / " + g[i].first);
+    same_layout(f[i].second, g[i].second, "torch " + f[i].first);
+  }
+}
+
+/// load_optimizer_state of a .safetensors path, or of a .pt path (load_optimizer_state_torch).
 void fuzz_optimizer_state(const std::string& in) {
   try {
     mg::OptimizerStateDict d = mg::load_optimizer_state(in);
@@ -153,10 +178,15 @@ void fuzz_module_load(const std::string& in, bool strict) {
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string& in = temp_path(0);
   const std::string& out = temp_path(1);
+  const std::string& in_pt = temp_path(2);
   write_file(in, data, size);
+  write_file(in_pt, data, size);
   fuzz_safetensors(in, out);
   fuzz_npy(in, out);
+  fuzz_torch(in_pt, temp_path(3));
   fuzz_optimizer_state(in);
+  fuzz_optimizer_state(in_pt);
   fuzz_module_load(in, size % 2 == 0);
+  fuzz_module_load(in_pt, size % 2 == 0);
   return 0;
 }

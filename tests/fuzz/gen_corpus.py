@@ -6,14 +6,17 @@
 fuzz_ops seeds are small programs in fuzz_ops.cpp's byte format: one per op family (with valid
 arguments, so that the fuzzer starts from code paths that get past the checks) plus a few classic
 shapes (attention, a loss on class indices, batched matmul). fuzz_files seeds are valid and broken
-.npy files, safetensors files, a module checkpoint of nn::Linear(3, 2) and an optimizer
-checkpoint. Needs only the standard library.
+.npy files, safetensors files, a module checkpoint of nn::Linear(3, 2), an optimizer checkpoint,
+and torch.save-format (.pt) files: their pickles are written opcode by opcode as torch.save writes
+them (protocol 2), in a zip of stored entries. Needs only the standard library.
 """
 import json
 import os
 import shutil
 import struct
 import sys
+import zipfile
+import io
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 F32, F64, I64, BOOL = 0, 1, 2, 3
@@ -146,6 +149,84 @@ def f32(*v):
     return struct.pack("<%df" % len(v), *v)
 
 
+# torch.save's format: a zip of stored entries m/data.pkl, m/data/<key>, m/version.
+
+def pk_str(text):
+    raw = text.encode()
+    return b"X" + struct.pack("<I", len(raw)) + raw
+
+
+def pk_int(v):
+    if 0 <= v < 256:
+        return b"K" + bytes([v])
+    if -2**31 <= v < 2**31:
+        return b"J" + struct.pack("<i", v)
+    return b"\x8a\x08" + struct.pack("<q", v)
+
+
+PK_ORDERED_DICT = b"ccollections\nOrderedDict\n)R"
+
+
+def pk_tuple(values):
+    return b"(" + b"".join(pk_int(v) for v in values) + b"t"
+
+
+def pk_tensor(storage, key, numel, offset, size, stride, parameter=False):
+    """_rebuild_tensor_v2(('storage', torch.<storage>, key, 'cpu', numel), offset, size, ...)."""
+    out = (b"ctorch._utils\n_rebuild_tensor_v2\n((" + pk_str("storage") + b"ctorch\n" +
+           storage.encode() + b"\n" + pk_str(key) + pk_str("cpu") + pk_int(numel) + b"tQ" +
+           pk_int(offset) + pk_tuple(size) + pk_tuple(stride) + b"\x89" + PK_ORDERED_DICT + b"tR")
+    if parameter:
+        out = b"ctorch._utils\n_rebuild_parameter\n(" + out + b"\x88" + PK_ORDERED_DICT + b"tR"
+    return out
+
+
+def pk_state_dict(entries):
+    """entries: (name, pickled tensor) pairs."""
+    body = b"".join(pk_str(name) + t for name, t in entries)
+    return b"\x80\x02" + PK_ORDERED_DICT + b"(" + body + b"u."
+
+
+def pt(pickle, records):
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_STORED) as z:
+        z.writestr("m/data.pkl", pickle)
+        for key, data in records.items():
+            z.writestr(f"m/data/{key}", data)
+        z.writestr("m/version", "3\n")
+    return buf.getvalue()
+
+
+def torch_seeds(w, b):
+    s = {}
+    s["pt_linear.pt"] = pt(pk_state_dict(
+        [("weight", pk_tensor("FloatStorage", "0", 6, 0, [2, 3], [3, 1])),
+         ("bias", pk_tensor("FloatStorage", "1", 2, 0, [2], [1]))]), {"0": w, "1": b})
+    # One storage shared by both (offset 6 for the bias), a transposed view, every dtype, a
+    # Parameter.
+    s["pt_shared_views.pt"] = pt(pk_state_dict(
+        [("weight", pk_tensor("FloatStorage", "0", 8, 0, [2, 3], [3, 1])),
+         ("bias", pk_tensor("FloatStorage", "0", 8, 6, [2], [1])),
+         ("t", pk_tensor("FloatStorage", "0", 8, 0, [3, 2], [1, 3], parameter=True)),
+         ("d", pk_tensor("DoubleStorage", "1", 2, 0, [2], [1])),
+         ("i", pk_tensor("LongStorage", "2", 1, 0, [], [])),
+         ("m", pk_tensor("BoolStorage", "3", 2, 0, [2], [1]))]),
+        {"0": w + b, "1": struct.pack("<2d", 1.5, -2), "2": struct.pack("<q", 7),
+         "3": b"\x01\x00"})
+    groups = (b"]}(" + pk_str("lr") + b"G" + struct.pack(">d", 0.001) + pk_str("betas") + b"G" +
+              struct.pack(">d", 0.9) + b"G" + struct.pack(">d", 0.999) + b"\x86" +
+              pk_str("foreach") + b"N" + pk_str("amsgrad") + b"\x89" + pk_str("params") +
+              b"](" + pk_int(0) + pk_int(1) + b"eua")
+    state = (b"}(" + pk_int(0) + b"}(" + pk_str("step") +
+             pk_tensor("FloatStorage", "0", 1, 0, [], []) + pk_str("exp_avg") +
+             pk_tensor("FloatStorage", "1", 6, 0, [2, 3], [3, 1]) + b"uu")
+    s["pt_optim_adam.pt"] = pt(b"\x80\x02}(" + pk_str("state") + state + pk_str("param_groups") +
+                               groups + b"u.", {"0": struct.pack("<f", 3), "1": w})
+    s["pt_os_system.pt"] = pt(b"\x80\x02cos\nsystem\n" + pk_str("ls") + b"\x85R.", {})
+    s["pt_truncated.pt"] = s["pt_linear.pt"][:-30]
+    return s
+
+
 def files_seeds():
     s = {}
     s["npy_f4_2x3.npy"] = npy("f4", [2, 3], [1, 2, 3, 4, 5, 6])
@@ -209,6 +290,7 @@ def files_seeds():
         [(f"t{i}", "F32", [0], b"") for i in range(2000)])
     s["npy_65_dims.npy"] = npy("f4", [1] * 65, [1.0])
     s["empty_file"] = b""
+    s.update(torch_seeds(w, b))
     return s
 
 

@@ -30,6 +30,8 @@
 #include <thread>
 #include <vector>
 
+#include "io/torch_files.h"
+
 namespace mg = minigrad;
 namespace nn = minigrad::nn;
 namespace optim = minigrad::optim;
@@ -1023,7 +1025,9 @@ using MakeOptimizer = std::function<std::unique_ptr<optim::Optimizer>(Net&, doub
 // 10 steps in one go, against 4 steps, a save of the module and the optimizer, fresh objects
 // (another seed, other learning rates), a load, and 6 more steps: the parameters and the
 // optimizer state must agree bit for bit.
-void expect_bit_identical_resume(const MakeOptimizer& make, const std::string& dir) {
+// ext: ".safetensors" or ".pt" (PyTorch's torch.save format).
+void expect_bit_identical_resume(const MakeOptimizer& make, const std::string& dir,
+                                 const std::string& ext = ".safetensors") {
   mg::manual_seed(0);
   Net a;
   auto opt_a = make(a, 1.0);
@@ -1033,14 +1037,14 @@ void expect_bit_identical_resume(const MakeOptimizer& make, const std::string& d
   Net b;
   auto opt_b = make(b, 1.0);
   train(b, *opt_b, 4);
-  nn::save(b, dir + "/model.safetensors");
-  optim::save(*opt_b, dir + "/optim.safetensors");
+  nn::save(b, dir + "/model" + ext);
+  optim::save(*opt_b, dir + "/optim" + ext);
 
   mg::manual_seed(99);
   Net c;
   auto opt_c = make(c, 7.0);
-  nn::load(c, dir + "/model.safetensors");
-  optim::load(*opt_c, dir + "/optim.safetensors");
+  nn::load(c, dir + "/model" + ext);
+  optim::load(*opt_c, dir + "/optim" + ext);
   train(c, *opt_c, 6);
 
   EXPECT_EQ(snapshot(c), snapshot(a));
@@ -1057,30 +1061,32 @@ void expect_bit_identical_resume(const MakeOptimizer& make, const std::string& d
   }
 }
 
-TEST_F(Io, SgdResumesBitIdentically) {
-  expect_bit_identical_resume(
-      [](Net& n, double s) {
-        return std::make_unique<optim::SGD>(
-            std::vector<optim::OptimizerParamGroup>{
-                {{n.fc1->weight, n.fc1->bias, n.alpha},
-                 optim::SGDOptions(0.1 * s).momentum(0.9).nesterov(true)},
-                {{n.fc2->weight, n.fc2->bias},
-                 optim::SGDOptions(0.05 * s).momentum(0.5).dampening(0.1).weight_decay(0.01)}},
-            optim::SGDOptions(1));
-      },
-      dir_.string());
+std::unique_ptr<optim::Optimizer> make_sgd(Net& n, double s) {
+  return std::make_unique<optim::SGD>(
+      std::vector<optim::OptimizerParamGroup>{
+          {{n.fc1->weight, n.fc1->bias, n.alpha},
+           optim::SGDOptions(0.1 * s).momentum(0.9).nesterov(true)},
+          {{n.fc2->weight, n.fc2->bias},
+           optim::SGDOptions(0.05 * s).momentum(0.5).dampening(0.1).weight_decay(0.01)}},
+      optim::SGDOptions(1));
 }
 
-TEST_F(Io, AdamResumesBitIdentically) {
-  expect_bit_identical_resume(
-      [](Net& n, double s) {
-        return std::make_unique<optim::Adam>(std::vector<optim::OptimizerParamGroup>{
-            {{n.fc1->weight, n.fc1->bias, n.alpha}, optim::AdamOptions(0.01 * s).amsgrad(true)},
-            {{n.fc2->weight, n.fc2->bias},
-             optim::AdamOptions(0.02 * s).betas({0.8, 0.99}).weight_decay(0.1)}});
-      },
-      dir_.string());
+std::unique_ptr<optim::Optimizer> make_adam(Net& n, double s) {
+  return std::make_unique<optim::Adam>(std::vector<optim::OptimizerParamGroup>{
+      {{n.fc1->weight, n.fc1->bias, n.alpha}, optim::AdamOptions(0.01 * s).amsgrad(true)},
+      {{n.fc2->weight, n.fc2->bias},
+       optim::AdamOptions(0.02 * s).betas({0.8, 0.99}).weight_decay(0.1)}});
 }
+
+// The same resumes through PyTorch's torch.save format (.pt files).
+TEST_F(Io, SgdAndAdamResumeBitIdenticallyFromPtFiles) {
+  expect_bit_identical_resume(make_sgd, dir_.string(), ".pt");
+  expect_bit_identical_resume(make_adam, dir_.string(), ".pth");
+}
+
+TEST_F(Io, SgdResumesBitIdentically) { expect_bit_identical_resume(make_sgd, dir_.string()); }
+
+TEST_F(Io, AdamResumesBitIdentically) { expect_bit_identical_resume(make_adam, dir_.string()); }
 
 TEST_F(Io, AdamWResumesBitIdentically) {
   expect_bit_identical_resume(
@@ -1411,3 +1417,237 @@ TEST_F(Io, TorchReadsAndWritesEveryDtype) {
 }
 
 }  // namespace
+
+// ================================ torch.save format (.pt) ================================
+
+using namespace minigrad_test;  // the hand-made .pt files of io/torch_files.h
+
+namespace {
+
+// The tensors torch_interop.py's pt_layouts() saves: views of one storage, every dtype.
+mg::NamedTensors pt_layouts() {
+  const mg::Tensor base = mg::arange(0.0, 24.0, 1.0, mg::kFloat32).reshape({4, 6});
+  return {
+      {"base", base},
+      {"narrowed", base.narrow(0, 1, 2).narrow(1, 2, 3)},
+      {"transposed", base.t()},
+      {"column", base.select(1, 3)},
+      {"f64", mg::tensor({0.1, -2.5, 1e300}, {3}, mg::kFloat64)},
+      {"i64", mg::tensor({-4611686018427387904.0, 7}, {1, 2}, mg::kInt64)},
+      {"bool", mg::tensor({1, 0, 1}, {3}, mg::kBool)},
+      {"scalar", mg::scalar_tensor(3.5)},
+      {"empty", mg::zeros({0, 4}, mg::kFloat64)},
+      {"param", mg::tensor({1.0, 2.0})},
+  };
+}
+
+void expect_same_tensors(const mg::NamedTensors& got, const mg::NamedTensors& want) {
+  ASSERT_EQ(keys_of(got), keys_of(want));
+  for (std::size_t i = 0; i < want.size(); ++i)
+    EXPECT_TRUE(same_bits(got[i].second, want[i].second)) << want[i].first;
+}
+
+}  // namespace
+
+TEST_F(Io, TorchFormatRoundTripsInMinigrad) {
+  const mg::NamedTensors tensors = pt_layouts();
+  mg::save_torch(path("t.pt"), tensors);
+  expect_same_tensors(mg::load_torch(path("t.pt")), tensors);
+  // As torch.save writes it: a zip archive whose first entry is <name>/data.pkl, stored, its
+  // data 64-byte aligned.
+  const std::string bytes = read_bytes(path("t.pt"));
+  ASSERT_GT(bytes.size(), 30u);
+  EXPECT_EQ(bytes.substr(0, 4), "PK\x03\x04");
+  const auto u16 = [&](std::size_t at) {
+    return static_cast<unsigned char>(bytes[at]) + 256u * static_cast<unsigned char>(bytes[at + 1]);
+  };
+  EXPECT_EQ(u16(8), 0u);  // stored
+  EXPECT_EQ(bytes.substr(30, u16(26)), "archive/data.pkl");
+  EXPECT_EQ((30 + u16(26) + u16(28)) % 64, 0u);
+  // A hand-made archive reads too (and is the control for the hostile files below).
+  write_bytes(path("hand.pt"), pt_of(pk_state_dict(2, pk_int(2) + "\x85", pk_int(1) + "\x85"),
+                                     raw_of<float>({1.5f, -2.0f})));
+  expect_same_tensors(mg::load_torch(path("hand.pt")), {{"w", mg::tensor({1.5, -2.0})}});
+  // The same with zip64 sizes and offsets, as a writer stores entries past 4 GiB.
+  write_bytes(path("hand64.pt"), pt_of(pk_state_dict(2, pk_int(2) + "\x85", pk_int(1) + "\x85"),
+                                       raw_of<float>({1.5f, -2.0f}), /*zip64=*/true));
+  expect_same_tensors(mg::load_torch(path("hand64.pt")), {{"w", mg::tensor({1.5, -2.0})}});
+
+  // nn::save and nn::load choose the format by the extension.
+  mg::manual_seed(0);
+  Net a;
+  nn::save(a, path("m.pt"));
+  mg::manual_seed(1);
+  Net b;
+  nn::load(b, path("m.pt"));
+  EXPECT_EQ(snapshot(b), snapshot(a));
+  EXPECT_ERROR_HAS(mg::load_safetensors(path("m.pt")), "[load_safetensors]");
+  EXPECT_ERROR_HAS(nn::save(a, path("m2.pth"), {{"k", "v"}}), "no place for metadata");
+  EXPECT_ERROR_HAS(mg::save_torch(path("u.pt"), {{"caf\xc3", mg::zeros({1})}}),
+                   "is not valid UTF-8, which torch.load could not read");
+  EXPECT_ERROR_HAS(mg::save_torch(path("u.pt"), {{"\xed\xa0\x80", mg::zeros({1})}}),  // surrogate
+                   "is not valid UTF-8");
+  mg::save_torch(path("u.pt"), {{"caf\xc3\xa9 \xf0\x9f\x98\x80", mg::zeros({1})}});
+  EXPECT_EQ(mg::load_torch(path("u.pt")).at(0).first, "caf\xc3\xa9 \xf0\x9f\x98\x80");
+}
+
+TEST_F(Io, HostilePtFilesGiveClearErrorsAndChangeNothing) {
+  mg::manual_seed(0);
+  Net net;
+  const auto before = snapshot(net);
+  const std::string x = path("x.pt");
+  auto load_error = [&](const std::string& bytes) {
+    write_bytes(x, bytes);
+    const std::string e = error_of([&] { nn::load(net, x); });
+    EXPECT_EQ(snapshot(net), before) << e;
+    return e;
+  };
+  const std::string one = pk_int(1) + "\x85";
+  const std::string w = raw_of<float>({1.5f});
+  // Code execution is refused by name; so is every opcode a state_dict does not need.
+  EXPECT_NE(load_error(pt_of("\x80\x02"
+                             "cos\nsystem\n" +
+                                 pk_str("ls") + "\x85R.",
+                             w))
+                .find("data.pkl: refused the global os.system"),
+            std::string::npos);
+  EXPECT_NE(load_error(pt_of("\x80\x02"
+                             "c__builtin__\neval\n.",
+                             w))
+                .find("__builtin__.eval"),
+            std::string::npos);
+  EXPECT_NE(load_error(pt_of("\x80\x02(i__main__\nX\n.", w)).find("unsupported pickle opcode 0x69"),
+            std::string::npos);
+  // Deep nesting, huge sizes, views outside their storage, short records.
+  std::string deep = "\x80\x02" + pk_int(0);
+  for (int i = 0; i < 100'000; ++i) deep += "\x85";
+  EXPECT_NE(load_error(pt_of(deep + ".", w)).find("deeper than the limit of 32 levels"),
+            std::string::npos);
+  EXPECT_NE(load_error(pt_of(pk_state_dict(1, pk_int(1ull << 40) + "\x85", one), w))
+                .find("does not fit in its storage \"0\" of 1 elements"),
+            std::string::npos);
+  EXPECT_NE(load_error(pt_of(pk_state_dict(1ull << 62, one, one), w))
+                .find("storage \"0\" of 4611686018427387904 elements is too large"),
+            std::string::npos);
+  EXPECT_NE(load_error(pt_of(pk_state_dict(6, one, one), w))
+                .find("record m/data/0 has 4 bytes, but its storage holds 6 float32 elements"),
+            std::string::npos);
+  EXPECT_NE(load_error(pt_of(pk_state_dict(1, "(" + pk_int(1) + pk_int(1) + "t", one), w))
+                .find("size and stride"),
+            std::string::npos);
+  EXPECT_NE(load_error(pt_of("\x80\x02" + pk_str("x") + std::string("q\x00h\x01.", 5), w))
+                .find("memo entry 1, which was never stored"),
+            std::string::npos);
+  EXPECT_NE(load_error(pt_of(std::string("\x80\x02]q\x00h\x00"
+                                         "a.",
+                                         9),
+                             w))
+                .find("not a state_dict"),
+            std::string::npos);  // a list containing itself: refused, nothing leaks
+  // Views repeating one storage (256 KiB) 40 times: more than 16 times the file.
+  std::string repeated = "\x80\x02" + kPkOrderedDict + "(";
+  for (int i = 0; i < 40; ++i)
+    repeated.append(pk_str(std::string(1, 'a' + static_cast<char>(i))))
+        .append(pk_tensor(65536, pk_int(65536) + "\x85", pk_int(1) + "\x85"));
+  EXPECT_NE(load_error(pt_of(repeated + "u.", std::string(65536 * 4, '\0')))
+                .find("more than 16 times the file's"),
+            std::string::npos);
+  // The zip container: a bad CRC, an entry running into the central directory, and every
+  // truncation of a real checkpoint.
+  nn::save(net, path("good.pt"));
+  const std::string good = read_bytes(path("good.pt"));
+  std::string flipped = good;
+  flipped[flipped.find("OrderedDict")] = 'o';
+  EXPECT_NE(load_error(flipped).find("zip entry \"archive/data.pkl\" fails its CRC-32 check"),
+            std::string::npos);
+  std::string compressed = pt_of(pk_state_dict(1, one, one), w);
+  compressed[8] = 8;  // deflate, in the local header and the central directory
+  compressed[compressed.find("PK\x01\x02") + 10] = 8;
+  EXPECT_NE(load_error(compressed).find("is compressed (method 8)"), std::string::npos);
+  for (std::size_t n = 0; n < good.size(); n += 7) {
+    const std::string e = load_error(good.substr(0, n));
+    EXPECT_EQ(e.rfind("[load_torch] " + x + ": ", 0), 0u) << n << ": " << e;
+  }
+  EXPECT_NE(load_error(good.substr(0, good.size() / 2)).find("not a zip archive"),
+            std::string::npos);
+}
+
+// One run of torch_interop.py (importing torch takes seconds) checks both directions for a
+// module (views, shared storages, every dtype) and for Adam.
+TEST_F(Io, TorchOpensMinigradsPtFilesAndMinigradOpensTorchs) {
+  if (const std::string why = torch_missing(); !why.empty()) GTEST_SKIP() << why;
+  mg::manual_seed(0);
+  Net net;
+  const mg::Tensor x = mg::randn({5, 4});
+  nn::save(net, path("minigrad_model.pt"));
+  mg::save_npy(path("input.npy"), x);
+  mg::save_torch(path("minigrad_dtypes.pt"), pt_layouts());
+  // Adam with two groups after 2 steps, and loss_of's input.
+  mg::manual_seed(0);
+  Net trained;
+  auto opt = make_adam(trained, 1.0);
+  train(trained, *opt, 2);
+  nn::save(trained, path("minigrad_trained.pt"));
+  optim::save(*opt, path("minigrad_adam.pt"));
+  mg::manual_seed(42);
+  mg::save_npy(path("loss_input.npy"), mg::randn({8, 4}));
+  {
+    mg::manual_seed(0);
+    Net n;
+    auto sgd = make_sgd(n, 1.0);
+    train(n, *sgd, 2);
+    optim::save(*sgd, path("minigrad_sgd.pt"));
+  }
+  std::string out;
+  ASSERT_EQ(run(script_command("pt", dir_.string()), out), 0) << out;
+  EXPECT_EQ(out, "ok\n");
+
+  {
+    mg::NoGradGuard no_grad;
+    EXPECT_TRUE(mg::allclose(net.forward(x), mg::load_npy(path("torch_output.npy")), 1e-5, 1e-6));
+    Net doubled;
+    nn::load(doubled, path("torch_doubled.pt"));
+    const nn::StateDict want = net.state_dict(), got = doubled.state_dict();
+    for (std::size_t i = 0; i < want.size(); ++i)
+      EXPECT_TRUE(same_bits(got[i].second, want[i].second * 2.0)) << want[i].first;
+    // torch.save's views (offsets, strides, one storage shared by four tensors), every dtype
+    // and a Parameter, bit for bit.
+    expect_same_tensors(mg::load_torch(path("torch_layouts.pt")), pt_layouts());
+  }
+
+  // Three more Adam steps here and in PyTorch agree (float32 rounding apart), parameters and
+  // state, and torch's options load as ours.
+  train(trained, *opt, 3);
+  mg::manual_seed(7);
+  Net from_torch;
+  auto opt_torch = make_adam(from_torch, 5.0);
+  nn::load(from_torch, path("torch_model_after.pt"));
+  optim::load(*opt_torch, path("torch_adam_after.pt"));
+  const nn::StateDict want = trained.state_dict(), got = from_torch.state_dict();
+  for (std::size_t i = 0; i < want.size(); ++i)
+    EXPECT_TRUE(mg::allclose(got[i].second, want[i].second, 1e-4, 1e-6)) << want[i].first;
+  const mg::OptimizerStateDict sw = opt->state_dict(), sg = opt_torch->state_dict();
+  ASSERT_EQ(sg.state.size(), sw.state.size());
+  for (const auto& [pos, st] : sw.state) {
+    ASSERT_EQ(sg.state.at(pos).size(), st.size()) << pos;
+    for (const auto& [k, t] : st)
+      EXPECT_TRUE(mg::allclose(sg.state.at(pos).at(k), t, 1e-4, 1e-9)) << pos << " " << k;
+  }
+  ASSERT_EQ(sg.param_groups.size(), sw.param_groups.size());
+  for (std::size_t g = 0; g < sw.param_groups.size(); ++g)
+    EXPECT_EQ(sg.param_groups[g].options, sw.param_groups[g].options) << g;
+
+  // torch's SGD without momentum (its momentum_buffer is None) and AdamW load too.
+  optim::SGD sgd(from_torch.parameters(), optim::SGDOptions(0.5).momentum(0.3));
+  optim::load(sgd, path("torch_sgd.pt"));
+  EXPECT_EQ(sgd.state_dict().state.size(), 0u);
+  EXPECT_EQ(*sgd.option(0, "lr"), mg::OptionValue(0.125));
+  EXPECT_EQ(*sgd.option(0, "momentum"), mg::OptionValue(0.0));
+  optim::AdamW adamw(from_torch.parameters());
+  optim::load(adamw, path("torch_adamw.pt"));
+  EXPECT_EQ(*adamw.option(0, "lr"), mg::OptionValue(0.25));
+  const mg::OptimizerStateDict sa = adamw.state_dict();
+  ASSERT_EQ(sa.state.size(), 5u);
+  EXPECT_EQ(sa.state.at(0).at("step").item<double>(), 1.0);
+  EXPECT_EQ(sa.state.at(4).at("exp_avg").shape(), from_torch.parameters()[4].shape());
+}

@@ -60,6 +60,25 @@ void save_npy(const std::string& path, const Tensor& tensor);
 /// corrupt file or another dtype, before allocating.
 Tensor load_npy(const std::string& path);
 
+// ---- PyTorch's torch.save format (.pt, .pth) ----
+
+/// Whether path ends in ".pt" or ".pth" (any case): nn::save, nn::load, optim::save and
+/// optim::load write and read such a path in PyTorch's torch.save format, any other path as
+/// safetensors.
+bool is_torch_path(const std::string& path);
+/// Writes tensors as torch.save(state_dict) does (a zip archive: a protocol 2 pickle of an
+/// OrderedDict of tensors, one stored record per tensor, 64-byte aligned), atomically, so that
+/// torch.load(path) returns the state_dict in PyTorch 1.13 and later. Each tensor is written in
+/// C order with its own storage.
+void save_torch(const std::string& path, const NamedTensors& tensors);
+/// Reads what torch.save(model.state_dict(), path) writes (float32, float64, int64 and bool
+/// tensors; views with offsets and strides, storages shared between tensors, saved on any
+/// device), each tensor into its own contiguous storage. The file is never executed: only the
+/// pickle opcodes and globals a state_dict needs are accepted (Note [Reading torch.save files]),
+/// every size is bounded and checked, every record's CRC-32 verified; anything else throws
+/// minigrad::Error naming the file and the offending value, before any tensor is returned.
+NamedTensors load_torch(const std::string& path);
+
 // ---- optimizer checkpoints (the file format side of optim::Optimizer::state_dict()) ----
 
 /// A parameter group's option in an optimizer checkpoint: a number (lr), a flag (nesterov) or a
@@ -86,8 +105,18 @@ struct OptimizerStateDict {
 /// Writes an optimizer's state to a safetensors file: tensors "state.<position>.<name>", and the
 /// metadata "optimizer" (its name) and "param_groups" (the groups as JSON text, PyTorch's layout:
 /// `[{"lr": 0.001, "betas": [0.9, 0.999], ..., "params": [0, 1]}]`). Atomic, as save_safetensors.
+/// A path for which is_torch_path() holds is written as torch.save(optimizer.state_dict()) writes
+/// it instead (state tensors, and the groups' options as Python floats, bools and tuples).
 void save_optimizer_state(const std::string& path, const OptimizerStateDict& state);
-/// Reads what save_optimizer_state wrote; throws for a corrupt file or a malformed layout.
+/// Reads what save_optimizer_state wrote; throws for a corrupt file or a malformed layout. A .pt
+/// or .pth path is read as torch.save(optimizer.state_dict()) writes it (Adam, AdamW, SGD, ...):
+/// options PyTorch has and minigrad has not are dropped when None or False (foreach,
+/// capturable, differentiable, fused), as is a scheduler's initial_lr; a state that is None
+/// (SGD's momentum_buffer without momentum) is skipped; `optimizer` is left empty (the file does
+/// not name it).
 OptimizerStateDict load_optimizer_state(const std::string& path);
+/// The torch.save format's side of save_optimizer_state and load_optimizer_state.
+void save_optimizer_state_torch(const std::string& path, const OptimizerStateDict& state);
+OptimizerStateDict load_optimizer_state_torch(const std::string& path);
 
 }  // namespace minigrad

@@ -44,6 +44,7 @@ Json number(double v, const std::string& path, const std::string& name) {
 }  // namespace
 
 void save_optimizer_state(const std::string& path, const OptimizerStateDict& state) {
+  if (is_torch_path(path)) return save_optimizer_state_torch(path, state);
   NamedTensors tensors;
   for (const auto& [index, param_state] : state.state) {
     MG_CHECK(index >= 0, kSave, path, ": parameter position ", index, " is negative");
@@ -74,6 +75,7 @@ void save_optimizer_state(const std::string& path, const OptimizerStateDict& sta
 }
 
 OptimizerStateDict load_optimizer_state(const std::string& path) {
+  if (is_torch_path(path)) return load_optimizer_state_torch(path);
   SafetensorsFile file = load_safetensors(path);
   auto meta = [&](const char* key) -> const std::string& {
     auto it = file.metadata.find(key);

@@ -240,9 +240,12 @@ std::ostream& operator<<(std::ostream& os, const Module& m);
 
 /// Saves module.state_dict() (and metadata) to a safetensors file, atomically; the file loads in
 /// PyTorch with the same key names (tests/io/torch_interop.py reads it without the safetensors
-/// package).
+/// package). A path ending in .pt or .pth is written in torch.save's own format instead
+/// (save_torch, minigrad/io.h): `model.load_state_dict(torch.load("model.pt"))` in PyTorch; that
+/// format has no metadata.
 void save(const Module& module, const std::string& path, const Metadata& metadata = {});
-/// Loads a safetensors file into module with load_state_dict(strict): a corrupt file or a
+/// Loads a safetensors file, or a .pt / .pth file written by torch.save(model.state_dict()) or
+/// nn::save (load_torch), into module with load_state_dict(strict): a corrupt file or a
 /// mismatched checkpoint throws and leaves the module unchanged.
 LoadStateDictResult load(Module& module, const std::string& path, bool strict = true);
 

@@ -626,12 +626,15 @@ void OptimizerWithOptions<Options>::load_state_dict(const OptimizerStateDict& di
 }
 
 /// Saves optimizer.state_dict() to a safetensors file, atomically (layout in docs/api.md:
-/// tensors "state.<position>.<name>", the groups as JSON in the metadata).
+/// tensors "state.<position>.<name>", the groups as JSON in the metadata). A .pt or .pth path is
+/// written as torch.save(optimizer.state_dict()) writes it: torch.optim's load_state_dict takes
+/// `torch.load(path)`.
 inline void save(const Optimizer& optimizer, const std::string& path) {
   save_optimizer_state(path, optimizer.state_dict());
 }
-/// Loads a file written by save() into optimizer with load_state_dict; a corrupt or mismatched
-/// file throws and leaves the optimizer unchanged.
+/// Loads a file written by save(), or a .pt / .pth file written by
+/// torch.save(optimizer.state_dict()), into optimizer with load_state_dict; a corrupt or
+/// mismatched file throws and leaves the optimizer unchanged.
 inline void load(Optimizer& optimizer, const std::string& path) {
   OptimizerStateDict dict = load_optimizer_state(path);
   try {
