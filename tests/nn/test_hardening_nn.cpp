@@ -51,8 +51,8 @@ struct Mlp : nn::Module {
 // (core/src/alloc.cpp) returns what a thread's cache never hands out again: resident memory stays
 // flat with any number of workers. 300 epochs of 16 steps, after 20 to warm up: with 2 workers
 // +1,452 KiB (+11,272 KiB without the trimming; over 2,000 epochs +1,388 KiB: flat).
-// Under ThreadSanitizer (scripts/run_tsan.sh) a short run with 2 workers checks the threads instead:
-// batches allocated on a worker and freed here, across trims of this thread's cache.
+// Under ThreadSanitizer (scripts/run_tsan.sh) a short run with 2 workers checks the threads
+// instead: batches allocated on a worker and freed here, across trims of this thread's cache.
 TEST(DataLoaderSoak, ResidentMemoryStaysFlatWithWorkers) {
   if (kUnderAsan) GTEST_SKIP() << "resident memory is not meaningful under AddressSanitizer";
   const int warmup = kUnderTsan ? 2 : 20;
