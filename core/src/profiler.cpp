@@ -1,6 +1,7 @@
 // The profiler (Note [Profiler] in minigrad/profiler.h).
 #include "minigrad/profiler.h"
 
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -31,6 +32,14 @@ std::int64_t now_ns() {
       .count();
 }
 
+/// This thread's CPU time (Note [Profiler]): what the thread ran, not the time it waited for a
+/// core.
+std::int64_t thread_cpu_ns() {
+  timespec ts{};
+  if (::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0) return 0;
+  return static_cast<std::int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+}
+
 /// One thread's finished events for one Profile; the thread appends, the Profile reads.
 struct ThreadBuffer {
   std::mutex mutex;
@@ -56,7 +65,9 @@ struct OpenScope {
   const char* static_name;  // or null, then name
   std::string name;
   std::int64_t start_ns;
+  std::int64_t start_cpu_ns;
   std::int64_t child_ns = 0;
+  std::int64_t child_cpu_ns = 0;
   std::int64_t self_flops = 0, child_flops = 0;
   std::int64_t self_bytes = 0, child_bytes = 0;
   std::uint64_t generation;
@@ -104,8 +115,8 @@ bool push(ThreadState& st, const char* static_name, std::string name, bool opaqu
       return false;
   }
   if (!attach(st)) return false;
-  st.stack.push_back(
-      OpenScope{static_name, std::move(name), now_ns(), 0, 0, 0, 0, 0, st.generation, opaque});
+  st.stack.push_back(OpenScope{static_name, std::move(name), now_ns(), thread_cpu_ns(), 0, 0, 0, 0,
+                               0, 0, st.generation, opaque});
   return true;
 }
 
@@ -120,15 +131,18 @@ bool begin_opaque(const char* static_name) {
 void end() noexcept {
   ThreadState& st = t_state;
   if (st.stack.empty()) return;
+  const std::int64_t stop_cpu = thread_cpu_ns();
   const std::int64_t stop = now_ns();
   OpenScope s = std::move(st.stack.back());
   st.stack.pop_back();
   const std::int64_t duration = stop - s.start_ns;
+  const std::int64_t cpu = std::max<std::int64_t>(0, stop_cpu - s.start_cpu_ns);
   const std::int64_t flops = s.self_flops + s.child_flops;
   const std::int64_t bytes = s.self_bytes + s.child_bytes;
   if (!st.stack.empty()) {
     OpenScope& parent = st.stack.back();
     parent.child_ns += duration;
+    parent.child_cpu_ns += cpu;
     parent.child_flops += flops;
     parent.child_bytes += bytes;
   }
@@ -140,6 +154,8 @@ void end() noexcept {
     e.start_ns = s.start_ns - st.session->start_ns;
     e.duration_ns = duration;
     e.self_ns = std::max<std::int64_t>(0, duration - s.child_ns);
+    e.thread_cpu_ns = cpu;
+    e.self_thread_cpu_ns = std::max<std::int64_t>(0, cpu - s.child_cpu_ns);
     e.flops = flops;
     e.self_flops = s.self_flops;
     e.bytes = bytes;
@@ -166,23 +182,49 @@ void add_bytes(std::int64_t bytes) noexcept {
 
 // ---------------------------------------------------------------- Profile
 
-Profile::Profile() {
+Schedule schedule(int wait, int warmup, int active, int repeat, int skip_first) {
+  MG_CHECK(wait >= 0 && warmup >= 0 && repeat >= 0 && skip_first >= 0, "profiler.schedule",
+           "wait, warmup, repeat and skip_first must be >= 0, got wait=", wait, ", warmup=", warmup,
+           ", repeat=", repeat, ", skip_first=", skip_first);
+  MG_CHECK(active >= 1, "profiler.schedule",
+           "active must be >= 1 (the steps recorded in each cycle), got ", active);
+  return Schedule{wait, warmup, active, repeat, skip_first};
+}
+
+namespace {
+
+/// Makes session the recording one; throws when another Profile is alive.
+void start_session(const std::shared_ptr<detail::Session>& session, bool on) {
   std::lock_guard<std::mutex> lock(detail::g_session_mutex);
   MG_CHECK(detail::g_session == nullptr, "Profile",
            "a profiler is already recording: only one Profile may be active at a time (stop() or "
            "destroy the first one)");
-  session_ = std::make_shared<detail::Session>();
-  session_->generation = detail::g_generation.load(std::memory_order_relaxed) + 1;
-  session_->start_ns = detail::now_ns();
-  detail::g_session = session_;
-  detail::g_generation.store(session_->generation, std::memory_order_release);
-  detail::g_profiler_on.store(true, std::memory_order_relaxed);
+  session->generation = detail::g_generation.load(std::memory_order_relaxed) + 1;
+  session->start_ns = detail::now_ns();
+  detail::g_session = session;
+  detail::g_generation.store(session->generation, std::memory_order_release);
+  detail::g_profiler_on.store(on, std::memory_order_relaxed);
+}
+
+}  // namespace
+
+Profile::Profile() : session_(std::make_shared<detail::Session>()) {
+  start_session(session_, true);
+}
+
+Profile::Profile(Schedule s, std::function<void(Profile&)> on_trace_ready)
+    : session_(std::make_shared<detail::Session>()),
+      scheduled_(true),
+      schedule_(schedule(s.wait, s.warmup, s.active, s.repeat, s.skip_first)),
+      on_trace_ready_(std::move(on_trace_ready)) {
+  start_session(session_, action(0) != 0);
 }
 
 Profile::~Profile() { stop(); }
 
 void Profile::stop() {
   std::lock_guard<std::mutex> lock(detail::g_session_mutex);
+  stopped_ = true;
   if (detail::g_session != session_) return;
   detail::g_session = nullptr;
   detail::g_profiler_on.store(false, std::memory_order_relaxed);
@@ -190,7 +232,46 @@ void Profile::stop() {
 
 bool Profile::is_recording() const {
   std::lock_guard<std::mutex> lock(detail::g_session_mutex);
-  return detail::g_session == session_;
+  return detail::g_session == session_ && detail::g_profiler_on.load(std::memory_order_relaxed);
+}
+
+int Profile::action(int k) const {
+  const Schedule& s = schedule_;
+  if (k < s.skip_first) return 0;
+  const int cycle = s.wait + s.warmup + s.active;
+  const int n = k - s.skip_first;
+  if (s.repeat > 0 && n / cycle >= s.repeat) return 0;
+  const int pos = n % cycle;
+  return pos < s.wait ? 0 : pos < s.wait + s.warmup ? 1 : 2;
+}
+
+void Profile::step() {
+  MG_CHECK(!stopped_, "Profile.step",
+           "the profiler was stopped: step() counts the steps of a recording Profile");
+  const int ended = step_num_++;
+  if (!scheduled_) return;
+  const Schedule& s = schedule_;
+  const int cycle = s.wait + s.warmup + s.active;
+  const bool cycle_done = action(ended) == 2 && (ended - s.skip_first) % cycle == cycle - 1;
+  if (cycle_done) {
+    detail::g_profiler_on.store(false, std::memory_order_relaxed);
+    if (on_trace_ready_) on_trace_ready_(*this);
+  }
+  const int next = action(step_num_);
+  // A cycle's first active step starts its recording afresh: the warmup steps and the cycles
+  // before are dropped (torch.profiler keeps the last cycle too).
+  if (next == 2 && (step_num_ - s.skip_first) % cycle == s.wait + s.warmup) {
+    std::vector<std::shared_ptr<detail::ThreadBuffer>> buffers;
+    {
+      std::lock_guard<std::mutex> lock(session_->mutex);
+      buffers = session_->buffers;
+    }
+    for (const auto& b : buffers) {
+      std::lock_guard<std::mutex> lock(b->mutex);
+      b->events.clear();
+    }
+  }
+  detail::g_profiler_on.store(next != 0, std::memory_order_relaxed);
 }
 
 std::vector<Event> Profile::events() const {
@@ -220,6 +301,8 @@ std::vector<FunctionEventAvg> Profile::key_averages() const {
     r.count += 1;
     r.self_cpu_time_total_ns += e.self_ns;
     r.cpu_time_total_ns += e.duration_ns;
+    r.self_thread_cpu_time_total_ns += e.self_thread_cpu_ns;
+    r.thread_cpu_time_total_ns += e.thread_cpu_ns;
     r.flops += e.flops;
     r.self_flops += e.self_flops;
     r.cpu_memory_usage += e.bytes;
@@ -289,6 +372,8 @@ std::string Profile::table(const std::string& sort_by, int row_limit) const {
   static const std::vector<std::pair<std::string, Key>> keys = {
       {"self_cpu_time_total", [](const FunctionEventAvg& r) { return r.self_cpu_time_total_ns; }},
       {"cpu_time_total", [](const FunctionEventAvg& r) { return r.cpu_time_total_ns; }},
+      {"self_thread_cpu_time_total",
+       [](const FunctionEventAvg& r) { return r.self_thread_cpu_time_total_ns; }},
       {"count", [](const FunctionEventAvg& r) { return r.count; }},
       {"flops", [](const FunctionEventAvg& r) { return r.flops; }},
       {"cpu_memory_usage", [](const FunctionEventAvg& r) { return r.cpu_memory_usage; }},
@@ -309,8 +394,11 @@ std::string Profile::table(const std::string& sort_by, int row_limit) const {
   std::stable_sort(
       rows.begin(), rows.end(),
       [key](const FunctionEventAvg& a, const FunctionEventAvg& b) { return key(a) > key(b); });
-  std::int64_t self_total = 0;
-  for (const auto& r : rows) self_total += r.self_cpu_time_total_ns;
+  std::int64_t self_total = 0, self_cpu_total = 0;
+  for (const auto& r : rows) {
+    self_total += r.self_cpu_time_total_ns;
+    self_cpu_total += r.self_thread_cpu_time_total_ns;
+  }
   if (row_limit >= 0 && rows.size() > static_cast<std::size_t>(row_limit))
     rows.resize(static_cast<std::size_t>(row_limit));
 
@@ -327,9 +415,11 @@ std::string Profile::table(const std::string& sort_by, int row_limit) const {
   static const char* const kFlopsUnits[] = {"FLOPs",  "KFLOPs", "MFLOPs",
                                             "GFLOPs", "TFLOPs", "PFLOPs"};
   const std::vector<std::string> heads = {
-      "Self CPU %", "Self CPU",     "CPU total %",
-      "CPU total",  "CPU time avg", "Allocated",
-      "Self Alloc", "# of Calls",   std::string("Total ") + kFlopsUnits[unit]};
+      "Self CPU %",   "Self CPU",
+      "Self thr CPU", "CPU total %",
+      "CPU total",    "CPU time avg",
+      "Allocated",    "Self Alloc",
+      "# of Calls",   std::string("Total ") + kFlopsUnits[unit]};
   std::ostringstream os;
   auto rule = [&] {
     os << std::string(name_w, '-') << "  ";
@@ -349,6 +439,7 @@ std::string Profile::table(const std::string& sort_by, int row_limit) const {
     line(name,
          {format_percent(r.self_cpu_time_total_ns, self_total),
           format_time(static_cast<double>(r.self_cpu_time_total_ns)),
+          format_time(static_cast<double>(r.self_thread_cpu_time_total_ns)),
           format_percent(r.cpu_time_total_ns, self_total),
           format_time(static_cast<double>(r.cpu_time_total_ns)), format_time(r.cpu_time_avg_ns()),
           format_bytes(r.cpu_memory_usage), format_bytes(r.self_cpu_memory_usage),
@@ -356,6 +447,9 @@ std::string Profile::table(const std::string& sort_by, int row_limit) const {
   }
   rule();
   os << "Self CPU time total: " << format_time(static_cast<double>(self_total)) << "\n";
+  // Wall time the threads did not run: another process had the core (Note [Profiler]).
+  os << "Self thread CPU time total: " << format_time(static_cast<double>(self_cpu_total)) << " ("
+     << format_percent(self_cpu_total, self_total) << " of the wall time)\n";
   return os.str();
 }
 
@@ -365,6 +459,7 @@ void Profile::export_chrome_trace(const std::string& path) const {
   const auto pid = static_cast<std::int64_t>(::getpid());
   for (const Event& e : events()) {
     nlohmann::json args = {{"Self CPU (us)", static_cast<double>(e.self_ns) / 1e3},
+                           {"Thread CPU (us)", static_cast<double>(e.thread_cpu_ns) / 1e3},
                            {"Depth", e.depth}};
     if (e.flops != 0) args["FLOPs"] = e.flops;
     if (e.bytes != 0) args["Allocated bytes"] = e.bytes;

@@ -126,8 +126,13 @@ int main(int argc, char** argv) {
                  "layers (blocks.0.attn)")
       ->check(kPositive);
   app.add_option("--profile", profile_path,
-                 "profile one training step (after one warm-up step): print the profiler's table, "
-                 "write this Chrome trace (JSON) and exit");
+                 "profile --profile-steps training steps (after one warm-up step): print the "
+                 "profiler's table, write this Chrome trace (JSON) and exit");
+  int profile_steps_n = 5;
+  app.add_option("--profile-steps", profile_steps_n,
+                 "how many steps --profile adds up (one step alone crowns whichever op the OS "
+                 "preempted)")
+      ->check(CLI::Range(1, 1000));
   std::string save_path, resume_path;
   int save_every = 0;
   app.add_option("--save", save_path,
@@ -269,7 +274,7 @@ int main(int argc, char** argv) {
           trainer, train_ids, val_ids, [](const tiny_lm::Progress&) {}, trainer.step + 1);
     };
     try {
-      tiny_lm::profile_one_step(one_step, trainer.step + 2, profile_path);
+      tiny_lm::profile_steps(one_step, trainer.step + 1, profile_steps_n, profile_path);
     } catch (const mg::Error& e) {
       return fail(e.what());
     }

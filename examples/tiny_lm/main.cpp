@@ -5,7 +5,7 @@
 //           [--lr 3e-3] [--dropout 0.1] [--seed 0] [--sample "the"] [--temperature 0.8]
 //           [--top-k 5] [--curve tiny_lm_loss_curve.png] [--attention tiny_lm_attention.png]
 //           [--save tiny_lm.safetensors] [--save-every 200] [--resume tiny_lm.safetensors]
-//           [--profile tiny_lm_trace.json]
+//           [--profile tiny_lm_trace.json [--profile-steps 5]]
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
@@ -74,8 +74,13 @@ int main(int argc, char** argv) {
       "print the model's layers, output shapes and parameter counts (torchinfo's summary)");
   std::string profile_path;
   app.add_option("--profile", profile_path,
-                 "profile one training step (after one warm-up step): print the profiler's table, "
-                 "write this Chrome trace (Perfetto) and exit");
+                 "profile --profile-steps training steps (after one warm-up step): print the "
+                 "profiler's table, write this Chrome trace (Perfetto) and exit");
+  int profile_steps_n = 5;
+  app.add_option("--profile-steps", profile_steps_n,
+                 "how many steps --profile adds up (one step alone crowns whichever op the OS "
+                 "preempted)")
+      ->check(CLI::Range(1, 1000));
   CLI11_PARSE(app, argc, argv);
   opt.min_lr = opt.lr / 10;
   if (config.d_model % config.heads != 0) {
@@ -126,12 +131,12 @@ int main(int argc, char** argv) {
     std::printf("resumed from %s at step %d\n", resume_path.c_str(), trainer.step);
   }
   if (!profile_path.empty()) {
-    profile_one_step(
+    profile_steps(
         [&] {
           trainer.run(
               train, validation, [](const Progress&) {}, trainer.step + 1);
         },
-        trainer.step + 2, profile_path);
+        trainer.step + 1, profile_steps_n, profile_path);
     return 0;
   }
   LossLog log(trainer.step, evaluate(model, validation, opt.eval_windows));

@@ -70,15 +70,21 @@ inline void plot_loss_curves(const LossLog& log, const std::string& uniform_labe
                              {.title = title, .y_label = "loss", .caption = caption, .y_min = 0});
 }
 
-/// Runs step once to warm up, then once under the profiler: prints the table's 25 rows of most
-/// self CPU time and writes the Chrome trace to trace_path.
-inline void profile_one_step(const std::function<void()>& step, int step_number,
-                             const std::string& trace_path) {
-  step();
-  minigrad::profiler::Profile prof;
-  step();
+/// Profiles `steps` training steps after one warm-up step, as torch.profiler with
+/// schedule(wait=0, warmup=1, active=steps): prints the table's 25 rows of most self CPU time
+/// (added up over the steps; "Self thr CPU" next to the wall time shows what the OS took away)
+/// and writes the Chrome trace to trace_path. first_step numbers the warm-up step.
+inline void profile_steps(const std::function<void()>& step, int first_step, int steps,
+                          const std::string& trace_path) {
+  minigrad::profiler::Profile prof(minigrad::profiler::schedule(0, 1, steps, 1));
+  for (int i = 0; i < steps + 1; ++i) {
+    step();
+    prof.step();
+  }
   prof.stop();
-  std::cout << "\none training step (step " << step_number << "), the 25 rows of most self CPU:\n"
+  std::cout << "\n"
+            << steps << " training steps (" << first_step + 1 << " to " << first_step + steps
+            << ", after one warm-up step), the 25 rows of most self CPU:\n"
             << prof.table("self_cpu_time_total", 25);
   prof.export_chrome_trace(trace_path);
   std::printf("trace: %s (open it in https://ui.perfetto.dev)\n", trace_path.c_str());

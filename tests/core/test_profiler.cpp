@@ -279,13 +279,15 @@ TEST(Profiler, TableIsSortedAndLaidOutAsTorchProfiler) {
   std::istringstream is(t);
   std::vector<std::string> lines;
   for (std::string l; std::getline(is, l);) lines.push_back(l);
-  ASSERT_EQ(lines.size(), 3u + 3u + 2u);  // rule, header, rule, 3 rows, rule, total
+  ASSERT_EQ(lines.size(), 3u + 3u + 3u);  // rule, header, rule, 3 rows, rule, two totals
   EXPECT_EQ(lines[1],
-            "  Name    Self CPU %      Self CPU   CPU total %     CPU total  CPU time avg     "
-            "Allocated    Self Alloc    # of Calls  Total MFLOPs  ");
+            "  Name    Self CPU %      Self CPU  Self thr CPU   CPU total %     CPU total  "
+            "CPU time avg     Allocated    Self Alloc    # of Calls  Total MFLOPs  ");
   EXPECT_EQ(lines[0], lines[2]);
   EXPECT_EQ(lines[0].substr(0, 8), "------  ");
   EXPECT_EQ(lines[7].rfind("Self CPU time total: ", 0), 0u);
+  EXPECT_EQ(lines[8].rfind("Self thread CPU time total: ", 0), 0u);
+  EXPECT_NE(lines[8].find(" of the wall time)"), std::string::npos) << lines[8];
   // Rows come in descending self CPU time.
   auto rows = p.key_averages();
   std::stable_sort(rows.begin(), rows.end(), [](const auto& x, const auto& y) {
@@ -367,10 +369,94 @@ TEST(Profiler, DocumentedErrors) {
                "such file or directory"},
       BadInput{"profiler", "an unknown sort key", [&] { (void)p.table("cuda_time_total"); },
                "[Profile.table] unknown sort_by \"cuda_time_total\"; expected one of "
-               "self_cpu_time_total, cpu_time_total, count, flops, cpu_memory_usage, "
-               "self_cpu_memory_usage"},
+               "self_cpu_time_total, cpu_time_total, self_thread_cpu_time_total, count, flops, "
+               "cpu_memory_usage, self_cpu_memory_usage"},
+      BadInput{"profiler", "a schedule with no active step", [] { (void)prof::schedule(1, 1, 0); },
+               "[profiler.schedule] active must be >= 1 (the steps recorded in each cycle), got 0"},
+      BadInput{"profiler", "a schedule with a negative count",
+               [] { (void)prof::schedule(-1, 0, 2, 0, 3); },
+               "[profiler.schedule] wait, warmup, repeat and skip_first must be >= 0, got "
+               "wait=-1, warmup=0, repeat=0, skip_first=3"},
+      BadInput{"profiler", "step() after stop()", [&] { p.step(); },
+               "[Profile.step] the profiler was stopped: step() counts the steps of a recording "
+               "Profile"},
   });
   // The refused second Profile changed nothing: once the first is gone, a new one records.
   prof::Profile again;
   EXPECT_TRUE(again.is_recording());
+}
+
+// torch.profiler.schedule(wait=1, warmup=1, active=2, repeat=2, skip_first=1) over 9 steps, step i
+// running i + 1 adds: torch's ProfilerAction for steps 0..8 is NONE (skip_first), NONE, WARMUP,
+// RECORD, RECORD_AND_SAVE, NONE, WARMUP, RECORD, RECORD_AND_SAVE, then NONE. on_trace_ready runs
+// after steps 4 and 8 with that cycle's two active steps (4 + 5 = 9 adds, then 8 + 9 = 17), and
+// the Profile keeps the last cycle, as torch's key_averages() after the profile does.
+TEST(Profiler, ScheduleRecordsTheActiveStepsOfEachCycle) {
+  mg::Tensor a = mg::ones({2, 2});
+  std::vector<std::pair<int, std::int64_t>> ready;  // (step_num, adds recorded)
+  std::vector<bool> recording;
+  {
+    prof::Profile p(prof::schedule(/*wait=*/1, /*warmup=*/1, /*active=*/2, /*repeat=*/2,
+                                   /*skip_first=*/1),
+                    [&](prof::Profile& q) {
+                      EXPECT_FALSE(q.is_recording());
+                      ready.emplace_back(q.step_num(), counts(q)["add"]);
+                    });
+    for (int i = 0; i < 10; ++i) {
+      recording.push_back(p.is_recording());
+      for (int j = 0; j <= i; ++j) mg::Tensor c = a + a;
+      p.step();
+    }
+    EXPECT_EQ(p.step_num(), 10);
+    EXPECT_FALSE(p.is_recording());
+    EXPECT_EQ(counts(p).at("add"), 17);
+  }
+  EXPECT_EQ(recording,
+            (std::vector<bool>{false, false, true, true, true, false, true, true, true, false}));
+  EXPECT_EQ(ready, (std::vector<std::pair<int, std::int64_t>>{{5, 9}, {9, 17}}));
+  // The Profile is gone: a new one may start.
+  prof::Profile q;
+  EXPECT_TRUE(q.is_recording());
+}
+
+// Back-to-back cycles (no wait, no warmup, repeat 0: until the Profile stops): each cycle starts
+// its recording afresh.
+TEST(Profiler, ScheduleWithoutWaitStartsEachCycleAfresh) {
+  mg::Tensor a = mg::ones({2, 2});
+  int calls = 0;
+  prof::Profile p(prof::schedule(0, 0, 3), [&](prof::Profile& q) {
+    ++calls;
+    EXPECT_EQ(counts(q).at("mul"), 3);
+  });
+  for (int i = 0; i < 7; ++i) {
+    mg::Tensor c = a * a;
+    p.step();
+  }
+  p.stop();
+  EXPECT_EQ(calls, 2);
+  EXPECT_EQ(counts(p).at("mul"), 1);  // the third cycle's first step
+}
+
+// Thread CPU time (Note [Profiler]): never above the wall time of the same scope by more than the
+// clocks' granularity, and far below it for a scope that sleeps.
+TEST(Profiler, ThreadCpuTimeLeavesOutTimeNotRunning) {
+  mg::Tensor a = mg::ones({128, 128});
+  prof::Profile p;
+  {
+    prof::RecordFunction rf("sleeping");
+    std::this_thread::sleep_for(std::chrono::milliseconds(30));
+  }
+  for (int i = 0; i < 3; ++i) mg::Tensor c = mg::matmul(a, a);
+  p.stop();
+  for (const auto& e : p.events()) {
+    EXPECT_GE(e.thread_cpu_ns, e.self_thread_cpu_ns) << e.name;
+    EXPECT_LE(e.thread_cpu_ns, e.duration_ns + 1000000) << e.name;
+  }
+  const auto rows = p.key_averages();
+  const auto& sleeping = row(rows, "sleeping");
+  EXPECT_GE(sleeping.cpu_time_total_ns, 30000000);
+  EXPECT_LT(sleeping.thread_cpu_time_total_ns, 10000000);
+  EXPECT_GT(row(rows, "matmul").thread_cpu_time_total_ns, 0);
+  // The table can be sorted by it.
+  EXPECT_NE(p.table("self_thread_cpu_time_total").find("matmul"), std::string::npos);
 }

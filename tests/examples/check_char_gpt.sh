@@ -73,4 +73,19 @@ else
 fi
 expect_error "a checkpoint of another model" "made for the model" "${tiny[@]}" --dim 32 \
   --resume ck.safetensors
+
+# --profile: 3 steps after a warm-up one (profiler::schedule(0, 1, 3)), added up: one loss
+# backward (CrossEntropyBackward0) per step, the thread CPU column, and the Chrome trace written.
+if out="$("$bin" "${tiny[@]}" --profile trace.json --profile-steps 3)" &&
+  grep -q "^3 training steps (2 to 4, after one warm-up step)" <<<"$out" &&
+  grep -q "Self thr CPU" <<<"$out" &&
+  [ "$(awk '$1 == "CrossEntropyBackward0" { print $(NF - 1) }' <<<"$out")" = 3 ] &&
+  grep -q '"traceEvents"' trace.json; then
+  echo "ok   --profile --profile-steps 3: 3 CrossEntropyBackward0 calls, a trace"
+else
+  echo "FAIL --profile --profile-steps 3:"$'\n'"$out"
+  fail=1
+fi
+expect_error "--profile-steps 0" "--profile-steps" "${tiny[@]}" --profile trace.json \
+  --profile-steps 0
 exit "$fail"
