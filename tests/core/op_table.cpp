@@ -1,6 +1,7 @@
 // The op table: every differentiable op with its samples, error inputs, PyTorch call and reference
 // values (see op_table.h).
 #include "core/op_table.h"
+#include "core/op_table_builders.h"
 
 #include "attention_function.h"
 
@@ -74,22 +75,15 @@ OpInfo&& OpInfo::ref(std::string torch_expr, std::function<Tensor()> f, Shape ou
   return std::move(*this);
 }
 
-namespace {
+// The builders of op_table_builders.h, shared with the family files (op_table_math.cpp).
 
-namespace F = nn::functional;
-
-Tensor cond() { return mask({1, 0, 0, 1, 1, 0}, {2, 3}); }
-
-Sample s(std::string desc, V inputs, GradcheckFn fn = {}) {
+Sample s(std::string desc, V inputs, GradcheckFn fn) {
   return Sample{std::move(desc), std::move(inputs), std::move(fn)};
 }
 
 ErrorInput e(std::string op, std::string desc, std::string message, std::function<void()> call) {
   return ErrorInput{std::move(desc), std::move(op), std::move(message), std::move(call)};
 }
-
-using Maker = Tensor (*)(const Shape&, std::int64_t);
-using BinaryOp = Tensor (*)(const Tensor&, const Tensor&);
 
 /// Samples of a broadcasting binary op; `ma` and `mb` make the two operands (arg or arg_pos).
 std::vector<Sample> binary_samples(Maker ma, Maker mb, BinaryOp op) {
@@ -126,7 +120,7 @@ std::vector<Sample> unary_samples(Maker m) {
 }
 
 OpInfo entry(std::string name, GradcheckFn fn, std::vector<Sample> samples,
-             std::vector<ErrorInput> errors = {}, bool gradgrad = true) {
+             std::vector<ErrorInput> errors, bool gradgrad) {
   OpInfo op;
   op.name = std::move(name);
   op.fn = std::move(fn);
@@ -137,6 +131,12 @@ OpInfo entry(std::string name, GradcheckFn fn, std::vector<Sample> samples,
 }
 
 Tensor undefined() { return Tensor(); }
+
+namespace {
+
+namespace F = nn::functional;
+
+Tensor cond() { return mask({1, 0, 0, 1, 1, 0}, {2, 3}); }
 
 // ---------------------------------------------------------------- elementwise
 
@@ -4099,6 +4099,7 @@ std::vector<OpInfo> build() {
   add_nn(t);
   add_inplace(t);
   add_custom(t);
+  add_math(t);
   return t;
 }
 
