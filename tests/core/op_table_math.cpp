@@ -1,5 +1,6 @@
-// The op table's math family (op_table.h): unary math, rounding, and the binary math ops of
-// minigrad/ops/math.h. Reference values printed by PyTorch 1.13 from the expression each carries.
+// The op table's math family (op_table.h): unary math, rounding, the binary math ops and the
+// activations of minigrad/ops/math.h, with nn::functional's softsign and softmin. Reference
+// values printed by PyTorch 1.13 from the expression each carries.
 #include <cmath>
 #include <vector>
 
@@ -10,6 +11,8 @@ namespace minigrad::testing {
 
 namespace {
 
+namespace F = nn::functional;
+
 /// make(shape, seed) * 0.45 (values in (-0.9, 0.9): asin, acos, atanh, log1p, tan) as a leaf.
 Tensor arg_unit(const Shape& shape, std::int64_t seed) {
   return (make(shape, seed) * 0.45).requires_grad_();
@@ -18,6 +21,12 @@ Tensor arg_unit(const Shape& shape, std::int64_t seed) {
 /// abs(make(shape, seed)) + 1.1 (values in [1.3, 3.1): acosh) as a leaf.
 Tensor arg_above1(const Shape& shape, std::int64_t seed) {
   return (abs(make(shape, seed)) + 1.1).requires_grad_();
+}
+
+/// make(shape, seed) * 2.5 (values in (-5, 5): both sides of hardsigmoid's and hardswish's
+/// kinks at -3 and 3) as a leaf.
+Tensor arg_wide(const Shape& shape, std::int64_t seed) {
+  return (make(shape, seed) * 2.5).requires_grad_();
 }
 
 /// base with more samples appended.
@@ -540,6 +549,217 @@ void add_math(std::vector<OpInfo>& t) {
                               tensor({0., -1., 2., 1., 3., 5.}, kFloat64));
                },
                {6}, {0.0, 0.0, 0.0, 0.0, 2.1972245773362196, -1.6094379124341003}));
+
+  // Activations (nn::functional's; the ops with a kernel are core's).
+  t.push_back(entry("softplus", [](const V& v) { return softplus(v[0]); },
+                    with_samples(unary_samples(arg),
+                                 {s("beta 2, threshold 1", {arg({2, 3}, 6)},
+                                    [](const V& v) { return softplus(v[0], 2.0, 1.0); })}),
+                    {e("softplus", "int64 tensor", "expected a floating-point tensor but got int64",
+                       [] {
+                         softplus(indices({1, 2}, {2}));
+                       })})
+                  .py("F.softplus(x[0])",
+                      {{"beta 2, threshold 1", "F.softplus(x[0], beta=2.0, threshold=1.0)"}})
+                  .ref("F.softplus(make((2, 3), 1))",
+                       [] {
+                         return softplus(make({2, 3}, 1));
+                       },
+                       {2, 3},
+                       {0.14149506859980523, 1.1307764039416357, 0.3042139109556578,
+                        1.7763004992001816, 0.8068463946934925, 0.19085491467275834})
+                  .ref("F.softplus(make((2, 3), 1) * 10, beta=2, threshold=5)",
+                       [] {
+                         return softplus(make({2, 3}, 1) * 10, 2.0, 5.0);
+                       },
+                       {2, 3},
+                       {2.1654389327250243e-17, 7.410135435423859, 5.214388427163293e-10,
+                        15.908582625416283, 2.1644411851670946, 1.4291841431239628e-14}));
+  t.push_back(
+      entry("elu", [](const V& v) { return elu(v[0]); },
+            with_samples(unary_samples(arg), {s("alpha 0.5", {arg({2, 3}, 6)},
+                                                [](const V& v) { return elu(v[0], 0.5); })}),
+            {e("elu", "int64 tensor", "expected a floating-point tensor but got int64",
+               [] {
+                 elu(indices({1, 2}, {2}));
+               })})
+          .py("F.elu(x[0])", {{"alpha 0.5", "F.elu(x[0], alpha=0.5)"}})
+          .ref("F.elu(make((2, 3), 1))",
+               [] {
+                 return elu(make({2, 3}, 1));
+               },
+               {2, 3},
+               {-0.848005176700695, 0.7410135435423859, -0.6444410060020247, 1.5908582625416283,
+                0.21578062204124993, -0.7897161550850988})
+          .ref("F.elu(make((2, 3), 1), alpha=0.5)",
+               [] {
+                 return elu(make({2, 3}, 1), 0.5);
+               },
+               {2, 3},
+               {-0.4240025883503475, 0.7410135435423859, -0.32222050300101235, 1.5908582625416283,
+                0.21578062204124993, -0.3948580775425494}));
+  t.push_back(entry("selu", [](const V& v) { return selu(v[0]); }, unary_samples(arg),
+                    {e("selu", "int64 tensor", "expected a floating-point tensor but got int64",
+                       [] {
+                         selu(indices({1, 2}, {2}));
+                       })})
+                  .py("F.selu(x[0])")
+                  .ref("F.selu(make((2, 3), 1))",
+                       [] {
+                         return selu(make({2, 3}, 1));
+                       },
+                       {2, 3},
+                       {-1.4908773421926549, 0.7785836618437681, -1.1329913078671798,
+                        1.671516347195113, 0.22672091263092103, -1.388399451711637}));
+  t.push_back(
+      entry("celu", [](const V& v) { return celu(v[0]); },
+            with_samples(unary_samples(arg), {s("alpha 2", {arg({2, 3}, 6)},
+                                                [](const V& v) { return celu(v[0], 2.0); })}),
+            {e("celu", "int64 tensor", "expected a floating-point tensor but got int64",
+               [] {
+                 celu(indices({1, 2}, {2}));
+               }),
+             e("celu", "alpha 0", "alpha cannot be 0 (ZeroDivisionError)",
+               [] { celu(make({2}, 1), 0.0); })})
+          .py("F.celu(x[0])", {{"alpha 2", "F.celu(x[0], alpha=2.0)"}})
+          .ref("F.celu(make((2, 3), 1))",
+               [] {
+                 return celu(make({2, 3}, 1));
+               },
+               {2, 3},
+               {-0.848005176700695, 0.7410135435423859, -0.6444410060020247, 1.5908582625416283,
+                0.21578062204124993, -0.7897161550850988})
+          .ref("F.celu(make((2, 3), 1), alpha=2.0)",
+               [] {
+                 return celu(make({2, 3}, 1), 2.0);
+               },
+               {2, 3},
+               {-1.220269730485458, 0.7410135435423859, -0.807424645570813, 1.5908582625416283,
+                0.21578062204124993, -1.0828656697846248}));
+  t.push_back(
+      entry("leaky_relu", [](const V& v) { return leaky_relu(v[0]); },
+            with_samples(unary_samples(arg), {s("slope 0.2", {arg({2, 3}, 6)},
+                                                [](const V& v) { return leaky_relu(v[0], 0.2); })}),
+            {e("leaky_relu", "int64 tensor", "expected a floating-point tensor but got int64",
+               [] {
+                 leaky_relu(indices({1, 2}, {2}));
+               })})
+          .py("F.leaky_relu(x[0])", {{"slope 0.2", "F.leaky_relu(x[0], 0.2)"}})
+          .ref("F.leaky_relu(make((2, 3), 1))",
+               [] {
+                 return leaky_relu(make({2, 3}, 1));
+               },
+               {2, 3},
+               {-0.01883908815957236, 0.7410135435423859, -0.010340640969579934, 1.5908582625416283,
+                0.21578062204124993, -0.015592970184591284})
+          .ref("F.leaky_relu(make((2, 3), 1), 0.2)",
+               [] {
+                 return leaky_relu(make({2, 3}, 1), 0.2);
+               },
+               {2, 3},
+               {-0.3767817631914472, 0.7410135435423859, -0.20681281939159868, 1.5908582625416283,
+                0.21578062204124993, -0.3118594036918257}));
+  t.push_back(entry("hardtanh", [](const V& v) { return hardtanh(v[0]); },
+                    with_samples(unary_samples(arg),
+                                 {s("min -0.5, max 1.5", {arg({2, 3}, 6)},
+                                    [](const V& v) { return hardtanh(v[0], -0.5, 1.5); })}),
+                    {e("hardtanh", "bool tensor", "bool inputs not supported for hardtanh",
+                       [] {
+                         hardtanh(mask({1, 0}, {2}));
+                       })})
+                  .py("F.hardtanh(x[0])", {{"min -0.5, max 1.5", "F.hardtanh(x[0], -0.5, 1.5)"}})
+                  .ref("F.hardtanh(make((2, 3), 1))",
+                       [] {
+                         return hardtanh(make({2, 3}, 1));
+                       },
+                       {2, 3}, {-1.0, 0.7410135435423859, -1.0, 1.0, 0.21578062204124993, -1.0})
+                  .ref("F.hardtanh(make((2, 3), 1), -0.5, 1.5)",
+                       [] {
+                         return hardtanh(make({2, 3}, 1), -0.5, 1.5);
+                       },
+                       {2, 3}, {-0.5, 0.7410135435423859, -0.5, 1.5, 0.21578062204124993, -0.5}));
+  t.push_back(
+      entry("hardsigmoid", [](const V& v) { return hardsigmoid(v[0]); }, unary_samples(arg_wide),
+            {e("hardsigmoid", "int64 tensor", "expected a floating-point tensor but got int64",
+               [] {
+                 hardsigmoid(indices({1, 2}, {2}));
+               })})
+          .py("F.hardsigmoid(x[0])")
+          .ref("F.hardsigmoid(make((2, 3), 1) * 2.5)",
+               [] {
+                 return hardsigmoid(make({2, 3}, 1) * 2.5);
+               },
+               {2, 3},
+               {0.0, 0.8087556431426609, 0.06913995960083612, 1.0, 0.5899085925171875, 0.0}));
+  t.push_back(
+      entry("hardswish", [](const V& v) { return hardswish(v[0]); }, unary_samples(arg_wide),
+            {e("hardswish", "int64 tensor", "expected a floating-point tensor but got int64",
+               [] {
+                 hardswish(indices({1, 2}, {2}));
+               })})
+          .py("F.hardswish(x[0])")
+          .ref("F.hardswish(make((2, 3), 1) * 2.5)",
+               [] {
+                 return hardswish(make({2, 3}, 1) * 2.5);
+               },
+               {2, 3},
+               {-0.0, 1.4982472124626112, -0.17873787472087685, 3.9771456563540704,
+                0.3182271076020924, -0.0}));
+  t.push_back(
+      entry("log_sigmoid", [](const V& v) { return log_sigmoid(v[0]); }, unary_samples(arg_wide),
+            {e("log_sigmoid", "int64 tensor", "expected a floating-point tensor but got int64",
+               [] {
+                 log_sigmoid(indices({1, 2}, {2}));
+               })})
+          .py("F.logsigmoid(x[0])")
+          .ref("F.logsigmoid(make((2, 3), 1) * 2.5)",
+               [] {
+                 return log_sigmoid(make({2, 3}, 1) * 2.5);
+               },
+               {2, 3},
+               {-4.718738550861554, -0.14569150499599248, -2.657838048489244, -0.01856563779951397,
+                -0.4593647018590848, -3.918317211878779})
+          .ref("F.logsigmoid(make((2, 3), 1) * 100)",
+               [] {
+                 return log_sigmoid(make({2, 3}, 1) * 100);
+               },
+               {2, 3},
+               {-188.39088159572358, -6.579466839119692e-33, -103.40640969579933,
+                -8.126499421874838e-70, -4.253698014259703e-10, -155.92970184591283}));
+  t.push_back(entry("softsign", [](const V& v) { return F::softsign(v[0]); }, unary_samples(arg),
+                    {e("softsign", "undefined tensor",
+                       "got an undefined tensor (a default-constructed Tensor, or one moved from)",
+                       [] { F::softsign(undefined()); })})
+                  .py("F.softsign(x[0])")
+                  .ref("F.softsign(make((2, 3), 1))",
+                       [] {
+                         return F::softsign(make({2, 3}, 1));
+                       },
+                       {2, 3},
+                       {-0.6532483986779323, 0.4256219294162806, -0.5083734079493701,
+                        0.6140275157240747, 0.17748318909620583, -0.6092677040658343}));
+  t.push_back(
+      entry(
+          "softmin", [](const V& v) { return F::softmin(v[0], 1); },
+          {s("2-D", {arg({2, 3}, 1)}), s("non-contiguous", {arg_t({3, 2}, 2)}),
+           s("dim 0", {arg({3, 4}, 3)}, [](const V& v) { return F::softmin(v[0], 0); }),
+           s("3-D, dim -1", {arg({2, 2, 3}, 4)}, [](const V& v) { return F::softmin(v[0], -1); })},
+          {e("softmax", "dim 2 of a 2-D tensor", "dim 2 is out of range for a tensor with 2 dims",
+             [] {
+               F::softmin(make({2, 3}, 1), 2);
+             }),
+           e("softmin", "undefined tensor",
+             "got an undefined tensor (a default-constructed Tensor, or one moved from)",
+             [] { F::softmin(undefined(), 0); })})
+          .py("F.softmin(x[0], 1)",
+              {{"dim 0", "F.softmin(x[0], 0)"}, {"3-D, dim -1", "F.softmin(x[0], -1)"}})
+          .ref("F.softmin(make((2, 3), 1), 1)",
+               [] {
+                 return F::softmin(make({2, 3}, 1), 1);
+               },
+               {2, 3},
+               {0.666699251356167, 0.048299281617979396, 0.28500146702585344, 0.03534184287409485,
+                0.13979055308361746, 0.8248676040422878}));
 }
 
 }  // namespace minigrad::testing

@@ -373,6 +373,167 @@ Tensor xlogy(const Tensor& a, Scalar b) {
   return xlogy_impl("XlogyBackward2", a, wrap("xlogy", a, b));
 }
 
+// ---------------------------------------------------------------- activations
+
+namespace {
+
+/// An activation: floating-point x only, f elementwise in x's dtype.
+template <typename F>
+Tensor activation(const char* op, const Tensor& x, F f) {
+  check_floating(op, x);
+  return map_unary(op, x, x.dtype(), f);
+}
+
+}  // namespace
+
+Tensor softplus(const Tensor& x, double beta, double threshold) {
+  MG_PROFILE_OP("softplus");
+  Tensor out = activation("softplus", x, [beta, threshold](auto v) {
+    using T = decltype(v);
+    const T bx = v * static_cast<T>(beta);
+    return bx > static_cast<T>(threshold) ? v : std::log1p(std::exp(bx)) / static_cast<T>(beta);
+  });
+  // d/dx = sigmoid(beta x), and 1 where beta x > threshold (the linear part).
+  record_x("SoftplusBackward0", out, x, [beta, threshold](const Tensor& g, const Tensor& self) {
+    Tensor bx = self * beta;
+    return where(bx > threshold, g, g * sigmoid(bx));
+  });
+  return out;
+}
+
+namespace {
+
+/// PyTorch's elu kernel: scale * x for x > 0, else alpha * scale * (exp(x * input_scale) - 1).
+Tensor elu_impl(const char* op, const char* node, const Tensor& x, double alpha, double scale,
+                double input_scale) {
+  Tensor out = activation(op, x, [alpha, scale, input_scale](auto v) {
+    using T = decltype(v);
+    return v > 0 ? v * static_cast<T>(scale)
+                 : std::expm1(v * static_cast<T>(input_scale)) * static_cast<T>(alpha * scale);
+  });
+  // NOTE: at x == 0 the gradient is the left side's, alpha * scale * input_scale, and at a NaN
+  // the right side's, scale, as PyTorch (x <= 0 picks the left side).
+  record_x(node, out, x, [alpha, scale, input_scale](const Tensor& g, const Tensor& self) {
+    return where(self <= 0, g * exp(self * input_scale) * (alpha * scale * input_scale), g * scale);
+  });
+  return out;
+}
+
+constexpr double kSeluAlpha = 1.6732632423543772848170429916717;
+constexpr double kSeluScale = 1.0507009873554804934193349852946;
+
+}  // namespace
+
+Tensor elu(const Tensor& x, double alpha) {
+  MG_PROFILE_OP("elu");
+  return elu_impl("elu", "EluBackward0", x, alpha, 1.0, 1.0);
+}
+Tensor selu(const Tensor& x) {
+  MG_PROFILE_OP("selu");
+  return elu_impl("selu", "EluBackward0", x, kSeluAlpha, kSeluScale, 1.0);
+}
+Tensor celu(const Tensor& x, double alpha) {
+  MG_PROFILE_OP("celu");
+  check_defined("celu", x);
+  MG_CHECK(alpha != 0, "celu", "alpha cannot be 0 (ZeroDivisionError)");
+  return elu_impl("celu", "CeluBackward0", x, alpha, 1.0, 1.0 / alpha);
+}
+
+Tensor leaky_relu(const Tensor& x, double negative_slope) {
+  MG_PROFILE_OP("leaky_relu");
+  Tensor out = activation("leaky_relu", x, [negative_slope](auto v) {
+    return v > 0 ? v : v * static_cast<decltype(v)>(negative_slope);
+  });
+  // NOTE: at x == 0 the gradient is negative_slope, as PyTorch.
+  record_x("LeakyReluBackward0", out, x, [negative_slope](const Tensor& g, const Tensor& self) {
+    return where(self > 0, g, g * negative_slope);
+  });
+  return out;
+}
+
+Tensor hardtanh(const Tensor& x, double min_val, double max_val) {
+  MG_PROFILE_OP("hardtanh");
+  check_defined("hardtanh", x);
+  MG_CHECK(x.dtype() != kBool, "hardtanh", "bool inputs not supported for hardtanh");
+  if (!x.is_floating_point()) return clamp(x, min_val, max_val);  // int64, as PyTorch
+  Tensor out = activation("hardtanh", x, [min_val, max_val](auto v) {
+    using T = decltype(v);
+    const T lo = static_cast<T>(min_val), hi = static_cast<T>(max_val);
+    return v < lo ? lo : (v > hi ? hi : v);  // NaN stays NaN
+  });
+  // NOTE: the gradient is zero at both bounds and beyond, and passes elsewhere (NaN too), as
+  // PyTorch.
+  record_x("HardtanhBackward0", out, x, [min_val, max_val](const Tensor& g, const Tensor& self) {
+    return where(logical_or(self <= min_val, self >= max_val), zeros_like(g), g);
+  });
+  return out;
+}
+
+Tensor hardsigmoid(const Tensor& x) {
+  MG_PROFILE_OP("hardsigmoid");
+  Tensor out = activation("hardsigmoid", x, [](auto v) {
+    using T = decltype(v);
+    return v <= -3 ? T(0) : (v >= 3 ? T(1) : v / 6 + T(0.5));
+  });
+  // NOTE: the gradient is 1/6 strictly inside (-3, 3) and zero at both ends, as PyTorch, whose
+  // kernel multiplies by 1/6 rounded to float32 (0.1666666716337204) in float64 too: so does this.
+  record_x("HardsigmoidBackward0", out, x, [](const Tensor& g, const Tensor& self) {
+    return where(logical_and(self > -3, self < 3), g * static_cast<double>(1.0f / 6.0f),
+                 zeros_like(g));
+  });
+  return out;
+}
+
+Tensor hardswish(const Tensor& x) {
+  MG_PROFILE_OP("hardswish");
+  Tensor out = activation("hardswish", x, [](auto v) {
+    using T = decltype(v);
+    return v <= -3 ? T(0) : (v >= 3 ? v : v * (v + 3) / 6);
+  });
+  // NOTE: as PyTorch, the gradient is 0 below -3, x / 3 + 1/2 on [-3, 3], 1 above.
+  record_x("HardswishBackward0", out, x, [](const Tensor& g, const Tensor& self) {
+    return where(self < -3, zeros_like(g), where(self <= 3, g * (self / 3 + 0.5), g));
+  });
+  return out;
+}
+
+Tensor log_sigmoid(const Tensor& x) {
+  MG_PROFILE_OP("log_sigmoid");
+  // min(x, 0) - log1p(exp(-|x|)): no exp overflows.
+  Tensor out = activation("log_sigmoid", x, [](auto v) {
+    using T = decltype(v);
+    return (v < 0 ? v : T(0)) - std::log1p(std::exp(-std::abs(v)));
+  });
+  record_x("LogSigmoidBackward0", out, x,
+           [](const Tensor& g, const Tensor& self) { return g * sigmoid(-self); });
+  return out;
+}
+
+// The in-place forms: the op computed, then written into x (Note [In-place ops]).
+Tensor& elu_(Tensor& x, double alpha) {
+  return detail::inplace_op(x, "elu_", {}, [&](const Tensor& s) { return elu(s, alpha); });
+}
+Tensor& selu_(Tensor& x) {
+  return detail::inplace_op(x, "selu_", {}, [](const Tensor& s) { return selu(s); });
+}
+Tensor& celu_(Tensor& x, double alpha) {
+  return detail::inplace_op(x, "celu_", {}, [&](const Tensor& s) { return celu(s, alpha); });
+}
+Tensor& leaky_relu_(Tensor& x, double negative_slope) {
+  return detail::inplace_op(x, "leaky_relu_", {},
+                            [&](const Tensor& s) { return leaky_relu(s, negative_slope); });
+}
+Tensor& hardtanh_(Tensor& x, double min_val, double max_val) {
+  return detail::inplace_op(x, "hardtanh_", {},
+                            [&](const Tensor& s) { return hardtanh(s, min_val, max_val); });
+}
+Tensor& hardsigmoid_(Tensor& x) {
+  return detail::inplace_op(x, "hardsigmoid_", {}, [](const Tensor& s) { return hardsigmoid(s); });
+}
+Tensor& hardswish_(Tensor& x) {
+  return detail::inplace_op(x, "hardswish_", {}, [](const Tensor& s) { return hardswish(s); });
+}
+
 // ---------------------------------------------------------------- Tensor methods
 
 #define MG_MATH_METHOD(name)                                                      \

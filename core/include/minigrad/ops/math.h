@@ -1,6 +1,8 @@
 #pragma once
 // Math ops: trigonometric, hyperbolic, logarithmic and rounding functions, the binary math ops
-// (atan2, remainder, fmod, hypot, logaddexp, xlogy); core/src/ops/math.cpp. Part of
+// (atan2, remainder, fmod, hypot, logaddexp, xlogy) and the activations of torch.nn.functional
+// that have a kernel (softplus, elu, selu, celu, leaky_relu, hardtanh, hardsigmoid, hardswish,
+// log_sigmoid; nn::functional and the nn modules call them); core/src/ops/math.cpp. Part of
 // minigrad/ops.h.
 // Unless said otherwise: integer and bool inputs compute in the default floating dtype, as
 // PyTorch; binary ops broadcast and promote as add; every backward is a formula of public ops,
@@ -85,5 +87,35 @@ Tensor xlogy(Scalar a, const Tensor& b);
 Tensor operator%(const Tensor& a, const Tensor& b);
 Tensor operator%(const Tensor& a, Scalar b);
 Tensor operator%(Scalar a, const Tensor& b);
+
+// Activations (torch.nn.functional's), floating-point tensors only, each with its in-place form
+// (writes x and returns it, as libtorch's torch::elu_).
+
+/// log(1 + exp(beta x)) / beta, and x where beta x > threshold, as F.softplus.
+Tensor softplus(const Tensor& x, double beta = 1.0, double threshold = 20.0);
+/// x where x > 0, else alpha (exp(x) - 1), as F.elu.
+Tensor elu(const Tensor& x, double alpha = 1.0);
+Tensor& elu_(Tensor& x, double alpha = 1.0);
+/// scale * elu(x, alpha) with PyTorch's constants (alpha 1.6732..., scale 1.0507...).
+Tensor selu(const Tensor& x);
+Tensor& selu_(Tensor& x);
+/// max(0, x) + min(0, alpha (exp(x / alpha) - 1)); alpha 0 throws.
+Tensor celu(const Tensor& x, double alpha = 1.0);
+Tensor& celu_(Tensor& x, double alpha = 1.0);
+/// x where x > 0, else negative_slope * x; the gradient at 0 is negative_slope, as PyTorch.
+Tensor leaky_relu(const Tensor& x, double negative_slope = 0.01);
+Tensor& leaky_relu_(Tensor& x, double negative_slope = 0.01);
+/// x clamped to [min_val, max_val] (int64 too, bool throws); the gradient is zero at both bounds,
+/// as PyTorch.
+Tensor hardtanh(const Tensor& x, double min_val = -1.0, double max_val = 1.0);
+Tensor& hardtanh_(Tensor& x, double min_val = -1.0, double max_val = 1.0);
+/// relu6(x + 3) / 6; the gradient is zero at -3 and 3, as PyTorch.
+Tensor hardsigmoid(const Tensor& x);
+Tensor& hardsigmoid_(Tensor& x);
+/// x * relu6(x + 3) / 6.
+Tensor hardswish(const Tensor& x);
+Tensor& hardswish_(Tensor& x);
+/// log(sigmoid(x)) without overflow, as F.logsigmoid (libtorch's log_sigmoid).
+Tensor log_sigmoid(const Tensor& x);
 
 }  // namespace minigrad
