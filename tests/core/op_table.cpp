@@ -3320,13 +3320,13 @@ void add_nn(std::vector<OpInfo>& t) {
                 -1.41954407978618, 1.2053782797134418}));
 }
 
+}  // namespace
+
 // ---------------------------------------------------------------- in-place ops
 // Each writes a clone of its first input (a leaf cannot be written in grad mode) and returns it:
 // gradcheck differentiates through the in-place history. The view samples write a narrowed or
-// transposed view of the clone and return the whole clone (CopySlices).
-
-using InplaceBinary = void (*)(Tensor&, const Tensor&);
-using InplaceUnary = void (*)(Tensor&);
+// transposed view of the clone and return the whole clone (CopySlices). inplace_binary and
+// inplace_unary are op_table_builders.h's.
 
 std::vector<Sample> inplace_binary_samples(Maker ma, Maker mb, InplaceBinary op) {
   auto mb_t = [mb](const Shape& base, std::int64_t seed) {
@@ -3425,6 +3425,8 @@ OpInfo inplace_unary(std::string name, Maker m, InplaceUnary op) {
            op(leaf);
          })});
 }
+
+namespace {
 
 // A custom Function (examples/attention_function.h, the tutorial's hand-written attention).
 void add_custom(std::vector<OpInfo>& t) {

@@ -25,6 +25,13 @@ std::vector<Sample> unary_samples(Maker m);
 /// An entry: float64 samples, error inputs, and whether gradgradcheck runs on it.
 OpInfo entry(std::string name, autograd::GradcheckFn fn, std::vector<Sample> samples,
              std::vector<ErrorInput> errors = {}, bool gradgrad = true);
+using InplaceBinary = void (*)(Tensor&, const Tensor&);
+using InplaceUnary = void (*)(Tensor&);
+/// An in-place op's entry: op writes a clone of the first input (samples on views too, and the
+/// errors of writing a leaf and of a shape that does not broadcast); name ends in "_".
+OpInfo inplace_binary(std::string name, Maker ma, Maker mb, InplaceBinary op);
+/// An in-place unary op's entry, as inplace_binary.
+OpInfo inplace_unary(std::string name, Maker m, InplaceUnary op);
 /// A default-constructed (undefined) Tensor.
 Tensor undefined();
 

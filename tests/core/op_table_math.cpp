@@ -760,6 +760,99 @@ void add_math(std::vector<OpInfo>& t) {
                {2, 3},
                {0.666699251356167, 0.048299281617979396, 0.28500146702585344, 0.03534184287409485,
                 0.13979055308361746, 0.8248676040422878}));
+
+  // In-place forms (a few; they all run through detail::inplace_op). Not elu_ and hardtanh_: at a
+  // NaN, PyTorch's gradient differs between its vectorised loop and its scalar tail (see math.cpp).
+  t.push_back(inplace_unary("sin_", arg, [](Tensor& y) { y.sin_(); })
+                  .py("on_clone(x, lambda y: y.sin_())",
+                      {{"on a row view (CopySlices)",
+                        "on_clone(x, lambda y: y.sin_(), view=lambda h: h.narrow(0, 1, 2))"},
+                       {"on a transposed view (CopySlices)",
+                        "on_clone(x, lambda y: y.sin_(), view=lambda h: h.t())"}})
+                  .ref("y = make((2, 3), 1); y.sin_()",
+                       [] {
+                         Tensor y = make({2, 3}, 1);
+                         y.sin_();
+                         return y;
+                       },
+                       {2, 3},
+                       {-0.95137946681467, 0.675036035200939, -0.8593841771864578,
+                        0.9997987661165886, 0.21411001252658485, -0.9999338836824736}));
+  t.push_back(inplace_unary("log1p_", arg_pos, [](Tensor& y) { y.log1p_(); })
+                  .py("on_clone(x, lambda y: y.log1p_())",
+                      {{"on a row view (CopySlices)",
+                        "on_clone(x, lambda y: y.log1p_(), view=lambda h: h.narrow(0, 1, 2))"},
+                       {"on a transposed view (CopySlices)",
+                        "on_clone(x, lambda y: y.log1p_(), view=lambda h: h.t())"}})
+                  .ref("y = make((2, 3), 1).abs(); y.log1p_()",
+                       [] {
+                         Tensor y = abs(make({2, 3}, 1));
+                         y.log1p_();
+                         return y;
+                       },
+                       {2, 3},
+                       {1.0591466017097044, 0.554467439930054, 0.7100358098918935,
+                        0.9519891963174104, 0.1953863577626718, 0.9397326186169901}));
+  t.push_back(inplace_unary("round_", arg, [](Tensor& y) { y.round_(); })
+                  .py("on_clone(x, lambda y: y.round_())",
+                      {{"on a row view (CopySlices)",
+                        "on_clone(x, lambda y: y.round_(), view=lambda h: h.narrow(0, 1, 2))"},
+                       {"on a transposed view (CopySlices)",
+                        "on_clone(x, lambda y: y.round_(), view=lambda h: h.t())"}})
+                  .ref("y = make((2, 3), 1) * 2; y.round_()",
+                       [] {
+                         Tensor y = make({2, 3}, 1) * 2;
+                         y.round_();
+                         return y;
+                       },
+                       {2, 3}, {-4.0, 1.0, -2.0, 3.0, 0.0, -3.0}));
+  t.push_back(
+      inplace_unary("remainder_scalar_", arg, [](Tensor& y) { y.remainder_(1.5); })
+          .py("on_clone(x, lambda y: y.remainder_(1.5))",
+              {{"on a row view (CopySlices)",
+                "on_clone(x, lambda y: y.remainder_(1.5), view=lambda h: h.narrow(0, 1, 2))"},
+               {"on a transposed view (CopySlices)",
+                "on_clone(x, lambda y: y.remainder_(1.5), view=lambda h: h.t())"}})
+          .ref("y = make((2, 3), 1); y.remainder_(1.5)",
+               [] {
+                 Tensor y = make({2, 3}, 1);
+                 y.remainder_(1.5);
+                 return y;
+               },
+               {2, 3},
+               {1.116091184042764, 0.7410135435423859, 0.4659359030420067, 0.09085826254162832,
+                0.21578062204124993, 1.4407029815408716}));
+  t.push_back(inplace_binary("atan2_", arg, arg, [](Tensor& y, const Tensor& o) { y.atan2_(o); })
+                  .py("on_clone(x, lambda y: y.atan2_(x[1]))",
+                      {{"on a row view (CopySlices)",
+                        "on_clone(x, lambda y: y.atan2_(x[1]), view=lambda h: h.narrow(0, 1, 2))"},
+                       {"on a transposed view (CopySlices)",
+                        "on_clone(x, lambda y: y.atan2_(x[1]), view=lambda h: h.t())"}})
+                  .ref("y = make((2, 3), 1); y.atan2_(make((3,), 2))",
+                       [] {
+                         Tensor y = make({2, 3}, 1);
+                         y.atan2_(make({3}, 2));
+                         return y;
+                       },
+                       {2, 3},
+                       {-1.7763234676161763, 2.7446716514807816, -0.8786979264074805,
+                        1.8128297960628936, 3.020133021074127, -1.0682035868375883}));
+  t.push_back(
+      inplace_binary("xlogy_", arg, arg_pos, [](Tensor& y, const Tensor& o) { y.xlogy_(o); })
+          .py("on_clone(x, lambda y: y.xlogy_(x[1]))",
+              {{"on a row view (CopySlices)",
+                "on_clone(x, lambda y: y.xlogy_(x[1]), view=lambda h: h.narrow(0, 1, 2))"},
+               {"on a transposed view (CopySlices)",
+                "on_clone(x, lambda y: y.xlogy_(x[1]), view=lambda h: h.t())"}})
+          .ref("y = make((2, 3), 1); y.xlogy_(make((3,), 2).abs())",
+               [] {
+                 Tensor y = make({2, 3}, 1);
+                 y.xlogy_(abs(make({3}, 2)));
+                 return y;
+               },
+               {2, 3},
+               {1.7607152814337808, 0.42218936123495077, 0.1594476843619713, -1.4868280405753043,
+                0.122940105184818, 0.24043606151421576}));
 }
 
 }  // namespace minigrad::testing

@@ -412,7 +412,8 @@ Tensor elu_impl(const char* op, const char* node, const Tensor& x, double alpha,
                  : std::expm1(v * static_cast<T>(input_scale)) * static_cast<T>(alpha * scale);
   });
   // NOTE: at x == 0 the gradient is the left side's, alpha * scale * input_scale, and at a NaN
-  // the right side's, scale, as PyTorch (x <= 0 picks the left side).
+  // the right side's, scale, as PyTorch's scalar loop (x <= 0 picks the left side; PyTorch 1.13's
+  // vectorised loop, over whole blocks of elements (8 in float64), gives NaN there instead).
   record_x(node, out, x, [alpha, scale, input_scale](const Tensor& g, const Tensor& self) {
     return where(self <= 0, g * exp(self * input_scale) * (alpha * scale * input_scale), g * scale);
   });
@@ -462,7 +463,7 @@ Tensor hardtanh(const Tensor& x, double min_val, double max_val) {
     return v < lo ? lo : (v > hi ? hi : v);  // NaN stays NaN
   });
   // NOTE: the gradient is zero at both bounds and beyond, and passes elsewhere (NaN too), as
-  // PyTorch.
+  // PyTorch's scalar loop (its vectorised loop, over whole blocks, gives 0 at a NaN).
   record_x("HardtanhBackward0", out, x, [min_val, max_val](const Tensor& g, const Tensor& self) {
     return where(logical_or(self <= min_val, self >= max_val), zeros_like(g), g);
   });
