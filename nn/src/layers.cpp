@@ -18,15 +18,13 @@
 #include "minigrad/ops/random.h"
 #include "minigrad/ops/shape.h"
 #include "minigrad/profiler.h"
+#include "repr.h"
 
 namespace minigrad::nn {
 
 using Grads = std::vector<Tensor>;
 
-namespace {
-
-/// A double as Python's repr writes it: the shortest round-trip digits, positional for exponents
-/// in [-4, 16) (with ".0" for whole numbers), scientific otherwise: 0.5, 0.1, 0.0001, 1e-05.
+// Declared in repr.h: activation.cpp prints with it too.
 std::string python_float_repr(double v) {
   if (std::isnan(v)) return "nan";
   if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
@@ -54,6 +52,8 @@ std::string python_float_repr(double v) {
   }
   return negative ? "-" + out : out;
 }
+
+namespace {
 
 /// padding_idx in [0, num) (negative counts from the end); throws naming op otherwise.
 std::int64_t wrap_padding_idx(std::int64_t padding_idx, std::int64_t num, const char* op) {

@@ -1,6 +1,7 @@
 // The op table: every differentiable op with its samples, error inputs, PyTorch call and reference
 // values (see op_table.h).
 #include "core/op_table.h"
+#include "core/op_table_builders.h"
 
 #include "attention_function.h"
 
@@ -74,22 +75,15 @@ OpInfo&& OpInfo::ref(std::string torch_expr, std::function<Tensor()> f, Shape ou
   return std::move(*this);
 }
 
-namespace {
+// The builders of op_table_builders.h, shared with the family files (op_table_math.cpp).
 
-namespace F = nn::functional;
-
-Tensor cond() { return mask({1, 0, 0, 1, 1, 0}, {2, 3}); }
-
-Sample s(std::string desc, V inputs, GradcheckFn fn = {}) {
+Sample s(std::string desc, V inputs, GradcheckFn fn) {
   return Sample{std::move(desc), std::move(inputs), std::move(fn)};
 }
 
 ErrorInput e(std::string op, std::string desc, std::string message, std::function<void()> call) {
   return ErrorInput{std::move(desc), std::move(op), std::move(message), std::move(call)};
 }
-
-using Maker = Tensor (*)(const Shape&, std::int64_t);
-using BinaryOp = Tensor (*)(const Tensor&, const Tensor&);
 
 /// Samples of a broadcasting binary op; `ma` and `mb` make the two operands (arg or arg_pos).
 std::vector<Sample> binary_samples(Maker ma, Maker mb, BinaryOp op) {
@@ -126,7 +120,7 @@ std::vector<Sample> unary_samples(Maker m) {
 }
 
 OpInfo entry(std::string name, GradcheckFn fn, std::vector<Sample> samples,
-             std::vector<ErrorInput> errors = {}, bool gradgrad = true) {
+             std::vector<ErrorInput> errors, bool gradgrad) {
   OpInfo op;
   op.name = std::move(name);
   op.fn = std::move(fn);
@@ -137,6 +131,12 @@ OpInfo entry(std::string name, GradcheckFn fn, std::vector<Sample> samples,
 }
 
 Tensor undefined() { return Tensor(); }
+
+namespace {
+
+namespace F = nn::functional;
+
+Tensor cond() { return mask({1, 0, 0, 1, 1, 0}, {2, 3}); }
 
 // ---------------------------------------------------------------- elementwise
 
@@ -3320,13 +3320,13 @@ void add_nn(std::vector<OpInfo>& t) {
                 -1.41954407978618, 1.2053782797134418}));
 }
 
+}  // namespace
+
 // ---------------------------------------------------------------- in-place ops
 // Each writes a clone of its first input (a leaf cannot be written in grad mode) and returns it:
 // gradcheck differentiates through the in-place history. The view samples write a narrowed or
-// transposed view of the clone and return the whole clone (CopySlices).
-
-using InplaceBinary = void (*)(Tensor&, const Tensor&);
-using InplaceUnary = void (*)(Tensor&);
+// transposed view of the clone and return the whole clone (CopySlices). inplace_binary and
+// inplace_unary are op_table_builders.h's.
 
 std::vector<Sample> inplace_binary_samples(Maker ma, Maker mb, InplaceBinary op) {
   auto mb_t = [mb](const Shape& base, std::int64_t seed) {
@@ -3425,6 +3425,8 @@ OpInfo inplace_unary(std::string name, Maker m, InplaceUnary op) {
            op(leaf);
          })});
 }
+
+namespace {
 
 // A custom Function (examples/attention_function.h, the tutorial's hand-written attention).
 void add_custom(std::vector<OpInfo>& t) {
@@ -4099,6 +4101,7 @@ std::vector<OpInfo> build() {
   add_nn(t);
   add_inplace(t);
   add_custom(t);
+  add_math(t);
   return t;
 }
 

@@ -6,6 +6,7 @@
 #include "minigrad/ops/elementwise.h"
 #include "minigrad/ops/index.h"
 #include "minigrad/ops/linalg.h"
+#include "minigrad/ops/math.h"
 #include "minigrad/ops/nn.h"
 #include "minigrad/ops/random.h"
 #include "minigrad/ops/reduce.h"
