@@ -56,17 +56,35 @@ read -r -a libs <<<"$(pkg-config --libs minigrad)"
 
 # build_and_run NAME SOURCE EXPECTED [FLAGS...]: compiles SOURCE (in its own directory, with
 # FLAGS), runs it there, and compares its standard output with EXPECTED unless that is "".
+# A flag --pkg=NAME builds with `pkg-config NAME` (minigrad-viz, minigrad-distributed) instead of
+# minigrad; a flag --run=WORDS,SEPARATED,BY,COMMAS runs the program as "WORDS ... ./prog" (an
+# mpirun line: --run=mpirun,--allow-run-as-root,-np,2).
 build_and_run() {
-  local name="$1" src="$2" expected="$3" dir
+  local name="$1" src="$2" expected="$3" dir flag
+  local -a pcflags=("${cflags[@]}") pclibs=("${libs[@]}") flags=() run=()
   shift 3
+  for flag in "$@"; do
+    case "$flag" in
+      --pkg=*)
+        read -r -a pcflags <<<"$(pkg-config --cflags "${flag#--pkg=}")"
+        read -r -a pclibs <<<"$(pkg-config --libs "${flag#--pkg=}")"
+        ;;
+      --run=*)
+        flag="${flag#--run=}"
+        read -r -a run <<<"${flag//,/ }"
+        ;;
+      *) flags+=("$flag") ;;
+    esac
+  done
   dir="$(dirname "$src")"
-  if ! (cd "$dir" && g++ "${cflags[@]}" -O1 "$@" -o prog "$(basename "$src")" "${libs[@]}") \
+  if ! (cd "$dir" && g++ "${pcflags[@]}" -O1 "${flags[@]}" -o prog "$(basename "$src")" \
+    "${pclibs[@]}") \
     2>"$dir/cc.log"; then
     echo "$name: does not compile against the installed package:"
     head -n 20 "$dir/cc.log" | sed 's/^/    /'
     return 1
   fi
-  if ! (cd "$dir" && timeout 300 ./prog >"$dir/out" 2>"$dir/err"); then
+  if ! (cd "$dir" && timeout 300 "${run[@]}" ./prog >"$dir/out" 2>"$dir/err"); then
     echo "$name: the program fails when run:"
     tail -n 10 "$dir/err" | sed 's/^/    /'
     return 1

@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <exception>
 #include <iostream>
+#include <string>
 
 #include "autograd/function.h"
 #include "minigrad/error.h"
@@ -30,9 +31,12 @@ std::terminate_handler previous_handler = nullptr;
     try {
       std::rethrow_exception(e);
     } catch (const Error& err) {
-      std::fprintf(stderr,
-                   "terminate called after throwing minigrad::Error:\n  %s\n  (thrown at %s)\n",
-                   err.what(), detail::creation_site(err.trace()).c_str());
+      // "thrown at train.cpp:42, in main" with debug information; without it the site is the
+      // function alone ("thrown in main; build with -g for the file and line").
+      const std::string site = detail::creation_site(err.trace());
+      const char* how = site.rfind("in ", 0) == 0 ? "thrown" : "thrown at";
+      std::fprintf(stderr, "terminate called after throwing minigrad::Error:\n  %s\n  (%s %s)\n",
+                   err.what(), how, site.c_str());
       std::fflush(stderr);
       std::abort();
     } catch (...) {

@@ -345,4 +345,18 @@ TEST(TrapsDeathTest, UncaughtErrorKeepsWhatWasPrinted) {
   EXPECT_EQ(text.str(), "step 9 loss 1.2345\nstep 10 loss 1.2000\n");
 }
 
+// This file is built without -g in the Release build (-g1 under the sanitizers): an uncaught
+// Error names the user's function then ("thrown in ...; build with -g for the file and line"),
+// or with line tables the file and line; never "thrown at in main".
+TEST(TrapsDeathTest, UncaughtErrorNamesTheFunctionWithoutDebugInformation) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_DEATH(
+      { [&]() noexcept {
+          (void)mg::matmul(mg::ones({2, 3}), mg::ones({4, 5}));
+        }(); },
+      "terminate called after throwing minigrad::Error:\n  \\[matmul\\].*\n  \\(thrown "
+      "(at test_traps\\.cpp:[0-9]+, in |in [^;]*TestBody[^;]*; build with -g for the file and "
+      "line\\))");
+}
+
 }  // namespace
