@@ -206,9 +206,8 @@ int main(int argc, char** argv) {
       opt.min_lr, opt.warmup, opt.steps);
   if (show_summary) {
     std::vector<double> x(static_cast<std::size_t>(opt.batch * config.block_size), 0.0);
-    std::cout << mg::utils::summary(model,
-                                    mg::tensor(x, {opt.batch, config.block_size}, mg::kInt64))
-              << "\n";
+    mg::utils::summary(model, mg::tensor(x, {opt.batch, config.block_size}, mg::kInt64));
+    std::printf("\n");
   }
   if (!graph_path.empty()) {
     // One block's forward on a small input: the graph backward walks through it.

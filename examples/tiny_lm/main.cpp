@@ -110,9 +110,8 @@ int main(int argc, char** argv) {
 
   if (show_summary) {
     std::vector<double> x(static_cast<std::size_t>(opt.batch * config.block_size), 0.0);
-    std::cout << mg::utils::summary(model,
-                                    mg::tensor(x, {opt.batch, config.block_size}, mg::kInt64))
-              << "\n";
+    mg::utils::summary(model, mg::tensor(x, {opt.batch, config.block_size}, mg::kInt64));
+    std::printf("\n");
   }
 
   Trainer trainer(model, opt);

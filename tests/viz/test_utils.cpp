@@ -148,7 +148,11 @@ TEST(Summary, AKnownModelAgainstPyTorchsParameterCounts) {
   EXPECT_EQ(model->num_parameters(), 5408);
   EXPECT_EQ(model->num_parameters(true), 5376);
   mg::Tensor x = mg::zeros({2, 5}, mg::kInt64);
-  EXPECT_EQ(mg::utils::summary(model, x),
+  // As torchinfo.summary: the call prints the table and returns it.
+  ::testing::internal::CaptureStdout();
+  const std::string table = mg::utils::summary(model, x);
+  EXPECT_EQ(::testing::internal::GetCapturedStdout(), table);
+  EXPECT_EQ(table,
             "=============================================\n"
             "Layer (type)      Output Shape        Param #\n"
             "=============================================\n"
@@ -166,6 +170,20 @@ TEST(Summary, AKnownModelAgainstPyTorchsParameterCounts) {
             "Input size (MB): 0.00\n"
             "Params size (MB): 0.02\n"
             "=============================================\n");
+}
+
+TEST(Summary, VerboseZeroOnlyReturnsTheTableAndOutChoosesTheStream) {
+  nn::Linear model(3, 2);
+  mg::Tensor x = mg::zeros({4, 3});
+  ::testing::internal::CaptureStdout();
+  const std::string quiet = mg::utils::summary(model, x, {.verbose = 0});
+  EXPECT_EQ(::testing::internal::GetCapturedStdout(), "");
+  EXPECT_NE(quiet.find("Total params: 8\n"), std::string::npos) << quiet;
+  std::ostringstream os;
+  ::testing::internal::CaptureStdout();
+  EXPECT_EQ(mg::utils::summary(model, x, {.out = &os}), quiet);
+  EXPECT_EQ(::testing::internal::GetCapturedStdout(), "");
+  EXPECT_EQ(os.str(), quiet);
 }
 
 TEST(Summary, TiedWeightsCountOnce) {

@@ -8,7 +8,8 @@
 //     bar.update();
 //   }
 //   bar.close();
-//   std::cout << mg::utils::summary(model, x);        // as torchinfo.summary(model, input_data=x)
+//   mg::utils::summary(model, x);                     // as torchinfo.summary(model, input_data=x):
+//                                                     // prints the table and returns it
 #include <cstdint>
 #include <functional>
 #include <iosfwd>
@@ -83,6 +84,14 @@ class ProgressBar {
   std::vector<std::pair<std::string, std::string>> postfix_;
 };
 
+/// How summary() shows its table.
+struct SummaryOptions {
+  /// As torchinfo's verbose: 1 prints the table (to out), 0 only returns it.
+  int verbose = 1;
+  /// Where the table goes; nullptr: std::cout.
+  std::ostream* out = nullptr;
+};
+
 /// `torchinfo.summary`'s table for a module and the output of its forward pass on an example
 /// input: one row per module (indented by depth; "name (Type)"), its output shape and its
 /// parameter count (with its children's), then the totals: all, trainable, non-trainable
@@ -90,20 +99,22 @@ class ProgressBar {
 /// output (minigrad has no forward hooks): a layer (trainable parameters of its own, no child
 /// with parameters) shows the shape of the first op that combines them with its input (Linear's
 /// matmul, Embedding's lookup); the top row shows output's shape; other rows show "--". Use the
-/// template below, which runs the forward pass.
-std::string summary(const nn::Module& module, const Tensor& input, const Tensor& output);
+/// template below, which runs the forward pass. As torchinfo's summary, it prints the table
+/// (`{.verbose = 0}`: it does not) and returns it.
+std::string summary(const nn::Module& module, const Tensor& input, const Tensor& output,
+                    const SummaryOptions& options = {});
 
 /// Runs model.forward(input) (model(input) for a holder) with gradients on, and returns
-/// summary(model, input, output).
+/// summary(model, input, output, options), which prints the table unless options.verbose is 0.
 template <typename M>
-std::string summary(M& model, const Tensor& input) {
+std::string summary(M& model, const Tensor& input, const SummaryOptions& options = {}) {
   GradModeGuard grad_on(true);
   if constexpr (nn::IsModuleHolder<M>) {
     Tensor output = model(input);
-    return summary(*model, input, output);
+    return summary(*model, input, output, options);
   } else {
     Tensor output = model.forward(input);
-    return summary(model, input, output);
+    return summary(model, input, output, options);
   }
 }
 
