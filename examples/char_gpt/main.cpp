@@ -314,7 +314,11 @@ int main(int argc, char** argv) {
         std::thread::hardware_concurrency());
   }
   if (!save_path.empty()) {
-    tiny_lm::save_checkpoint(trainer, save_path);
+    try {
+      tiny_lm::save_checkpoint(trainer, save_path);
+    } catch (const mg::Error& e) {
+      return fail(e.what());
+    }
     std::printf("checkpoint: %s (+ %s.optim) at step %d\n", save_path.c_str(), save_path.c_str(),
                 trainer.step);
   }

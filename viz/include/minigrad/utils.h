@@ -5,9 +5,10 @@
 //   for (int step = 0; step < steps; ++step) {
 //     ...
 //     bar.set_postfix("loss", loss.item<double>());
+//     if (step % 100 == 0) bar.write("checkpoint saved");  // as tqdm.write: above the bar
 //     bar.update();
 //   }
-//   bar.close();
+//   bar.close();                                      // 100%, or "stopped early" at n/total
 //   mg::utils::summary(model, x);                     // as torchinfo.summary(model, input_data=x):
 //                                                     // prints the table and returns it
 #include <cstdint>
@@ -59,7 +60,13 @@ class ProgressBar {
   /// from 10^4 on); a name set again keeps its place. Shown at the next update() or close().
   void set_postfix(const std::string& name, double value);
   void set_postfix(const std::string& name, const std::string& value);
-  /// Prints the final state (if not printed yet) and ends the line. Later calls do nothing.
+  /// Prints a line of text above the bar without garbling it, as tqdm.write: on a terminal the
+  /// bar is wiped, the line printed and the bar redrawn below it; into a log the line is printed
+  /// between the bar's lines. A '\n' is added.
+  void write(const std::string& line);
+  /// Prints the final state (if not printed yet) and ends the line; a bar closed before its count
+  /// reached total says so: `... 30/100 [00:03<00:07, 10.00it/s] stopped early`. Later calls do
+  /// nothing.
   void close();
   /// The current line, without '\r' or '\n'.
   std::string line() const;
