@@ -1,6 +1,8 @@
 // Write attention's backward yourself: a custom Function (attention_function.h), checked against
 // finite differences and against the built-in scaled_dot_product_attention.
 //   build/examples/attention_backward
+#include <CLI/CLI.hpp>
+
 #include <minigrad/minigrad.h>
 
 #include <cstdio>
@@ -10,7 +12,11 @@
 namespace mg = minigrad;
 namespace F = mg::nn::functional;
 
-int main() {
+int main(int argc, char** argv) {
+  CLI::App app{
+      "Attention's backward as a custom Function, checked by gradcheck and against the built-in "
+      "op."};
+  CLI11_PARSE(app, argc, argv);  // --help; no options
   mg::manual_seed(0);
   // float64 for the finite differences: 2 sentences, 4 queries, 5 keys, d = 8, values of 3.
   auto q = mg::randn({2, 4, 8}, mg::kFloat64).requires_grad_();

@@ -2,7 +2,10 @@
 //   build/examples/attention_graph [attention_graph.png]   (docs/tutorial.md shows the picture)
 // Backward runs from the loss at the top to W_q.weight and W_k.weight at the bottom; orange boxes
 // are the tensors each node saved for its gradient.
+#include <CLI/CLI.hpp>
+
 #include <cstdio>
+#include <string>
 
 #include <minigrad/minigrad.h>
 #include <minigrad/viz.h>
@@ -20,7 +23,11 @@ struct Attention : nn::Module {
 };
 
 int main(int argc, char** argv) {
-  const char* path = argc > 1 ? argv[1] : "attention_graph.png";
+  CLI::App app{"Draw the autograd graph of the lesson's attention loss."};
+  std::string path = "attention_graph.png";
+  app.add_option("picture", path, "the file to write (.png, .svg, .pdf or .dot)")
+      ->capture_default_str();
+  CLI11_PARSE(app, argc, argv);
   mg::manual_seed(0);
   Attention model;
   mg::Tensor X = mg::tensor({{1.0, 0.0, 0.0}, {0.0, 1.0, 0.0}, {0.0, 0.0, 1.0}, {0.0, 1.0, 0.0}});
@@ -33,6 +40,11 @@ int main(int argc, char** argv) {
   mg::Tensor loss = -(target * mg::log_softmax(scores, -1)).sum(-1).mean();
   mg::autograd::DotOptions options;
   for (const auto& [name, p] : model.named_parameters()) options.names.emplace_back(name, p);
-  mg::viz::draw_graph(loss, path, options);
-  std::printf("wrote %s\n", path);
+  try {
+    mg::viz::draw_graph(loss, path, options);
+  } catch (const mg::Error& e) {
+    std::fprintf(stderr, "attention_graph: %s\n", e.what());
+    return 2;
+  }
+  std::printf("wrote %s\n", path.c_str());
 }

@@ -1,5 +1,7 @@
 // The lesson's third program: every token and several texts at once, with nn::Linear(bias=false)
 // projections. B = 2 texts, T = 5 tokens, d_model = 16 features, d_k = 8.
+#include <CLI/CLI.hpp>
+
 #include <cstdio>
 #include <iostream>
 
@@ -16,7 +18,9 @@ std::string shape_str(const mg::Tensor& t) {
 }
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
+  CLI::App app{"The lesson's third program: attention over every token of two texts at once."};
+  CLI11_PARSE(app, argc, argv);  // --help; no options
   mg::manual_seed(0);
   const std::int64_t B = 2, T = 5, d_model = 16, d_k = 8;
   mg::Tensor x = mg::randn({B, T, d_model});

@@ -16,6 +16,7 @@
 #include "emergent.h"
 
 #include <cairo.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
@@ -433,13 +434,16 @@ int run_emergent(const EmergentOptions& options) {
 
   mg::optim::Adam opt(model.parameters(), mg::optim::AdamOptions(options.lr));
   auto loader = full_batches(c.train, V);
+  const bool tty = ::isatty(STDOUT_FILENO) == 1;
   for (int step = 0; step <= options.steps; ++step) {
     auto epoch = loader->begin();  // one batch per epoch: an epoch is a step
     const Batch& batch = *epoch;
     mg::Tensor loss =
         nn::functional::cross_entropy(model.logits(batch, model.weights(batch)), batch.targets);
     if (step % 10 == 0 || step == options.steps) {
-      std::printf("\rstep %4d  loss %.4f", step, loss.item<double>());
+      // On a terminal one line redrawn; into a file or a pipe, plain lines.
+      std::printf(tty ? "\rstep %4d  loss %.4f" : "step %4d  loss %.4f\n", step,
+                  loss.item<double>());
       std::fflush(stdout);
     }
     if (step == options.steps) break;
@@ -447,7 +451,7 @@ int run_emergent(const EmergentOptions& options) {
     loss.backward();
     opt.step();
   }
-  std::printf("\n\n");
+  std::printf(tty ? "\n\n" : "\n");
   Report train_r = evaluate(model, train, c.train, c);
   Report held_r = evaluate(model, held_out, c.held_out, c);
   print_report("after training:", train_r, held_r);
@@ -546,10 +550,11 @@ int run_emergent(const EmergentOptions& options) {
               ok ? "learned" : "NOT learned", held_r.accuracy, options.steps, options.lr,
               static_cast<unsigned long long>(options.seed), static_cast<long long>(options.dim));
   if (!options.picture.empty()) {
-    if (write_picture(options.picture, texts, words, rows, adjective_pos))
-      std::printf("picture: %s\n", options.picture.c_str());
-    else
+    if (!write_picture(options.picture, texts, words, rows, adjective_pos)) {
       std::fprintf(stderr, "could not write %s\n", options.picture.c_str());
+      return 2;
+    }
+    std::printf("picture: %s\n", options.picture.c_str());
   }
   return ok ? 0 : 1;
 }

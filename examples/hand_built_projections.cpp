@@ -1,6 +1,8 @@
 // The lesson's second program: plain similarity against hand-built projections.
 // Expected (from the lesson): plain similarity puts 0.48 on the diagonal; with the projections
 // warm's row is 0.02 0.48 0.02 0.48 and every other row is 0.25.
+#include <CLI/CLI.hpp>
+
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -31,7 +33,9 @@ void print_rounded(const mg::Tensor& t) {
 
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
+  CLI::App app{"The lesson's second program: plain similarity against hand-built projections."};
+  CLI11_PARSE(app, argc, argv);  // --help; no options
   // words: warm, jacket, for, winter; features: adjective, noun, neither
   mg::Tensor X = mg::tensor({{1.0, 0.0, 0.0},    // adjective
                              {0.0, 1.0, 0.0},    // noun

@@ -56,13 +56,13 @@ void print_table(const char* title, const mg::Tensor& table) {
 }
 
 /// The table as shaded blocks, darker for more attention (for terminals); the darkest is the
-/// table's maximum.
+/// table's maximum. A cell is 8 columns wide (a space, 3 blocks of 2, a space), as its label.
 void print_heatmap(const mg::Tensor& table) {
   static const char* kShades[] = {"  ", "░░", "▒▒", "▓▓", "██"};
   auto v = table.to_vector<double>();
   const double max = *std::max_element(v.begin(), v.end());
   std::printf("%8s", "");
-  for (const auto& w : kWords) std::printf(" %-6.6s", w.c_str());
+  for (const auto& w : kWords) std::printf(" %-7.6s", w.c_str());
   std::printf("\n");
   for (std::size_t i = 0; i < 4; ++i) {
     std::printf("%8s", kWords[i].c_str());
@@ -250,6 +250,7 @@ int main(int argc, char** argv) {
       std::printf("picture: %s\n", picture.c_str());
     } catch (const mg::Error& e) {
       std::fprintf(stderr, "%s\n", e.what());
+      return 2;
     }
   }
   return ok ? 0 : 1;

@@ -1,6 +1,8 @@
 // Training by gradient descent with plain tensors: learn query and key projections so that the
 // adjective "warm" attends to the nouns "jacket" and "winter" (the lesson's hand-built W_Q, found
 // by training instead). With nn::Linear and an optimizer this becomes examples/learn_projections.
+#include <CLI/CLI.hpp>
+
 #include <cstdio>
 #include <iostream>
 
@@ -8,7 +10,10 @@
 
 namespace mg = minigrad;
 
-int main() {
+int main(int argc, char** argv) {
+  CLI::App app{
+      "Train query and key projections with plain tensors until \"warm\" attends to the nouns."};
+  CLI11_PARSE(app, argc, argv);  // --help; no options
   mg::manual_seed(0);
   mg::Tensor X = mg::tensor({{1.0, 0.0, 0.0},            // warm   (adjective)
                              {0.0, 1.0, 0.0},            // jacket (noun)

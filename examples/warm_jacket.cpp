@@ -2,6 +2,8 @@
 // warm's query [0, 2] scores each key, softmax turns the scores into weights, and the output
 // mixes the values by those weights. Expected (from the lesson): scores 0 and 2, weights 0.12 and
 // 0.88, output [0.12, 0.88]; "jacket", with a blank query, splits its attention 0.5 / 0.5.
+#include <CLI/CLI.hpp>
+
 #include <cstdio>
 #include <iostream>
 
@@ -9,7 +11,11 @@
 
 namespace mg = minigrad;
 
-int main() {
+int main(int argc, char** argv) {
+  CLI::App app{
+      "The lesson's first program: \"warm\" looks at \"jacket\" (scores, softmax weights, "
+      "output)."};
+  CLI11_PARSE(app, argc, argv);                // --help; no options
   mg::Tensor q_warm = mg::tensor({0.0, 2.0});  // warm's query: "I want a noun"
   mg::Tensor keys = mg::tensor({{1.0, 0.0},    // warm
                                 {0.0, 1.0}});  // jacket

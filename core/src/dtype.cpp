@@ -1,6 +1,7 @@
 #include "minigrad/dtype.h"
 
 #include <atomic>
+#include <ostream>
 
 #include "minigrad/error.h"
 
@@ -44,6 +45,21 @@ const char* dtype_name(Dtype dtype) {
       return "float64";
   }
   return "unknown";
+}
+
+std::ostream& operator<<(std::ostream& os, Dtype dtype) {
+  // libtorch's TypeMeta names (what `std::cout << x.dtype()` prints in libtorch 1.13).
+  switch (dtype) {
+    case Dtype::Bool:
+      return os << "bool";
+    case Dtype::Int64:
+      return os << "long int";
+    case Dtype::Float32:
+      return os << "float";
+    case Dtype::Float64:
+      return os << "double";
+  }
+  return os << "unknown";
 }
 
 }  // namespace minigrad

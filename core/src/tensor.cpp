@@ -3,6 +3,7 @@
 #include <cstring>
 #include <limits>
 #include <new>
+#include <ostream>
 
 #include "autograd/function.h"
 #include "kernels/dispatch.h"
@@ -221,6 +222,12 @@ void copy_into(const Tensor& dst, const Tensor& src) {
 }
 
 }  // namespace detail
+
+std::ostream& operator<<(std::ostream& os, const Shape& shape) {
+  os << '[';
+  for (std::size_t i = 0; i < shape.size(); ++i) os << (i ? ", " : "") << shape[i];
+  return os << ']';
+}
 
 using detail::wrap_dim;
 

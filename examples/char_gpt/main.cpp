@@ -211,9 +211,8 @@ int main(int argc, char** argv) {
       opt.min_lr, opt.warmup, opt.steps);
   if (show_summary) {
     std::vector<double> x(static_cast<std::size_t>(opt.batch * config.block_size), 0.0);
-    std::cout << mg::utils::summary(model,
-                                    mg::tensor(x, {opt.batch, config.block_size}, mg::kInt64))
-              << "\n";
+    mg::utils::summary(model, mg::tensor(x, {opt.batch, config.block_size}, mg::kInt64));
+    std::printf("\n");
   }
   if (!graph_path.empty()) {
     // One block's forward on a small input: the graph backward walks through it.
@@ -320,7 +319,11 @@ int main(int argc, char** argv) {
         std::thread::hardware_concurrency());
   }
   if (!save_path.empty()) {
-    tiny_lm::save_checkpoint(trainer, save_path);
+    try {
+      tiny_lm::save_checkpoint(trainer, save_path);
+    } catch (const mg::Error& e) {
+      return fail(e.what());
+    }
     std::printf("checkpoint: %s (+ %s.optim) at step %d\n", save_path.c_str(), save_path.c_str(),
                 trainer.step);
   }

@@ -25,7 +25,9 @@
 
 using namespace tiny_lm;
 
-int main(int argc, char** argv) {
+namespace {
+
+int run(int argc, char** argv) {
   CLI::App app{"Train a tiny GPT-style language model on a generated language."};
   Config config;
   TrainOptions opt;
@@ -115,9 +117,8 @@ int main(int argc, char** argv) {
 
   if (show_summary) {
     std::vector<double> x(static_cast<std::size_t>(opt.batch * config.block_size), 0.0);
-    std::cout << mg::utils::summary(model,
-                                    mg::tensor(x, {opt.batch, config.block_size}, mg::kInt64))
-              << "\n";
+    mg::utils::summary(model, mg::tensor(x, {opt.batch, config.block_size}, mg::kInt64));
+    std::printf("\n");
   }
 
   Trainer trainer(model, opt);
@@ -246,4 +247,18 @@ int main(int argc, char** argv) {
     std::printf("attention: %s (%s)\n", attention_path.c_str(), title);
   }
   return 0;
+}
+
+}  // namespace
+
+// An error, such as a picture, trace or checkpoint it cannot write, ends the program with its
+// message and exit status 2 (as char_gpt's).
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const std::exception& e) {
+    std::fflush(stdout);  // what it printed before, then the reason
+    std::fprintf(stderr, "tiny_lm: %s\n", e.what());
+    return 2;
+  }
 }

@@ -92,7 +92,12 @@ int main(int argc, char** argv) {
                 evaluate(model, validation, opt.eval_windows), tokens / seconds, world, seconds);
     // A checkpoint from rank 0 only: every rank holds the same weights.
     if (!save_path.empty()) {
-      save_checkpoint(trainer, save_path);
+      try {
+        save_checkpoint(trainer, save_path);
+      } catch (const mg::Error& e) {
+        std::fprintf(stderr, "tiny_lm_ddp: %s\n", e.what());
+        return 2;
+      }
       std::printf("checkpoint: %s\n", save_path.c_str());
     }
   }

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <map>
+#include <sstream>
 #include <utility>
 #include <vector>
 
@@ -95,6 +96,29 @@ TEST(Shape, WorksAsAMapKeyAndInMessages) {
   EXPECT_EQ(mg::detail::shape_str(Shape{2, 3}), "(2, 3)");
   EXPECT_EQ(mg::detail::shape_str(Shape{5}), "(5,)");
   EXPECT_EQ(mg::detail::shape_str(Shape{}), "()");
+}
+
+TEST(Shape, PrintsAsLibtorchPrintsSizesAndDtypes) {
+  // libtorch 1.13: std::cout << t.sizes() prints [2, 3], [] for a 0-d tensor; << t.dtype()
+  // prints float, double, long int, bool (tests/port checks the same against libtorch itself).
+  auto printed = [](const auto& v) {
+    std::ostringstream os;
+    os << v;
+    return os.str();
+  };
+  EXPECT_EQ(printed(Shape{2, 3}), "[2, 3]");
+  EXPECT_EQ(printed(Shape{5}), "[5]");
+  EXPECT_EQ(printed(Shape{}), "[]");
+  EXPECT_EQ(printed(Shape{1, 2, 3, 4, 5, 6, 7, 8}), "[1, 2, 3, 4, 5, 6, 7, 8]");  // on the heap
+  mg::Tensor x = mg::zeros({2, 3});
+  EXPECT_EQ(printed(x.sizes()), "[2, 3]");
+  EXPECT_EQ(printed(x.shape()), "[2, 3]");
+  EXPECT_EQ(printed(x.t().strides()), "[1, 3]");
+  EXPECT_EQ(printed(x.sum().sizes()), "[]");
+  EXPECT_EQ(printed(x.dtype()), "float");
+  EXPECT_EQ(printed(mg::kFloat64), "double");
+  EXPECT_EQ(printed(mg::kInt64), "long int");
+  EXPECT_EQ(printed(mg::kBool), "bool");
 }
 
 TEST(Shape, TensorsOfManyDims) {

@@ -17,6 +17,7 @@ namespace c10 = minigrad;
 
 #include <cstdint>
 #include <cstdio>
+#include <iostream>
 #include <string>
 #include <vector>
 
@@ -201,5 +202,11 @@ int main() {
     std::printf("sgd state: momentum_buffer %.5f u %.5f\n", s.momentum_buffer().sum().item<float>(),
                 u.sum().item<float>());
   }
+
+  // Sizes, strides and dtypes printed with <<.
+  std::cout << "sizes " << cube.sizes() << " strides " << cube.strides() << " 0-d "
+            << cube.sum().sizes() << " empty " << torch::zeros({0}).sizes() << "\n";
+  std::cout << "dtypes " << cube.dtype() << " " << cube.to(torch::kDouble).dtype() << " "
+            << labels.dtype() << " " << labels.gt(0).dtype() << "\n";
   return 0;
 }

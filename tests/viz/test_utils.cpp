@@ -121,7 +121,7 @@ TEST(ProgressBar, CloseprintsTheStateNotYetShownAndATerminalRedrawsOneLine) {
   }                 // the destructor closes at t=4 and prints the unprinted state
   EXPECT_EQ(log.str(),
             "  0%|....................| 2/1000 [00:01<08:19, 2.00it/s]\n"
-            "  0%|....................| 4/1000 [00:04<16:36, 1.00it/s]\n");
+            "  0%|....................| 4/1000 [00:04<16:36, 1.00it/s] stopped early\n");
 
   std::ostringstream tty;
   mg::utils::ProgressBar bar(
@@ -137,6 +137,58 @@ TEST(ProgressBar, CloseprintsTheStateNotYetShownAndATerminalRedrawsOneLine) {
             "\reval 100%|####################| 4/4 [00:04<00:00, 2.25s/it, acc=low] \n");
 }
 
+TEST(ProgressBar, WritePrintsALineAboveTheBarAsTqdmWrite) {
+  // On a terminal: the bar is wiped, the line printed, and the bar drawn again below it.
+  std::ostringstream tty;
+  {
+    mg::utils::ProgressBar bar(
+        4, "train", {.out = &tty, .terminal = true, .clock = scripted_clock({0, 1, 2, 4})});
+    bar.update();               // t=1
+    bar.write("a checkpoint");  // t=2: the bar is drawn again
+    bar.update(3);              // t=4: the last step
+  }
+  const std::string first = "train  25%|#####...............| 1/4 [00:01<00:03, 1.00it/s]";
+  EXPECT_EQ(tty.str(), "\r" + first + "\r" + std::string(first.size(), ' ') +
+                           "\ra checkpoint\n"
+                           "\rtrain  25%|#####...............| 1/4 [00:02<00:06, 2.00s/it]"
+                           "\rtrain 100%|####################| 4/4 [00:04<00:00, 1.00it/s]\n");
+  // Into a log: the line stands between the bar's lines; after close() it is a plain line.
+  std::ostringstream log;
+  mg::utils::ProgressBar bar(2, "",
+                             {.out = &log, .terminal = false, .clock = scripted_clock({0, 1, 2})});
+  bar.update();
+  bar.write("a checkpoint");
+  bar.update();
+  bar.close();
+  bar.write("done");
+  EXPECT_EQ(log.str(),
+            " 50%|##########..........| 1/2 [00:01<00:01, 1.00it/s]\n"
+            "a checkpoint\n"
+            "100%|####################| 2/2 [00:02<00:00, 1.00it/s]\n"
+            "done\n");
+}
+
+TEST(ProgressBar, ABarClosedBeforeItsTotalSaysItStoppedEarly) {
+  std::ostringstream log;
+  {
+    mg::utils::ProgressBar bar(
+        10, "train", {.out = &log, .terminal = false, .clock = scripted_clock({0, 1, 3})});
+    bar.update(3);  // t=1: printed
+  }                 // closed at 3 of 10, t=3: the last line says so
+  EXPECT_EQ(log.str(),
+            "train  30%|######..............| 3/10 [00:01<00:02, 3.00it/s]\n"
+            "train  30%|######..............| 3/10 [00:03<00:07, 1.00it/s] stopped early\n");
+  std::ostringstream tty;
+  mg::utils::ProgressBar bar(
+      10, "", {.out = &tty, .terminal = true, .clock = scripted_clock({0, 1, 2, 2})});
+  bar.update(5);
+  bar.close();
+  EXPECT_EQ(tty.str(),
+            "\r 50%|##########..........| 5/10 [00:01<00:01, 5.00it/s]"
+            "\r 50%|##########..........| 5/10 [00:02<00:02, 2.50it/s] stopped early\n");
+  EXPECT_EQ(bar.line(), " 50%|##########..........| 5/10 [00:02<00:02, 2.50it/s] stopped early");
+}
+
 TEST(Summary, AKnownModelAgainstPyTorchsParameterCounts) {
   // PyTorch: nn.Sequential(nn.Embedding(100, 16), nn.Linear(16, 32), nn.ReLU(), nn.LayerNorm(32),
   // nn.Linear(32, 100, bias=False)) with the first Linear's bias frozen:
@@ -148,7 +200,11 @@ TEST(Summary, AKnownModelAgainstPyTorchsParameterCounts) {
   EXPECT_EQ(model->num_parameters(), 5408);
   EXPECT_EQ(model->num_parameters(true), 5376);
   mg::Tensor x = mg::zeros({2, 5}, mg::kInt64);
-  EXPECT_EQ(mg::utils::summary(model, x),
+  // As torchinfo.summary: the call prints the table and returns it.
+  ::testing::internal::CaptureStdout();
+  const std::string table = mg::utils::summary(model, x);
+  EXPECT_EQ(::testing::internal::GetCapturedStdout(), table);
+  EXPECT_EQ(table,
             "=============================================\n"
             "Layer (type)      Output Shape        Param #\n"
             "=============================================\n"
@@ -166,6 +222,20 @@ TEST(Summary, AKnownModelAgainstPyTorchsParameterCounts) {
             "Input size (MB): 0.00\n"
             "Params size (MB): 0.02\n"
             "=============================================\n");
+}
+
+TEST(Summary, VerboseZeroOnlyReturnsTheTableAndOutChoosesTheStream) {
+  nn::Linear model(3, 2);
+  mg::Tensor x = mg::zeros({4, 3});
+  ::testing::internal::CaptureStdout();
+  const std::string quiet = mg::utils::summary(model, x, {.verbose = 0});
+  EXPECT_EQ(::testing::internal::GetCapturedStdout(), "");
+  EXPECT_NE(quiet.find("Total params: 8\n"), std::string::npos) << quiet;
+  std::ostringstream os;
+  ::testing::internal::CaptureStdout();
+  EXPECT_EQ(mg::utils::summary(model, x, {.out = &os}), quiet);
+  EXPECT_EQ(::testing::internal::GetCapturedStdout(), "");
+  EXPECT_EQ(os.str(), quiet);
 }
 
 TEST(Summary, TiedWeightsCountOnce) {

@@ -87,10 +87,22 @@ void ProgressBar::set_postfix(const std::string& name, const std::string& value)
   printed_state_ = false;
 }
 
+void ProgressBar::write(const std::string& line) {
+  if (terminal_ && !closed_ && last_width_ > 0) {
+    // Wipe the bar, print the line where it was, and draw the bar again below it.
+    *out_ << '\r' << std::string(last_width_, ' ') << '\r' << line << '\n';
+    last_width_ = 0;
+    print(true);
+  } else {
+    *out_ << line << '\n' << std::flush;
+  }
+}
+
 void ProgressBar::close() {
   if (closed_) return;
   closed_ = true;
-  if (!printed_state_) print(true);
+  // A bar that stopped before its total says so on its last line.
+  if (!printed_state_ || n_ < total_) print(true);
   if (terminal_) *out_ << '\n' << std::flush;
 }
 
@@ -118,7 +130,7 @@ std::string ProgressBar::format(double now) const {
     std::snprintf(buf, sizeof buf, ", %.2f%s/s", rate, options_.unit.c_str());
   s += buf;
   for (const auto& [name, value] : postfix_) s += ", " + name + "=" + value;
-  return s + "]";
+  return s + (closed_ && n_ < total_ ? "] stopped early" : "]");
 }
 
 void ProgressBar::print(bool force) {

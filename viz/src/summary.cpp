@@ -1,6 +1,7 @@
 // utils::summary: torchinfo's table, with output shapes read from the autograd graph.
 #include <algorithm>
 #include <cstdio>
+#include <iostream>
 #include <set>
 #include <sstream>
 #include <string>
@@ -104,7 +105,8 @@ const Node* after_gemm_reshape(const std::vector<const Node*>& nodes, const Node
 
 }  // namespace
 
-std::string summary(const nn::Module& module, const Tensor& input, const Tensor& output) {
+std::string summary(const nn::Module& module, const Tensor& input, const Tensor& output,
+                    const SummaryOptions& options) {
   MG_CHECK(input.defined() && output.defined(), "summary", module.type_name(),
            ": the input and the output must be defined tensors");
   GradModeGuard grad_on(true);  // for accumulator_of
@@ -168,6 +170,7 @@ std::string summary(const nn::Module& module, const Tensor& input, const Tensor&
      << "\n"
      << "Params size (MB): " << megabytes(param_bytes) << "\n"
      << rule << "\n";
+  if (options.verbose != 0) *(options.out ? options.out : &std::cout) << os.str() << std::flush;
   return os.str();
 }
 

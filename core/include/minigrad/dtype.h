@@ -2,6 +2,7 @@
 // Element types and PyTorch's type promotion.
 #include <cstddef>
 #include <cstdint>
+#include <iosfwd>
 #include <string>
 
 namespace minigrad {
@@ -28,6 +29,10 @@ void set_default_dtype(Dtype dtype);
 std::size_t element_size(Dtype dtype);
 /// "float32", "float64", "int64" or "bool".
 const char* dtype_name(Dtype dtype);
+/// Prints a dtype as libtorch prints `x.dtype()`: `float`, `double`, `long int` or `bool`.
+/// (libtorch prints its ScalarType, `torch::kFloat`, as `Float`; minigrad has one type for both
+/// and prints the one `std::cout << x.dtype()` shows. dtype_name gives Python's `float32`.)
+std::ostream& operator<<(std::ostream& os, Dtype dtype);
 /// True for float32 and float64.
 inline bool is_floating_point(Dtype dtype) {
   return dtype == Dtype::Float32 || dtype == Dtype::Float64;

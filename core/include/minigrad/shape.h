@@ -13,6 +13,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
+#include <iosfwd>
 #include <iterator>
 #include <stdexcept>
 #include <type_traits>
@@ -232,5 +233,9 @@ class Shape {
 };
 
 inline void swap(Shape& a, Shape& b) noexcept { a.swap(b); }
+
+/// Prints a shape as libtorch prints its IntArrayRef (`std::cout << x.sizes()`): `[2, 3]`, `[]`
+/// for a 0-d tensor. (Error messages write shapes as Python does, `(2, 3)`.)
+std::ostream& operator<<(std::ostream& os, const Shape& shape);
 
 }  // namespace minigrad

@@ -5,10 +5,12 @@
 //   for (int step = 0; step < steps; ++step) {
 //     ...
 //     bar.set_postfix("loss", loss.item<double>());
+//     if (step % 100 == 0) bar.write("checkpoint saved");  // as tqdm.write: above the bar
 //     bar.update();
 //   }
-//   bar.close();
-//   std::cout << mg::utils::summary(model, x);        // as torchinfo.summary(model, input_data=x)
+//   bar.close();                                      // 100%, or "stopped early" at n/total
+//   mg::utils::summary(model, x);                     // as torchinfo.summary(model, input_data=x):
+//                                                     // prints the table and returns it
 #include <cstdint>
 #include <functional>
 #include <iosfwd>
@@ -58,7 +60,13 @@ class ProgressBar {
   /// from 10^4 on); a name set again keeps its place. Shown at the next update() or close().
   void set_postfix(const std::string& name, double value);
   void set_postfix(const std::string& name, const std::string& value);
-  /// Prints the final state (if not printed yet) and ends the line. Later calls do nothing.
+  /// Prints a line of text above the bar without garbling it, as tqdm.write: on a terminal the
+  /// bar is wiped, the line printed and the bar redrawn below it; into a log the line is printed
+  /// between the bar's lines. A '\n' is added.
+  void write(const std::string& line);
+  /// Prints the final state (if not printed yet) and ends the line; a bar closed before its count
+  /// reached total says so: `... 30/100 [00:03<00:07, 10.00it/s] stopped early`. Later calls do
+  /// nothing.
   void close();
   /// The current line, without '\r' or '\n'.
   std::string line() const;
@@ -83,6 +91,14 @@ class ProgressBar {
   std::vector<std::pair<std::string, std::string>> postfix_;
 };
 
+/// How summary() shows its table.
+struct SummaryOptions {
+  /// As torchinfo's verbose: 1 prints the table (to out), 0 only returns it.
+  int verbose = 1;
+  /// Where the table goes; nullptr: std::cout.
+  std::ostream* out = nullptr;
+};
+
 /// `torchinfo.summary`'s table for a module and the output of its forward pass on an example
 /// input: one row per module (indented by depth; "name (Type)"), its output shape and its
 /// parameter count (with its children's), then the totals: all, trainable, non-trainable
@@ -90,20 +106,22 @@ class ProgressBar {
 /// output (minigrad has no forward hooks): a layer (trainable parameters of its own, no child
 /// with parameters) shows the shape of the first op that combines them with its input (Linear's
 /// matmul, Embedding's lookup); the top row shows output's shape; other rows show "--". Use the
-/// template below, which runs the forward pass.
-std::string summary(const nn::Module& module, const Tensor& input, const Tensor& output);
+/// template below, which runs the forward pass. As torchinfo's summary, it prints the table
+/// (`{.verbose = 0}`: it does not) and returns it.
+std::string summary(const nn::Module& module, const Tensor& input, const Tensor& output,
+                    const SummaryOptions& options = {});
 
 /// Runs model.forward(input) (model(input) for a holder) with gradients on, and returns
-/// summary(model, input, output).
+/// summary(model, input, output, options), which prints the table unless options.verbose is 0.
 template <typename M>
-std::string summary(M& model, const Tensor& input) {
+std::string summary(M& model, const Tensor& input, const SummaryOptions& options = {}) {
   GradModeGuard grad_on(true);
   if constexpr (nn::IsModuleHolder<M>) {
     Tensor output = model(input);
-    return summary(*model, input, output);
+    return summary(*model, input, output, options);
   } else {
     Tensor output = model.forward(input);
-    return summary(model, input, output);
+    return summary(model, input, output, options);
   }
 }
 
