@@ -1,6 +1,7 @@
 #pragma once
 // The umbrella header: everything a training script needs (like <torch/torch.h>).
 #include "minigrad/autograd.h"
+#include "minigrad/backward_steps.h"
 #include "minigrad/custom_function.h"
 #include "minigrad/dtype.h"
 #include "minigrad/error.h"

@@ -21,6 +21,7 @@
 #include <unordered_set>
 
 #include "autograd/function.h"
+#include "autograd/observer.h"
 #include "kernels/dispatch.h"
 #include "minigrad/ops/creation.h"
 #include "minigrad/ops/elementwise.h"
@@ -38,6 +39,8 @@ using Map = std::unordered_map<K, V, std::hash<K>, std::equal_to<K>,
                                detail::CachingAllocator<std::pair<const K, V>>>;
 template <typename K>
 using Set = std::unordered_set<K, std::hash<K>, std::equal_to<K>, detail::CachingAllocator<K>>;
+
+thread_local detail::BackwardObserver* t_observer = nullptr;
 
 struct LaterFirst {
   bool operator()(const Node* a, const Node* b) const {
@@ -277,14 +280,22 @@ void run_backward(const std::vector<Edge>& roots, std::vector<Tensor> root_grads
     const auto& edges = n->next_edges();
     MG_CHECK(grads.empty() || grads.size() == edges.size(), "backward", "Function ", n->name(),
              " returned ", grads.size(), " gradients but has ", edges.size(), " inputs");
+    std::vector<Tensor> passed;  // for the observer (minigrad/backward_steps.h) only
+    if (t_observer && any) passed.resize(is_accumulator ? 0 : edges.size());
     for (std::size_t i = 0; i < edges.size(); ++i) {
       Node* next = edges[i].fn.get();
       if (!next) continue;
-      if (i < grads.size() && grads[i].defined())
-        buffers[next].add(edges[i].input_nr,
-                          validate(*n, i, std::move(grads[i]), *next, edges[i].input_nr),
-                          next->num_outputs());
+      if (i < grads.size() && grads[i].defined()) {
+        Tensor g = validate(*n, i, std::move(grads[i]), *next, edges[i].input_nr);
+        if (i < passed.size()) passed[i] = g;
+        buffers[next].add(edges[i].input_nr, std::move(g), next->num_outputs());
+      }
       if (--deps[next] == 0) ready.push(next);
+    }
+    if (t_observer && any) {
+      std::vector<Tensor> received{in.first};
+      for (auto& g : in.rest) received.push_back(g);
+      (*t_observer)(*n, received, passed);
     }
   }
 }
@@ -336,6 +347,12 @@ Tensor* detail::input_gradient_buffer(std::size_t input) {
   if (t == nullptr || !t->defined() || !t->is_floating_point()) return nullptr;
   return detail::sole_owner(*t) || detail::sole_view(*t) ? t : nullptr;
 }
+
+detail::BackwardObserverGuard::BackwardObserverGuard(BackwardObserver* observer)
+    : previous_(t_observer) {
+  t_observer = observer;
+}
+detail::BackwardObserverGuard::~BackwardObserverGuard() { t_observer = previous_; }
 
 namespace autograd {
 
