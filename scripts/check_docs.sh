@@ -84,7 +84,8 @@ build_and_run() {
     head -n 20 "$dir/cc.log" | sed 's/^/    /'
     return 1
   fi
-  if ! (cd "$dir" && timeout 300 "${run[@]}" ./prog >"$dir/out" 2>"$dir/err"); then
+  # </dev/null: mpirun would read the rest of the block index from the loop's stdin.
+  if ! (cd "$dir" && timeout 300 "${run[@]}" ./prog </dev/null >"$dir/out" 2>"$dir/err"); then
     echo "$name: the program fails when run:"
     tail -n 10 "$dir/err" | sed 's/^/    /'
     return 1
