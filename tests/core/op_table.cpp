@@ -4102,6 +4102,7 @@ std::vector<OpInfo> build() {
   add_inplace(t);
   add_custom(t);
   add_math(t);
+  add_reduce_more(t);
   return t;
 }
 

@@ -38,5 +38,7 @@ Tensor undefined();
 // The family files' parts of the table (op_table.cpp's build() calls them).
 /// Unary and binary math (op_table_math.cpp).
 void add_math(std::vector<OpInfo>& t);
+/// prod, cumprod, median, nansum (op_table_reduce_more.cpp).
+void add_reduce_more(std::vector<OpInfo>& t);
 
 }  // namespace minigrad::testing

@@ -119,6 +119,16 @@ class Tensor {
   /// Replaces the gradient (an undefined Tensor clears it), as `p.grad = g` in PyTorch.
   void set_grad(const Tensor& grad) const;
   bool is_leaf() const;
+  /// Cuts this tensor from the graph in place (libtorch's detach_): it becomes a leaf that does
+  /// not require grad. Throws for a view made by a view op (PyTorch's "Can't detach views
+  /// in-place").
+  Tensor& detach_();
+  /// Whether this tensor was made by a view op (view, slicing, transpose, ...) and so shares its
+  /// base's storage and history (libtorch's is_view(); detach() is not a view).
+  bool is_view() const;
+  /// Which output of grad_fn() this tensor is: 0 for leaves and single-output ops (libtorch's
+  /// output_nr()).
+  std::int64_t output_nr() const;
   /// The node that created this tensor, or nullptr for leaves. grad_fn()->name() is e.g.
   /// "MulBackward0".
   std::shared_ptr<Node> grad_fn() const;
@@ -374,6 +384,24 @@ class Tensor {
   Tensor logaddexp(const Tensor& other) const;
   Tensor xlogy(const Tensor& other) const;
   Tensor xlogy(Scalar other) const;
+  // More reductions and products (minigrad/ops/reduce_more.h, core/src/ops/reduce_more.cpp).
+  Tensor prod() const;
+  Tensor prod(std::int64_t dim, bool keepdim = false) const;
+  Tensor cumprod(std::int64_t dim) const;
+  Tensor median() const;
+  std::tuple<Tensor, Tensor> median(std::int64_t dim, bool keepdim = false) const;
+  Tensor nansum(const Shape& dims = {}, bool keepdim = false) const;
+  Tensor nansum(std::int64_t dim, bool keepdim = false) const {
+    return nansum(Shape{dim}, keepdim);
+  }
+  Tensor count_nonzero(const Shape& dims) const;
+  Tensor count_nonzero(std::optional<std::int64_t> dim = std::nullopt) const;
+  Tensor bincount(const std::optional<Tensor>& weights = std::nullopt,
+                  std::int64_t minlength = 0) const;
+  Tensor outer(const Tensor& vec2) const;
+  Tensor cross(const Tensor& other, std::optional<std::int64_t> dim = std::nullopt) const;
+  Tensor diag(std::int64_t diagonal = 0) const;
+  Tensor trace() const;
   Tensor clamp(std::optional<double> min, std::optional<double> max = std::nullopt) const;
   Tensor masked_fill(const Tensor& mask, Scalar value) const;
   Tensor index_select(std::int64_t dim, const Tensor& index) const;

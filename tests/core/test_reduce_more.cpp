@@ -1,0 +1,143 @@
+// The reductions of minigrad/ops/reduce_more.h beyond the op table's float64 samples (integer
+// and float32 inputs, gradients with zeros and ties, count_nonzero) and the error messages of
+// docs/errors.md. Every expected value was printed by PyTorch 1.13 (/usr/bin/python3).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+#include "documented_errors.h"
+#include "minigrad/minigrad.h"
+
+namespace mg = minigrad;
+
+namespace {
+
+const double kNan = std::numeric_limits<double>::quiet_NaN();
+
+/// t's shape and values against expected (NaN must be NaN).
+void expect_values(const mg::Tensor& t, const mg::Shape& shape, const std::vector<double>& expected,
+                   double tol = 1e-6) {
+  EXPECT_EQ(t.shape(), shape);
+  std::vector<double> got = t.to(mg::kFloat64).to_vector<double>();
+  ASSERT_EQ(got.size(), expected.size());
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    if (std::isnan(expected[i]))
+      EXPECT_TRUE(std::isnan(got[i])) << "element " << i << " is " << got[i];
+    else
+      EXPECT_NEAR(got[i], expected[i], tol) << "element " << i;
+  }
+}
+
+mg::Tensor i64(const std::vector<double>& v, const mg::Shape& shape) {
+  return mg::tensor(v, shape, mg::kInt64);
+}
+mg::Tensor f64(const std::vector<double>& v, const mg::Shape& shape) {
+  return mg::tensor(v, shape, mg::kFloat64);
+}
+
+TEST(ReduceMore, ProdAndCumprodDtypes) {
+  mg::Tensor p = mg::prod(mg::tensor({2.0, 3.0, 4.0}, {3}, mg::kInt64));
+  EXPECT_EQ(p.dtype(), mg::kInt64);
+  expect_values(p, {}, {24});
+  expect_values(mg::prod(mg::tensor({1.0, 0.0}, {2}, mg::kBool)), {}, {0});
+  mg::Tensor f = mg::tensor({1.5, 2, 3, 4}, {2, 2}, mg::kFloat32).prod(1);
+  EXPECT_EQ(f.dtype(), mg::kFloat32);
+  expect_values(f, {2}, {3, 12});
+  mg::Tensor c = mg::cumprod(i64({1, 2, 3, 4}, {2, 2}), 1);
+  EXPECT_EQ(c.dtype(), mg::kInt64);
+  expect_values(c, {2, 2}, {1, 2, 3, 12});
+  expect_values(mg::tensor({1.0, 1.0, 0.0}, {3}, mg::kBool).cumprod(0), {3}, {1, 1, 0});
+}
+
+TEST(ReduceMore, ProdGradientWithZerosAsPyTorch) {
+  mg::Tensor a = f64({2, 0, 3, 0, 0, 5, 1, 2, 3}, {3, 3}).requires_grad_();
+  mg::prod(a, 1).backward(f64({1, 2, 3}, {3}));
+  expect_values(a.grad(), {3, 3}, {0, 6, 0, 0, 0, 0, 18, 9, 6});
+  mg::Tensor b = f64({2, 0, 3, 0.5}, {4}).requires_grad_();
+  mg::prod(b).backward();
+  expect_values(b.grad(), {4}, {0, 3, 0, 0});
+}
+
+TEST(ReduceMore, CumprodGradientWithZerosAsPyTorch) {
+  mg::Tensor a = f64({2, 0, 3, 0.5}, {4}).requires_grad_();
+  mg::cumprod(a, 0).backward(f64({1, 2, 3, 4}, {4}));
+  expect_values(a.grad(), {4}, {1, 34, 0, 0});
+  mg::Tensor b = f64({0, 0, 3, 0.5}, {4}).requires_grad_();
+  mg::cumprod(b, 0).backward(f64({1, 2, 3, 4}, {4}));
+  expect_values(b.grad(), {4}, {1, 0, 0, 0});
+}
+
+TEST(ReduceMore, Median) {
+  mg::Tensor x = i64({3, 1, 2, 4, 5, 6, 8, 7}, {2, 4});
+  // The lower of the two middle values.
+  expect_values(mg::median(x), {}, {4});
+  auto [v, i] = x.median(1);
+  expect_values(v, {2}, {2, 6});
+  expect_values(i, {2}, {2, 1});
+  EXPECT_EQ(i.dtype(), mg::kInt64);
+  auto [vk, ik] = mg::median(f64({3, 1, 2, 5, 6, 4}, {2, 3}), 0, true);
+  expect_values(vk, {1, 3}, {3, 1, 2});
+  expect_values(ik, {1, 3}, {0, 0, 0});
+  // NaN: the median is NaN, and along a dim the index is the first NaN's.
+  expect_values(mg::median(f64({1, kNan, 2}, {3})), {}, {kNan});
+  auto [vn, in] = mg::median(f64({1, kNan, 2, kNan}, {1, 4}), 1);
+  expect_values(vn, {1}, {kNan});
+  expect_values(in, {1}, {1});
+  expect_values(mg::median(mg::zeros({0})), {}, {kNan});
+}
+
+TEST(ReduceMore, MedianGradientSharedAmongTies) {
+  mg::Tensor a = f64({1, 2, 2, 3}, {4}).requires_grad_();
+  mg::median(a).backward();
+  expect_values(a.grad(), {4}, {0, 0.5, 0.5, 0});
+  mg::Tensor b = f64({1, kNan, 2}, {3}).requires_grad_();
+  mg::median(b).backward();
+  expect_values(b.grad(), {3}, {0, 1, 0});
+}
+
+TEST(ReduceMore, NansumAndCountNonzero) {
+  expect_values(mg::nansum(f64({1, kNan, kNan, kNan}, {2, 2})), {}, {1});
+  expect_values(mg::nansum(f64({1, kNan, 2, kNan}, {2, 2}), {0}), {2}, {3, 0});
+  mg::Tensor n = mg::nansum(mg::tensor({1.0, 2.0, 3.0}, {3}, mg::kInt64));
+  EXPECT_EQ(n.dtype(), mg::kInt64);
+  expect_values(n, {}, {6});
+  mg::Tensor f = mg::tensor({1.0, kNan, 2.0, kNan}, {2, 2}, mg::kFloat32).nansum(1, true);
+  EXPECT_EQ(f.dtype(), mg::kFloat32);
+  expect_values(f, {2, 1}, {1, 2});
+
+  mg::Tensor x = f64({0, 1, 2, 0, 0, 3}, {2, 3});
+  mg::Tensor c = mg::count_nonzero(x);
+  EXPECT_EQ(c.dtype(), mg::kInt64);
+  EXPECT_FALSE(c.requires_grad());
+  expect_values(c, {}, {3});
+  expect_values(mg::count_nonzero(x, 0), {3}, {0, 1, 2});
+  expect_values(x.count_nonzero(mg::Shape{0, 1}), {}, {3});
+  expect_values(x.count_nonzero(-1), {2}, {2, 1});
+  expect_values(mg::count_nonzero(mg::tensor({1.0, 0.0, 1.0}, {3}, mg::kBool)), {}, {2});
+  EXPECT_FALSE(mg::count_nonzero(x.requires_grad_()).requires_grad());
+}
+
+TEST(ReduceMore, ErrorsAreDocumented) {
+  minigrad_test::expect_documented_messages({
+      {"reduce_more", "median over a zero-size dim",
+       [] {
+         mg::median(mg::zeros({0, 3}), 0);
+       },
+       "[median] expected reduction dim 0 to have non-zero size (input shape (0, 3))"},
+      {"reduce_more", "median of an empty int64 tensor",
+       [] { mg::median(mg::zeros({0}, mg::kInt64)); },
+       "[median] cannot compute the median of an empty int64 tensor"},
+      {"reduce_more", "median of a bool tensor", [] { mg::median(mg::zeros({2}, mg::kBool)); },
+       "[median] not implemented for bool tensors"},
+      {"reduce_more", "nansum with a repeated dim",
+       [] {
+         mg::nansum(mg::zeros({2, 3}), {0, 0});
+       },
+       "[nansum] dim 0 appears multiple times in the list of dims (0, 0)"},
+  });
+}
+
+}  // namespace
