@@ -1,6 +1,7 @@
-// The reductions of minigrad/ops/reduce_more.h beyond the op table's float64 samples (integer
-// and float32 inputs, gradients with zeros and ties, count_nonzero) and the error messages of
-// docs/errors.md. Every expected value was printed by PyTorch 1.13 (/usr/bin/python3).
+// The ops of minigrad/ops/reduce_more.h and minigrad/ops/matrix.h beyond the op table's float64
+// samples (integer and float32 inputs, gradients with zeros and ties, count_nonzero) and the
+// error messages of docs/errors.md. Every expected value was printed by PyTorch 1.13
+// (/usr/bin/python3).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -120,6 +121,16 @@ TEST(ReduceMore, NansumAndCountNonzero) {
   EXPECT_FALSE(mg::count_nonzero(x.requires_grad_()).requires_grad());
 }
 
+TEST(Matrix, IntegerInputs) {
+  expect_values(mg::outer(i64({1, 2}, {2}), i64({3, 4, 5}, {3})), {2, 3}, {3, 4, 5, 6, 8, 10});
+  expect_values(mg::cross(i64({1, 0, 0}, {1, 3}), i64({0, 1, 0}, {1, 3}), 1), {1, 3}, {0, 0, 1});
+  expect_values(mg::diag(i64({1, 2}, {2}), -1), {3, 3}, {0, 0, 0, 1, 0, 0, 0, 2, 0});
+  mg::Tensor tr = mg::trace(i64({1, 2, 3, 4}, {2, 2}));
+  EXPECT_EQ(tr.dtype(), mg::kInt64);
+  expect_values(tr, {}, {5});
+  EXPECT_EQ(mg::ones({2, 2}).trace().dtype(), mg::kFloat32);
+}
+
 TEST(ReduceMore, ErrorsAreDocumented) {
   minigrad_test::expect_documented_messages({
       {"reduce_more", "median over a zero-size dim",
@@ -137,6 +148,43 @@ TEST(ReduceMore, ErrorsAreDocumented) {
          mg::nansum(mg::zeros({2, 3}), {0, 0});
        },
        "[nansum] dim 0 appears multiple times in the list of dims (0, 0)"},
+  });
+}
+
+TEST(Matrix, ErrorsAreDocumented) {
+  minigrad_test::expect_documented_messages({
+      {"matrix", "outer of a 2-D tensor",
+       [] {
+         mg::outer(mg::ones({2, 2}), mg::ones({2}));
+       },
+       "[outer] expected 1-D argument self, but got 2-D"},
+      {"matrix", "outer with a 2-D vec2",
+       [] {
+         mg::outer(mg::ones({2}), mg::ones({2, 2}));
+       },
+       "[outer] expected 1-D argument vec2, but got 2-D"},
+      {"matrix", "cross along a dim of size 2",
+       [] {
+         mg::cross(mg::ones({2, 3}), mg::ones({2, 3}), 0);
+       },
+       "[cross] inputs dimension 0 must have length 3. Got 2 and 2"},
+      {"matrix", "cross without dim and no dim of size 3",
+       [] {
+         mg::cross(mg::ones({2, 2}), mg::ones({2, 2}));
+       },
+       "[cross] no dimension of size 3 in input of shape (2, 2)"},
+      {"matrix", "cross of a 2-D and a 1-D tensor",
+       [] {
+         mg::linalg_cross(mg::ones({2, 3}), mg::ones({3}));
+       },
+       "[linalg_cross] inputs must have the same number of dimensions, got 2 and 1"},
+      {"matrix", "diag of a 3-D tensor",
+       [] {
+         mg::diag(mg::ones({2, 2, 2}));
+       },
+       "[diag] expected a matrix or a vector (1 or 2 dims), got a tensor of 3 dims"},
+      {"matrix", "trace of a 1-D tensor", [] { mg::trace(mg::ones({3})); },
+       "[trace] expected a matrix, but got a tensor with dim 1"},
   });
 }
 
