@@ -1,7 +1,8 @@
 // The ops of minigrad/ops/reduce_more.h and minigrad/ops/matrix.h beyond the op table's float64
 // samples (integer and float32 inputs, gradients with zeros and ties, the non-differentiable
-// count_nonzero, unique and bincount) and the error messages of docs/errors.md. Every expected
-// value was printed by PyTorch 1.13 (/usr/bin/python3).
+// count_nonzero, unique and bincount), Tensor::random_ against PyTorch's generator, detach_,
+// is_view, output_nr, and the error messages of docs/errors.md. Every expected value was printed
+// by PyTorch 1.13 (/usr/bin/python3).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -176,6 +177,44 @@ TEST(Matrix, IntegerInputs) {
   EXPECT_EQ(mg::ones({2, 2}).trace().dtype(), mg::kFloat32);
 }
 
+TEST(TensorApi, RandomMatchesPyTorch) {
+  // torch.manual_seed(s); torch.empty(n, dtype=...).random_(...)
+  mg::manual_seed(0);
+  expect_values(mg::empty({5}, mg::kInt64).random_(10), {5}, {4, 9, 3, 0, 3});
+  mg::manual_seed(0);
+  expect_values(mg::empty({4}).random_(-5, 7), {4}, {3, -2, 0, -5});
+  mg::manual_seed(0);
+  expect_values(mg::empty({3}, mg::kFloat64).random_(), {3},
+                {8737460674930124.0, 6375474555111176.0, 4137753702977065.0}, 0);
+  mg::manual_seed(0);
+  mg::Tensor r = mg::empty({3}, mg::kInt64).random_();
+  EXPECT_EQ(
+      r.to_vector<std::int64_t>(),
+      (std::vector<std::int64_t>{900450186894289455, 3969543146641149120, 1895649597198586619}));
+  mg::manual_seed(0);
+  expect_values(mg::empty({4}).random_(), {4}, {8325664.0, 12888472.0, 1484222.0, 2214888.0}, 0);
+  mg::manual_seed(3);
+  expect_values(mg::empty({2, 3}, mg::kInt64).random_(100), {2, 3}, {86, 48, 37, 67, 60, 80});
+}
+
+TEST(TensorApi, DetachInPlaceIsViewOutputNr) {
+  mg::Tensor x = mg::ones({3}).requires_grad_();
+  mg::Tensor y = x.narrow(0, 1, 2);
+  EXPECT_TRUE(y.is_view());
+  EXPECT_FALSE(x.is_view());
+  EXPECT_FALSE(x.detach().is_view());
+  EXPECT_TRUE(mg::ones({3}).narrow(0, 1, 2).is_view());
+  EXPECT_TRUE(mg::ones({2, 3}).t().is_view());
+  mg::Tensor z = x * 2;
+  EXPECT_EQ(z.output_nr(), 0);
+  EXPECT_EQ(x.output_nr(), 0);
+  EXPECT_EQ(mg::ones({4}).requires_grad_().split(2)[1].output_nr(), 1);
+  z.detach_();
+  EXPECT_FALSE(z.requires_grad());
+  EXPECT_TRUE(z.is_leaf());
+  EXPECT_EQ(z.grad_fn(), nullptr);
+}
+
 TEST(ReduceMore, ErrorsAreDocumented) {
   minigrad_test::expect_documented_messages({
       {"reduce_more", "median over a zero-size dim",
@@ -254,6 +293,14 @@ TEST(Counting, ErrorsAreDocumented) {
       {"counting", "bincount with a negative minlength",
        [] { mg::bincount(i64({1}, {1}), std::nullopt, -1); },
        "[bincount] minlength should be >= 0, got -1"},
+  });
+}
+
+TEST(TensorApi, ErrorsAreDocumented) {
+  minigrad_test::expect_documented_messages({
+      {"tensor", "detach_ of a view", [] { mg::ones({3}).narrow(0, 1, 2).detach_(); },
+       "[detach_] can't detach views in-place: use detach() instead (this tensor is a view of "
+       "another)"},
   });
 }
 
