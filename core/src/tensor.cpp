@@ -495,6 +495,29 @@ void increment_version(const Tensor& t) {
 }  // namespace autograd
 
 bool Tensor::is_leaf() const { return grad_fn() == nullptr; }
+
+Tensor& Tensor::detach_() {
+  checked(impl_.get(), "detach_");
+  MG_CHECK(!impl_->view_base, "detach_",
+           "can't detach views in-place: use detach() instead (this tensor is a view of another)");
+  impl_->grad_fn = nullptr;
+  impl_->output_nr = 0;
+  impl_->requires_grad = false;
+  impl_->retains_grad = false;
+  impl_->grad_accumulator.reset();
+  return *this;
+}
+
+bool Tensor::is_view() const {
+  checked(impl_.get(), "is_view");
+  return impl_->view_base != nullptr;
+}
+
+std::int64_t Tensor::output_nr() const {
+  checked(impl_.get(), "output_nr");
+  detail::refresh_view(impl_.get());
+  return impl_->output_nr;
+}
 std::shared_ptr<Node> Tensor::grad_fn() const {
   checked(impl_.get(), "grad_fn");
   detail::refresh_view(impl_.get());

@@ -40,5 +40,7 @@ Tensor undefined();
 void add_math(std::vector<OpInfo>& t);
 /// prod, cumprod, median, nansum (op_table_reduce_more.cpp).
 void add_reduce_more(std::vector<OpInfo>& t);
+/// outer, cross, diag, trace (op_table_reduce_more.cpp).
+void add_matrix(std::vector<OpInfo>& t);
 
 }  // namespace minigrad::testing

@@ -1,5 +1,6 @@
-// The op table's entries for minigrad/ops/reduce_more.h (prod, cumprod, median, nansum).
-// Reference values printed by PyTorch 1.13 from the expression each carries.
+// The op table's entries for minigrad/ops/reduce_more.h (prod, cumprod, median, nansum) and
+// minigrad/ops/matrix.h (outer, cross, diag, trace). Reference values printed by PyTorch 1.13
+// from the expression each carries.
 #include <cmath>
 #include <vector>
 
@@ -150,6 +151,90 @@ void add_reduce_more(std::vector<OpInfo>& t) {
                                {1});
                },
                {2}, {-2.9179729129152294, 1.8066388845828782}));
+}
+
+void add_matrix(std::vector<OpInfo>& t) {
+  t.push_back(entry("outer", [](const V& v) { return outer(v[0], v[1]); },
+                    {s("vectors", {arg({2}, 1), arg({3}, 2)}),
+                     s("strided", {arg({3, 2}, 3), arg({3}, 4)},
+                       [](const V& v) { return v[0].select(1, 0).outer(v[1]); }),
+                     s("empty", {arg({0}, 4), arg({3}, 5)})},
+                    {e("outer", "2-D argument", "expected 1-D argument self, but got 2-D",
+                       [] {
+                         outer(make({2, 2}, 1), make({2}, 2));
+                       })})
+                  .py("torch.outer(x[0], x[1])", {{"strided", "x[0].select(1, 0).outer(x[1])"}})
+                  .ref("torch.outer(make((2,), 1), make((3,), 2))",
+                       [] { return outer(make({2}, 1), make({3}, 2)); }, {2, 3},
+                       {0.7398863322039794, 3.3304072217683167, -1.6147071524962893,
+                        -0.29102565272856346, -1.3099768077616518, 0.6351262113748034}));
+  t.push_back(
+      entry("cross", [](const V& v) { return cross(v[0], v[1], -1); },
+            {s("rows", {arg({2, 3}, 1), arg({2, 3}, 2)}),
+             s("dim 0", {arg({3, 2}, 3), arg({3, 2}, 4)},
+               [](const V& v) { return v[0].cross(v[1], 0); }),
+             s("broadcast", {arg({1, 3}, 5), arg({4, 3}, 6)}),
+             s("default dim", {arg({2, 3, 4}, 7), arg({2, 3, 4}, 8)},
+               [](const V& v) { return cross(v[0], v[1]); }),
+             s("linalg_cross", {arg({2, 3}, 9), arg_t({3, 2}, 10)},
+               [](const V& v) { return linalg_cross(v[0], v[1]); })},
+            {e("cross", "dim of size 2", "inputs dimension 0 must have length 3. Got 2 and 2",
+               [] {
+                 cross(make({2, 3}, 1), make({2, 3}, 2), 0);
+               }),
+             e("cross", "no dim of size 3", "no dimension of size 3 in input",
+               [] {
+                 cross(make({2, 2}, 1), make({2, 2}, 2));
+               })})
+          .py("torch.linalg.cross(x[0], x[1], dim=-1)",
+              {{"dim 0", "x[0].cross(x[1], dim=0)"},
+               {"default dim", "torch.cross(x[0], x[1])"},
+               {"linalg_cross", "torch.linalg.cross(x[0], x[1])"}})
+          .ref("torch.linalg.cross(make((2, 3), 1), make((2, 3), 2))",
+               [] {
+                 return linalg_cross(make({2, 3}, 1), make({2, 3}, 2));
+               },
+               {2, 3},
+               {-1.192910531757253, 2.0208254770571936, 3.6214328744968802, 2.7332526874742653,
+                0.903431421321591, 2.913595397005508}));
+  t.push_back(
+      entry(
+          "diag", [](const V& v) { return diag(v[0]); },
+          {s("vector", {arg({3}, 1)}),
+           s("vector, diagonal 1", {arg({2}, 2)}, [](const V& v) { return diag(v[0], 1); }),
+           s("vector, diagonal -2", {arg({2}, 3)}, [](const V& v) { return v[0].diag(-2); }),
+           s("matrix", {arg({3, 4}, 4)}),
+           s("matrix, diagonal -1", {arg({3, 4}, 5)}, [](const V& v) { return diag(v[0], -1); }),
+           s("non-contiguous matrix, diagonal 2", {arg_t({4, 3}, 6)},
+             [](const V& v) { return diag(v[0], 2); }),
+           s("matrix, empty diagonal", {arg({2, 3}, 7)}, [](const V& v) { return diag(v[0], 3); })},
+          {e("diag", "3-D input", "expected a matrix or a vector (1 or 2 dims)",
+             [] {
+               diag(make({2, 2, 2}, 1));
+             })})
+          .py("torch.diag(x[0])", {{"vector, diagonal 1", "torch.diag(x[0], 1)"},
+                                   {"vector, diagonal -2", "x[0].diag(-2)"},
+                                   {"matrix, diagonal -1", "torch.diag(x[0], -1)"},
+                                   {"non-contiguous matrix, diagonal 2", "torch.diag(x[0], 2)"},
+                                   {"matrix, empty diagonal", "torch.diag(x[0], 3)"}})
+          .ref("torch.diag(make((2,), 1), 1)", [] { return diag(make({2}, 1), 1); }, {3, 3},
+               {0.0, -1.883908815957236, 0.0, 0.0, 0.0, 0.7410135435423859, 0.0, 0.0, 0.0})
+          .ref("torch.diag(make((3, 4), 1), -1)",
+               [] {
+                 return diag(make({3, 4}, 1), -1);
+               },
+               {2}, {0.21578062204124993, 0.5403924195393581}));
+  t.push_back(entry("trace", [](const V& v) { return trace(v[0]); },
+                    {s("square", {arg({3, 3}, 1)}), s("wide", {arg({2, 4}, 2)}),
+                     s("non-contiguous", {arg_t({4, 3}, 3)}), s("empty", {arg({0, 3}, 4)})},
+                    {e("trace", "1-D input", "expected a matrix, but got a tensor with dim 1",
+                       [] { trace(make({3}, 1)); })})
+                  .py("torch.trace(x[0])")
+                  .ref("torch.trace(make((3, 4), 1))",
+                       [] {
+                         return trace(make({3, 4}, 1));
+                       },
+                       {}, {-4.677891055377384}));
 }
 
 }  // namespace minigrad::testing

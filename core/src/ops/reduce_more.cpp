@@ -1,5 +1,5 @@
-// More reductions (minigrad/ops/reduce_more.h): prod, cumprod, median, nansum and
-// count_nonzero. Each forward is a plain loop over rows (the reduced dim moved last and
+// More reductions (minigrad/ops/reduce_more.h): prod, cumprod, median, nansum, count_nonzero,
+// unique and bincount. Each forward is a plain loop over rows (the reduced dim moved last and
 // made contiguous); each backward, directly under its forward, is a formula of public ops, so it
 // can be differentiated again.
 #include <algorithm>
@@ -367,6 +367,136 @@ Tensor count_nonzero(const Tensor& x, std::optional<std::int64_t> dim) {
   return dim ? count_nonzero(x, Shape{*dim}) : count_nonzero(x, Shape{});
 }
 
+// ---------------------------------------------------------------- unique, bincount
+
+std::tuple<Tensor, Tensor, Tensor> _unique2(const Tensor& x, bool sorted, bool return_inverse,
+                                            bool return_counts) {
+  MG_PROFILE_OP("unique");
+  check_defined("unique", x);
+  // NOTE: always sorted: with sorted=false PyTorch's CPU kernel returns its hash set's order,
+  // which the documentation leaves unspecified; the sorted order is one such order.
+  (void)sorted;
+  Tensor flat = x.detach().reshape({-1}).contiguous();
+  std::int64_t n = flat.numel();
+  Tensor inverse = detail::make_tensor(return_inverse ? x.shape() : Shape{0}, kInt64);
+  Tensor values, counts;
+  detail::dispatch(x.dtype(), [&]<typename T>() {
+    const T* p = flat.impl()->data<T>();
+    std::vector<std::int64_t> order(static_cast<std::size_t>(n));
+    std::iota(order.begin(), order.end(), 0);
+    // NaN sorts last; NaNs are never equal, so each is its own value (as PyTorch's sort-based
+    // kernel).
+    auto less = [p](std::int64_t a, std::int64_t b) {
+      if constexpr (std::is_floating_point_v<T>) {
+        if (std::isnan(p[a])) return false;
+        if (std::isnan(p[b])) return true;
+      }
+      return p[a] < p[b];
+    };
+    std::stable_sort(order.begin(), order.end(), less);
+    std::vector<T> uniq;
+    std::vector<std::int64_t> cnt;
+    std::int64_t* inv = inverse.impl()->data<std::int64_t>();
+    for (std::int64_t k = 0; k < n; ++k) {
+      T v = p[order[static_cast<std::size_t>(k)]];
+      if (uniq.empty() || !(uniq.back() == v)) {
+        uniq.push_back(v);
+        cnt.push_back(0);
+      }
+      ++cnt.back();
+      if (return_inverse)
+        inv[order[static_cast<std::size_t>(k)]] = static_cast<std::int64_t>(uniq.size()) - 1;
+    }
+    auto u = static_cast<std::int64_t>(uniq.size());
+    values = detail::make_tensor({u}, x.dtype());
+    std::copy(uniq.begin(), uniq.end(), values.impl()->data<T>());
+    counts = detail::make_tensor({return_counts ? u : 0}, kInt64);
+    if (return_counts) std::copy(cnt.begin(), cnt.end(), counts.impl()->data<std::int64_t>());
+  });
+  return {values, inverse, counts};
+}
+
+std::tuple<Tensor, Tensor> _unique(const Tensor& x, bool sorted, bool return_inverse) {
+  auto [values, inverse, counts] = _unique2(x, sorted, return_inverse, false);
+  return {values, inverse};
+}
+
+std::tuple<Tensor, Tensor, Tensor> unique_dim(const Tensor& x, std::int64_t dim, bool sorted,
+                                              bool return_inverse, bool return_counts) {
+  MG_PROFILE_OP("unique_dim");
+  check_defined("unique_dim", x);
+  MG_CHECK(x.dim() > 0, "unique_dim", "expected a tensor of at least 1 dim, got a 0-dim tensor");
+  std::int64_t d = detail::wrap_dim(dim, x.dim(), "unique_dim");
+  (void)sorted;
+  (void)return_inverse;
+  (void)return_counts;  // NOTE: as at::unique_dim, the inverse and the counts always come back.
+  Tensor xm = x.detach().transpose(0, d).contiguous();
+  std::int64_t n = xm.size(0), m = n == 0 ? 0 : xm.numel() / n;
+  Tensor inverse = detail::make_tensor({n}, kInt64);
+  std::vector<std::int64_t> firsts, cnt;
+  detail::dispatch(x.dtype(), [&]<typename T>() {
+    const T* p = xm.impl()->data<T>();
+    std::vector<std::int64_t> order(static_cast<std::size_t>(n));
+    std::iota(order.begin(), order.end(), 0);
+    auto less = [p, m](std::int64_t a, std::int64_t b) {
+      return std::lexicographical_compare(p + a * m, p + a * m + m, p + b * m, p + b * m + m);
+    };
+    auto same = [p, m](std::int64_t a, std::int64_t b) {
+      return std::equal(p + a * m, p + a * m + m, p + b * m);
+    };
+    std::stable_sort(order.begin(), order.end(), less);
+    std::int64_t* inv = inverse.impl()->data<std::int64_t>();
+    for (std::int64_t r : order) {
+      if (firsts.empty() || !same(firsts.back(), r)) {
+        firsts.push_back(r);
+        cnt.push_back(0);
+      }
+      ++cnt.back();
+      inv[r] = static_cast<std::int64_t>(firsts.size()) - 1;
+    }
+  });
+  auto u = static_cast<std::int64_t>(firsts.size());
+  Tensor pick = detail::make_tensor({u}, kInt64);
+  std::copy(firsts.begin(), firsts.end(), pick.impl()->data<std::int64_t>());
+  Tensor counts = detail::make_tensor({u}, kInt64);
+  std::copy(cnt.begin(), cnt.end(), counts.impl()->data<std::int64_t>());
+  Tensor values = index_select(xm, 0, pick).transpose(0, d).contiguous();
+  return {values, inverse, counts};
+}
+
+Tensor bincount(const Tensor& x, const std::optional<Tensor>& weights, std::int64_t minlength) {
+  MG_PROFILE_OP("bincount");
+  check_defined("bincount", x);
+  MG_CHECK(x.dim() == 1 && !x.is_floating_point() && x.dtype() != kBool, "bincount",
+           "only supports 1-d non-negative integral inputs: got a ", dtype_name(x.dtype()),
+           " tensor of shape ", x.shape());
+  MG_CHECK(minlength >= 0, "bincount", "minlength should be >= 0, got ", minlength);
+  bool weighted = weights && weights->defined();
+  if (weighted)
+    MG_CHECK(weights->dim() == 1 && weights->size(0) == x.size(0), "bincount",
+             "weights should be 1-d and have the same length as input: got weights of shape ",
+             weights->shape(), " for an input of shape ", x.shape());
+  Tensor xi = x.detach().to(kInt64).contiguous();
+  const std::int64_t* p = xi.impl()->data<std::int64_t>();
+  std::int64_t bins = minlength;
+  for (std::int64_t i = 0; i < xi.numel(); ++i) {
+    MG_CHECK(p[i] >= 0, "bincount",
+             "only supports 1-d non-negative integral inputs: got the value ", p[i]);
+    bins = std::max(bins, p[i] + 1);
+  }
+  // NOTE: float32 and float64 weights keep their dtype; other weights give float64 (PyTorch).
+  Dtype dt = !weighted ? kInt64 : weights->is_floating_point() ? weights->dtype() : kFloat64;
+  Tensor out = zeros({bins}, dt);
+  Tensor w = weighted ? weights->detach().to(dt).contiguous() : Tensor();
+  detail::dispatch(dt, [&]<typename T>() {
+    T* o = out.impl()->data<T>();
+    const T* pw = weighted ? w.impl()->data<T>() : nullptr;
+    for (std::int64_t i = 0; i < xi.numel(); ++i)
+      o[p[i]] = static_cast<T>(o[p[i]] + (pw ? pw[i] : T(1)));
+  });
+  return out;
+}
+
 // ---------------------------------------------------------------- Tensor methods
 
 Tensor Tensor::prod() const { return minigrad::prod(*this); }
@@ -386,6 +516,9 @@ Tensor Tensor::count_nonzero(const Shape& dims) const {
 }
 Tensor Tensor::count_nonzero(std::optional<std::int64_t> dim) const {
   return minigrad::count_nonzero(*this, dim);
+}
+Tensor Tensor::bincount(const std::optional<Tensor>& weights, std::int64_t minlength) const {
+  return minigrad::bincount(*this, weights, minlength);
 }
 
 }  // namespace minigrad

@@ -1,6 +1,6 @@
 #pragma once
-// Vector and matrix helpers: outer, cross, diag, trace, with libtorch 1.13's signatures (declared
-// with the reductions' Tensor methods; defined in the next step). Part of minigrad/ops.h.
+// Vector and matrix helpers: outer, cross, diag, trace, with libtorch 1.13's signatures;
+// core/src/ops/matrix.cpp. Part of minigrad/ops.h. Each backward is a formula of public ops.
 #include <cstdint>
 #include <optional>
 
