@@ -5,11 +5,13 @@
 #include <unistd.h>
 
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <functional>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "documented_errors.h"
@@ -88,6 +90,48 @@ TEST(AttentionHeatmap, OneHeadAndAGridOfHeadsDecode) {
   EXPECT_GT(b.width, a.width);  // 2 x 2 panels
   EXPECT_GT(b.height, a.height);
   for (const auto& p : {one, grid}) std::filesystem::remove(p);
+}
+
+/// How many pixels of the PNG at path are strongly red and strongly blue.
+std::pair<int, int> red_and_blue_pixels(const std::string& path) {
+  cairo_surface_t* s = cairo_image_surface_create_from_png(path.c_str());
+  int red = 0, blue = 0;
+  if (cairo_surface_status(s) == CAIRO_STATUS_SUCCESS) {
+    cairo_surface_flush(s);
+    const unsigned char* data = cairo_image_surface_get_data(s);
+    const int w = cairo_image_surface_get_width(s), h = cairo_image_surface_get_height(s);
+    const int stride = cairo_image_surface_get_stride(s);
+    for (int y = 0; y < h; ++y)
+      for (int x = 0; x < w; ++x) {
+        std::uint32_t px;
+        std::memcpy(&px, data + y * stride + 4 * x, 4);  // ARGB32, native endian
+        const int r = (px >> 16) & 0xff, g = (px >> 8) & 0xff, b = px & 0xff;
+        red += r > 150 && g < 90 && b < 90;
+        blue += b > 120 && r < 60 && g < 120;
+      }
+  }
+  cairo_surface_destroy(s);
+  return {red, blue};
+}
+
+// Signed data (W_q^T W_k) gets the diverging map by default: red above 0, blue below, white at
+// 0; weights >= 0 keep Blues (no red anywhere); cmap picks either.
+TEST(AttentionHeatmap, SignedDataGetsADivergingMap) {
+  const std::string path = temp_path("signed.png");
+  const std::vector<std::string> words = {"warm", "jacket", "for"};
+  mg::Tensor m = mg::tensor({{-2.0, 2.1, -0.3}, {0.1, 0.0, -0.1}, {0.2, -0.2, 0.0}});
+  mg::viz::attention_heatmap(m, words, words, path, "W_q^T W_k");
+  auto [red, blue] = red_and_blue_pixels(path);
+  EXPECT_GT(red, 500);
+  EXPECT_GT(blue, 500);
+  mg::viz::attention_heatmap(m.abs(), words, words, path, "|M|");
+  std::tie(red, blue) = red_and_blue_pixels(path);
+  EXPECT_EQ(red, 0);
+  EXPECT_GT(blue, 500);
+  mg::viz::attention_heatmap(m.abs(), words, words, path, "|M|", {.cmap = "RdBu_r"});
+  std::tie(red, blue) = red_and_blue_pixels(path);
+  EXPECT_GT(red, 500);
+  std::filesystem::remove(path);
 }
 
 TEST(ProgressBar, LogLinesAtTheIntervalAndAlwaysTheLast) {
@@ -293,6 +337,10 @@ std::vector<BadInput> bad_inputs() {
                                     {.panel_titles = {"before"}});
        },
        "[attention_heatmap] att.png: 1 panel titles for 2 heads"},
+      {"viz", "attention_heatmap with an unknown colour map",
+       [=] { mg::viz::attention_heatmap(mg::eye(2), ab, ab, "att.png", "", {.cmap = "jet"}); },
+       "[attention_heatmap] att.png: unknown cmap \"jet\"; expected \"Blues\", \"RdBu_r\" or \"\" "
+       "(RdBu_r for signed data, else Blues)"},
       {"viz", "attention_heatmap into a missing directory",
        [=] { mg::viz::attention_heatmap(mg::eye(2), ab, ab, "/nonexistent-dir/att.png"); },
        "[attention_heatmap] /nonexistent-dir/att.png: cannot write the PNG (cairo: error while "

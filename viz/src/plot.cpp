@@ -29,14 +29,25 @@ const Rgb kBlues[] = {{1.00, 1.00, 1.00},
                       {0.13, 0.44, 0.71},
                       {0.03, 0.19, 0.42}};
 
-Rgb blues(double t) {
-  t = std::clamp(t, 0.0, 1.0) * 4;
-  const int i = std::min(3, static_cast<int>(t));
-  const double f = t - i;
-  const Rgb& a = kBlues[i];
-  const Rgb& b = kBlues[i + 1];
+// matplotlib's RdBu_r (ColorBrewer's RdBu, reversed): dark blue, white in the middle, dark red.
+const Rgb kRdBuR[] = {{0.020, 0.188, 0.380}, {0.129, 0.400, 0.675}, {0.263, 0.576, 0.765},
+                      {0.573, 0.773, 0.871}, {0.820, 0.898, 0.941}, {0.969, 0.969, 0.969},
+                      {0.992, 0.859, 0.780}, {0.957, 0.647, 0.510}, {0.839, 0.376, 0.302},
+                      {0.698, 0.094, 0.169}, {0.404, 0.000, 0.122}};
+
+/// The colour at t in [0, 1] of a map given by evenly spaced stops.
+template <std::size_t N>
+Rgb interpolate(const Rgb (&stops)[N], double t) {
+  t = std::clamp(t, 0.0, 1.0) * static_cast<double>(N - 1);
+  const std::size_t i = std::min(N - 2, static_cast<std::size_t>(t));
+  const double f = t - static_cast<double>(i);
+  const Rgb& a = stops[i];
+  const Rgb& b = stops[i + 1];
   return {a.r + (b.r - a.r) * f, a.g + (b.g - a.g) * f, a.b + (b.b - a.b) * f};
 }
+
+Rgb blues(double t) { return interpolate(kBlues, t); }
+Rgb rdbu_r(double t) { return interpolate(kRdBuR, t); }
 
 using Surface = std::unique_ptr<cairo_surface_t, decltype(&cairo_surface_destroy)>;
 using Context = std::unique_ptr<cairo_t, decltype(&cairo_destroy)>;
@@ -306,9 +317,17 @@ void attention_heatmap(const Tensor& weights, const std::vector<std::string>& ro
   check_finite(kOp, v, "weights");
   const double data_lo = *std::min_element(v.begin(), v.end());
   const double data_hi = *std::max_element(v.begin(), v.end());
-  const double lo = options.vmin.value_or(std::min(0.0, data_lo));
-  double hi = options.vmax.value_or(data_hi);
+  MG_CHECK(options.cmap.empty() || options.cmap == "Blues" || options.cmap == "RdBu_r", kOp, path,
+           ": unknown cmap \"", options.cmap,
+           "\"; expected \"Blues\", \"RdBu_r\" or \"\" (RdBu_r for "
+           "signed data, else Blues)");
+  // A diverging map for signed data: white at 0, the scale symmetric about it.
+  const bool diverging = options.cmap == "RdBu_r" || (options.cmap.empty() && data_lo < 0);
+  const double reach = std::max({std::abs(data_lo), std::abs(data_hi), 1e-300});
+  const double lo = options.vmin.value_or(diverging ? -reach : std::min(0.0, data_lo));
+  double hi = options.vmax.value_or(diverging ? reach : data_hi);
   if (!options.vmax && hi <= lo) hi = lo + 1;  // all equal: any scale shows them
+  auto colour = [diverging](double t) { return diverging ? rdbu_r(t) : blues(t); };
   MG_CHECK(lo < hi, kOp, path, ": vmin (", lo, ") must be less than vmax (", hi, ")");
   const bool clipped_hi = data_hi > hi, clipped_lo = data_lo < lo;
 
@@ -392,7 +411,7 @@ void attention_heatmap(const Tensor& weights, const std::vector<std::string>& ro
       for (std::int64_t j = 0; j < tk; ++j) {
         const double a = v[static_cast<std::size_t>((h * tq + i) * tk + j)];
         const double t = scaled(a);
-        const Rgb c = blues(t);
+        const Rgb c = colour(t);
         const double x = gx + cell * static_cast<double>(j), y = gy + cell * static_cast<double>(i);
         cairo_set_source_rgb(cr, c.r, c.g, c.b);
         cairo_rectangle(cr, x, y, cell - 2, cell - 2);
@@ -400,7 +419,8 @@ void attention_heatmap(const Tensor& weights, const std::vector<std::string>& ro
         if (options.values && a != 0 && cell >= 30) {
           char num[16];
           std::snprintf(num, sizeof num, "%.2f", a);
-          const double ink = t > 0.55 ? 1 : 0;
+          // White ink on the dark end(s) of the map, black elsewhere.
+          const double ink = (diverging ? std::abs(t - 0.5) > 0.3 : t > 0.55) ? 1 : 0;
           cairo_set_source_rgb(cr, ink, ink, ink);
           text(cr, x + (cell - 2) / 2, y + (cell - 2) / 2 + value_font / 3, num, Align::center);
         }
@@ -412,7 +432,7 @@ void attention_heatmap(const Tensor& weights, const std::vector<std::string>& ro
   const double bar_h = std::max(120.0, grid_h - (panel_title_h + 24 + col_h) - 20);
   const double bar_w = 24;
   for (int k = 0; k < static_cast<int>(bar_h); ++k) {
-    const Rgb c = blues(1 - k / bar_h);
+    const Rgb c = colour(1 - k / bar_h);
     cairo_set_source_rgb(cr, c.r, c.g, c.b);
     cairo_rectangle(cr, bar_x, bar_top + k, bar_w, 1.5);
     cairo_fill(cr);

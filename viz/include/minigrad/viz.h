@@ -63,13 +63,18 @@ struct HeatmapOptions {
   std::optional<double> vmin{}, vmax{};
   /// Each cell's value printed in it (cells exactly 0, such as masked future tokens, stay blank).
   bool values = true;
+  /// The colour map, by matplotlib's name: "Blues" (white to dark blue, for weights >= 0) or
+  /// "RdBu_r" (diverging: blue below 0, white at 0, red above, on a scale symmetric about 0 unless
+  /// vmin/vmax say otherwise; for signed data such as W_q^T W_k). Empty (the default): RdBu_r when
+  /// the data holds a negative value, else Blues.
+  std::string cmap{};
 };
 
 /// Writes attention weights as a labelled heatmap PNG with a colour bar: weights (T_q, T_k) for
 /// one head, or (H, T_q, T_k) for a grid of heads on one shared scale. row_labels name the T_q
 /// queries, col_labels the T_k keys. Throws minigrad::Error for another rank, label counts that
-/// differ from the sizes, empty or non-finite weights, vmin >= vmax, a path not ending in .png,
-/// or a file that cannot be written.
+/// differ from the sizes, empty or non-finite weights, vmin >= vmax, an unknown cmap, a path not
+/// ending in .png, or a file that cannot be written.
 void attention_heatmap(const Tensor& weights, const std::vector<std::string>& row_labels,
                        const std::vector<std::string>& col_labels, const std::string& path,
                        const std::string& title = "", const HeatmapOptions& options = {});
