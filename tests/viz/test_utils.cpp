@@ -92,6 +92,41 @@ TEST(AttentionHeatmap, OneHeadAndAGridOfHeadsDecode) {
   for (const auto& p : {one, grid}) std::filesystem::remove(p);
 }
 
+/// The pixels of the PNG at path (ARGB32), row by row.
+std::vector<std::uint32_t> png_pixels(const std::string& path) {
+  cairo_surface_t* s = cairo_image_surface_create_from_png(path.c_str());
+  std::vector<std::uint32_t> out;
+  if (cairo_surface_status(s) == CAIRO_STATUS_SUCCESS) {
+    cairo_surface_flush(s);
+    const unsigned char* data = cairo_image_surface_get_data(s);
+    const int w = cairo_image_surface_get_width(s), h = cairo_image_surface_get_height(s);
+    const int stride = cairo_image_surface_get_stride(s);
+    out.resize(static_cast<std::size_t>(w) * static_cast<std::size_t>(h));
+    for (int y = 0; y < h; ++y)
+      std::memcpy(&out[static_cast<std::size_t>(y) * static_cast<std::size_t>(w)],
+                  data + y * stride, 4 * static_cast<std::size_t>(w));
+  }
+  cairo_surface_destroy(s);
+  return out;
+}
+
+// The legend goes where it hides no line (matplotlib's loc="best"): a line rising to the upper
+// right and a flat one near the top leave only the lower right free, and "best" draws exactly
+// what "lower right" draws; the old fixed place, "upper right", draws something else.
+TEST(PlotCurves, TheLegendGoesWhereItHidesNoLine) {
+  const std::string best = temp_path("best.png"), placed = temp_path("placed.png");
+  const std::vector<mg::viz::Series> series = {{"rising", {0, 5, 10}, {0, 5, 10}},
+                                               {"flat", {0, 10}, {9.5, 9.5}}};
+  mg::viz::plot_curves(series, best);
+  mg::viz::plot_curves(series, placed, {.legend = "lower right"});
+  const auto pixels = png_pixels(best);
+  ASSERT_FALSE(pixels.empty());
+  EXPECT_TRUE(pixels == png_pixels(placed));
+  mg::viz::plot_curves(series, placed, {.legend = "upper right"});
+  EXPECT_FALSE(pixels == png_pixels(placed));
+  for (const auto& p : {best, placed}) std::filesystem::remove(p);
+}
+
 /// How many pixels of the PNG at path are strongly red and strongly blue.
 std::pair<int, int> red_and_blue_pixels(const std::string& path) {
   cairo_surface_t* s = cairo_image_surface_create_from_png(path.c_str());
@@ -337,6 +372,13 @@ std::vector<BadInput> bad_inputs() {
                                     {.panel_titles = {"before"}});
        },
        "[attention_heatmap] att.png: 1 panel titles for 2 heads"},
+      {"viz", "plot_curves with an unknown legend place",
+       [] {
+         mg::viz::plot_curves({{"train", {0, 1}, {1, 2}}}, "loss.png", {.legend = "top"});
+       },
+       "[plot_curves] loss.png: unknown legend place \"top\"; expected matplotlib's loc: \"best\", "
+       "\"upper right\", \"upper left\", \"lower left\", \"lower right\", \"right\", \"center "
+       "left\", \"center right\", \"lower center\", \"upper center\", \"center\" or \"none\""},
       {"viz", "attention_heatmap with an unknown colour map",
        [=] { mg::viz::attention_heatmap(mg::eye(2), ab, ab, "att.png", "", {.cmap = "jet"}); },
        "[attention_heatmap] att.png: unknown cmap \"jet\"; expected \"Blues\", \"RdBu_r\" or \"\" "

@@ -151,6 +151,16 @@ void plot_curves(const std::vector<Series>& series, const std::string& path,
   if (options.y_max) y_hi = *options.y_max;
   MG_CHECK(y_lo < y_hi || !(options.y_min && options.y_max), kOp, path, ": y_min (", y_lo,
            ") must be less than y_max (", y_hi, ")");
+  static const char* const kLegendPlaces[] = {
+      "best",        "upper right",  "upper left",   "lower left",   "lower right", "right",
+      "center left", "center right", "lower center", "upper center", "center",      "none"};
+  MG_CHECK(
+      std::find(std::begin(kLegendPlaces), std::end(kLegendPlaces), options.legend) !=
+          std::end(kLegendPlaces),
+      kOp, path, ": unknown legend place \"", options.legend,
+      "\"; expected matplotlib's loc: \"best\", \"upper right\", \"upper left\", \"lower left\", "
+      "\"lower right\", \"right\", \"center left\", \"center right\", \"lower center\", "
+      "\"upper center\", \"center\" or \"none\"");
   const double x0 = x_lo, x1 = x_hi > x_lo ? x_hi : x_lo + 1;  // one x value: a unit-wide axis
   const Ticks xt = nice_ticks(x0, x1, 6, false);
   Ticks yt = nice_ticks(y_lo, y_hi, 6, true);
@@ -257,7 +267,7 @@ void plot_curves(const std::vector<Series>& series, const std::string& path,
       if (s.y[i] >= y0 && s.y[i] <= y1) marker(X(s.x[i]), Y(s.y[i]), c);
   }
 
-  // The legend, top right inside the plot, on a white box.
+  // The legend, inside the plot on a white box, where options.legend says (matplotlib's loc).
   set_font(cr, 16);
   double legend_w = 0;
   int rows = 0;
@@ -266,10 +276,53 @@ void plot_curves(const std::vector<Series>& series, const std::string& path,
       legend_w = std::max(legend_w, text_width(cr, s.label));
       ++rows;
     }
-  if (rows > 0) {
-    const double row_h = 26, bx = left + pw - legend_w - 78, by = top + 10;
+  if (rows > 0 && options.legend != "none") {
+    const double row_h = 26, box_w = legend_w + 68, box_h = rows * row_h + 10, pad = 10;
+    // matplotlib's locations, in its order (which "best" prefers on a tie); "right" and
+    // "center right" are the same place.
+    const double l = left + pad, r = left + pw - box_w - pad, mid_x = left + (pw - box_w) / 2;
+    const double u = top + pad, d = top + ph - box_h - pad, mid_y = top + (ph - box_h) / 2;
+    const std::vector<std::pair<std::string, std::pair<double, double>>> places = {
+        {"upper right", {r, u}},      {"upper left", {l, u}},       {"lower left", {l, d}},
+        {"lower right", {r, d}},      {"right", {r, mid_y}},        {"center left", {l, mid_y}},
+        {"center right", {r, mid_y}}, {"lower center", {mid_x, d}}, {"upper center", {mid_x, u}},
+        {"center", {mid_x, mid_y}}};
+    // "best": the place that covers the fewest points of the lines, sampled every 3 pixels along
+    // each drawn segment (clipped to the plot, as the lines are).
+    auto covered = [&](double bx, double by) {
+      int n = 0;
+      for (const Series& s : series)
+        for (std::size_t i = 0; i < s.x.size(); ++i) {
+          const double xa = X(s.x[i]), ya = std::clamp(Y(s.y[i]), top, top + ph);
+          const double xb = i + 1 < s.x.size() ? X(s.x[i + 1]) : xa;
+          const double yb = i + 1 < s.x.size() ? std::clamp(Y(s.y[i + 1]), top, top + ph) : ya;
+          const int steps = 1 + static_cast<int>(std::hypot(xb - xa, yb - ya) / 3);
+          for (int k = 0; k < steps; ++k) {
+            const double f = static_cast<double>(k) / steps;
+            const double x = xa + (xb - xa) * f, y = ya + (yb - ya) * f;
+            n += x >= bx && x <= bx + box_w && y >= by && y <= by + box_h;
+          }
+        }
+      return n;
+    };
+    std::pair<double, double> at{r, u};
+    if (options.legend == "best") {
+      int fewest = -1;
+      for (const auto& [name, xy] : places) {
+        const int n = covered(xy.first, xy.second);
+        if (fewest < 0 || n < fewest) {
+          fewest = n;
+          at = xy;
+        }
+      }
+    } else {
+      at = std::find_if(places.begin(), places.end(), [&](const auto& p) {
+             return p.first == options.legend;
+           })->second;
+    }
+    const double bx = at.first, by = at.second;
     cairo_set_source_rgba(cr, 1, 1, 1, 0.9);
-    cairo_rectangle(cr, bx, by, legend_w + 68, rows * row_h + 10);
+    cairo_rectangle(cr, bx, by, box_w, box_h);
     cairo_fill_preserve(cr);
     cairo_set_source_rgb(cr, 0.8, 0.8, 0.8);
     cairo_set_line_width(cr, 1);

@@ -41,12 +41,18 @@ struct PlotOptions {
   int width = 960, height = 600;
   /// The y range; unset: the data's, widened to nice tick values.
   std::optional<double> y_min{}, y_max{};
+  /// Where the legend goes, as matplotlib's loc: "best" (the place among the others, in
+  /// matplotlib's order, that covers the fewest points of the lines), "upper right",
+  /// "upper left", "lower left", "lower right", "right", "center left", "center right",
+  /// "lower center", "upper center", "center", or "none".
+  std::string legend = "best";
 };
 
 /// Writes a PNG line plot (cairo) of the series to path: axes with ticks at nice numbers (1, 2 or
 /// 5 times a power of ten), a light grid, a legend, the title and the caption. Throws
 /// minigrad::Error when there is no series, a series is empty, its x and y differ in length, a
-/// value is not finite, the path does not end in .png, or the file cannot be written.
+/// value is not finite, the legend's place is unknown, the path does not end in .png, or the file
+/// cannot be written.
 void plot_curves(const std::vector<Series>& series, const std::string& path,
                  const PlotOptions& options = {});
 
