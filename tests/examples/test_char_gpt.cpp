@@ -1,7 +1,7 @@
 // char_gpt on the real text of Debian's fortunes package (scripts/run_tests.sh installs it):
-// the default model and run must end with a validation loss below a character bigram model's,
-// counted here on the same split; sampling is deterministic for a seed; a run resumed from a
-// checkpoint continues exactly (the warm-up + cosine schedule included).
+// the default model, trained for 300 steps, must end with a validation loss below a character
+// bigram model's, counted here on the same split; sampling is deterministic for a seed; a run
+// resumed from a checkpoint continues exactly (the warm-up + cosine schedule included).
 //
 // Under a sanitizer (CHAR_GPT_SMOKE, set by tests/CMakeLists.txt) the training run is a smoke
 // test: a small model for 30 steps must end below the uniform guess, log 97.
@@ -64,6 +64,10 @@ TEST(CharGPT, BeatsACharacterBigramModel) {
                                   val = Vocabulary::encode(s.validation);
   tiny_lm::Config c = default_config();
   tiny_lm::TrainOptions o = default_train_options();
+  // 300 of the default run's 1000 steps (warm-up, then the cosine schedule over 300): the
+  // validation loss passes the bigram's near step 200 (docs/char_gpt.md); the full run is
+  // scripts/regen_docs.py's, which CI checks against the docs' losses.
+  o.steps = 300;
 #ifdef CHAR_GPT_SMOKE
   c.block_size = 16;
   c.d_model = 32;
