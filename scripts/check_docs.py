@@ -13,6 +13,11 @@ Checks, each failure printed as file:line: message:
   are handled as such;
 - every markdown link to `file.md#anchor` (or `#anchor`) names a heading of that file;
 - every ```cpp block in README.md and docs/*.md says `program` or `fragment` in its info string;
+- no timing in docs/architecture.md or in a comment of core/, nn/ or optim/ (a number with ms, us,
+  ns, s, minutes, GFLOP/s, tokens/s; "3x slower", "0.9 of OpenBLAS's time", "12% of a step"):
+  measured figures are dated and belong in docs/performance.md with their machine and command.
+  A setting is not a timing: a duration right after "for", "within", "under", "every", "after",
+  "at most", "up to" or "timeout" is allowed;
 - docs/reading_guide.md: each entry's line ranges (`file:A-B`) lie inside the file, hold every
   function (`name()`) and type (`struct X`, `class X`) the entry names, and add up to the count
   the entry gives in parentheses ("(44 lines)", "(43)");
@@ -236,6 +241,39 @@ def check_comment_paths(path):
                 fail(path, i + 1, f"comment cites {token}, which does not exist")
 
 
+# ---------------------------------------------------------------- timings
+
+TIMING_UNIT = r"(?:ms|us|µs|ns|s|secs?|seconds?|minutes?|G?FLOP/s|GFLOPS|tokens/s|tok/s)"
+SETTING = r"(?<!\bfor )(?<!\bwithin )(?<!\bunder )(?<!\bevery )(?<!\bafter )(?<!\bmost )" \
+          r"(?<!\bup to )(?<!\btimeout )(?<!\btimeout of )"
+NUMBER = r"~?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?"
+TIMING = re.compile(
+    SETTING + r"(?<![\w.^-])" + NUMBER + r"(?:\s?(?:-|->|to)\s?" + NUMBER + r")?\s?" +
+    TIMING_UNIT + r"(?![\w/])"
+    r"|\b\d+(?:\.\d+)?x (?:(?:\w+'s|the|its|a) )?(?:[\w-]+ )?(?:time|slower|faster)\b"
+    r"|\b\d+(?:\.\d+)?\s?% (?:of (?:(?:a|the|its|each|one)\s)?[\w' -]{0,30}?(?:time|step)\b"
+    r"|slower|faster)"
+    r"|\b[01]\.\d+ of (?:\w+'s |the |its )?[\w.' -]{0,24}?\b(?:time|step)\b"
+    r"|tokens per second")
+
+
+def check_timings(path, texts):
+    where = path if path.endswith(".md") else "a comment"
+    for i, text in enumerate(texts):
+        m = TIMING.search(text)
+        if m:
+            fail(path, i + 1, f"a timing ('{m.group(0)}') in {where}: measured figures go to "
+                 "docs/performance.md, with the machine, the date and the command; here, give "
+                 "the reason and point to the section there")
+
+
+def check_no_timings(files):
+    check_timings("docs/architecture.md", read("docs/architecture.md"))
+    for p in files:
+        if p.startswith(("core/", "nn/", "optim/")) and p.endswith((".h", ".cpp")):
+            check_timings(p, [comment_text(p, l) for l in read(p)])
+
+
 # ---------------------------------------------------------------- the reading guide
 
 def guide_entries(lines):
@@ -401,6 +439,7 @@ def main():
     for f in files:
         check_comment_paths(f)
     check_reading_guide()
+    check_no_timings(files)
     for family in sorted(glob.glob("core/include/minigrad/ops/*.h", root_dir=ROOT)):
         check_ops_doc_lines(family)
     index = []
