@@ -13,6 +13,14 @@ Checks, each failure printed as file:line: message:
   are handled as such;
 - every markdown link to `file.md#anchor` (or `#anchor`) names a heading of that file;
 - every ```cpp block in README.md and docs/*.md says `program` or `fragment` in its info string;
+- no timing in docs/architecture.md or in a comment of core/, nn/ or optim/ (a number with ms, us,
+  ns, s, minutes, GFLOP/s, tokens/s; "3x slower", "0.9 of OpenBLAS's time", "12% of a step"):
+  measured figures are dated and belong in docs/performance.md with their machine and command.
+  A setting is not a timing: a duration right after "for", "within", "under", "every", "after",
+  "at most", "up to" or "timeout" is allowed;
+- docs/reading_guide.md: each entry's line ranges (`file:A-B`) lie inside the file, hold every
+  function (`name()`) and type (`struct X`, `class X`) the entry names, and add up to the count
+  the entry gives in parentheses ("(44 lines)", "(43)");
 - every public op in the family headers core/include/minigrad/ops/*.h (which ops.h includes) has
   a `///` line directly above one of its declarations.
 With --extract DIR it also writes each `cpp program` block to DIR/NN/main.cpp (or the file name
@@ -233,6 +241,85 @@ def check_comment_paths(path):
                 fail(path, i + 1, f"comment cites {token}, which does not exist")
 
 
+# ---------------------------------------------------------------- timings
+
+TIMING_UNIT = r"(?:ms|us|µs|ns|s|secs?|seconds?|minutes?|G?FLOP/s|GFLOPS|tokens/s|tok/s)"
+SETTING = r"(?<!\bfor )(?<!\bwithin )(?<!\bunder )(?<!\bevery )(?<!\bafter )(?<!\bmost )" \
+          r"(?<!\bup to )(?<!\btimeout )(?<!\btimeout of )"
+NUMBER = r"~?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?"
+TIMING = re.compile(
+    SETTING + r"(?<![\w.^-])" + NUMBER + r"(?:\s?(?:-|->|to)\s?" + NUMBER + r")?\s?" +
+    TIMING_UNIT + r"(?![\w/])"
+    r"|\b\d+(?:\.\d+)?x (?:(?:\w+'s|the|its|a) )?(?:[\w-]+ )?(?:time|slower|faster)\b"
+    r"|\b\d+(?:\.\d+)?\s?% (?:of (?:(?:a|the|its|each|one)\s)?[\w' -]{0,30}?(?:time|step)\b"
+    r"|slower|faster)"
+    r"|\b[01]\.\d+ of (?:\w+'s |the |its )?[\w.' -]{0,24}?\b(?:time|step)\b"
+    r"|tokens per second")
+
+
+def check_timings(path, texts):
+    where = path if path.endswith(".md") else "a comment"
+    for i, text in enumerate(texts):
+        m = TIMING.search(text)
+        if m:
+            fail(path, i + 1, f"a timing ('{m.group(0)}') in {where}: measured figures go to "
+                 "docs/performance.md, with the machine, the date and the command; here, give "
+                 "the reason and point to the section there")
+
+
+def check_no_timings(files):
+    check_timings("docs/architecture.md", read("docs/architecture.md"))
+    for p in files:
+        if p.startswith(("core/", "nn/", "optim/")) and p.endswith((".h", ".cpp")):
+            check_timings(p, [comment_text(p, l) for l in read(p)])
+
+
+# ---------------------------------------------------------------- the reading guide
+
+def guide_entries(lines):
+    """The numbered entries of a list: (line number, text joined over continuation lines)."""
+    entries, current = [], None
+    for i, l in enumerate(lines):
+        if re.match(r"^\d+\. ", l):
+            current = [i + 1, l]
+            entries.append(current)
+        elif current and l.startswith("    ") and l.strip():
+            current[1] += " " + l.strip()
+        else:
+            current = None
+    return entries
+
+
+def check_reading_guide(path="docs/reading_guide.md"):
+    if not os.path.exists(os.path.join(ROOT, path)):
+        return
+    for line, text in guide_entries(read(path)):
+        ranges = re.findall(r"`([\w./-]+):(\d+)-(\d+)`", text)
+        if not ranges:
+            continue
+        code, total = [], 0
+        for f, a, b in ranges:
+            a, b = int(a), int(b)
+            if not os.path.exists(os.path.join(ROOT, f)):
+                continue  # reported by the path check
+            lines = read(f)
+            if a < 1 or b < a or b > len(lines):
+                fail(path, line, f"{f}:{a}-{b} is not a range of {f} ({len(lines)} lines)")
+                continue
+            code += lines[a - 1:b]
+            total += b - a + 1
+        body = "\n".join(code)
+        names = re.findall(r"`(?:[\w:]+::)?(\w+)\(\)`", text)
+        names += re.findall(r"`(?:struct|class) (\w+)`", text)
+        for name in names:
+            if not re.search(r"\b%s\b" % re.escape(name), body):
+                fail(path, line, f"names `{name}` but its line ranges do not contain it (the code "
+                     "moved: update the range)")
+        m = re.search(r"\((\d+)(?: lines)?\):", text)
+        if m and int(m.group(1)) != total:
+            fail(path, line, f"says ({m.group(1)} lines) but its ranges hold {total} lines")
+
+
 # ---------------------------------------------------------------- ops.h
 
 def check_ops_doc_lines(path="core/include/minigrad/ops.h"):
@@ -351,6 +438,8 @@ def main():
         check_doc_paths_and_links(d)
     for f in files:
         check_comment_paths(f)
+    check_reading_guide()
+    check_no_timings(files)
     for family in sorted(glob.glob("core/include/minigrad/ops/*.h", root_dir=ROOT)):
         check_ops_doc_lines(family)
     index = []

@@ -4,7 +4,7 @@
 //
 // Note [Caching allocator]
 // A small training step creates and frees a few hundred tensors and nodes; through malloc that was
-// ~40% of its time (aligned_alloc is glibc's slowest path, and glibc's per-thread tcache holds
+// much of its time (aligned_alloc is glibc's slowest path, and glibc's per-thread tcache holds
 // only 7 blocks per size, so a step's burst of frees falls through to _int_free). Instead, blocks
 // of up to kMaxCachedBlock bytes are rounded up to a size class (multiples of 64 bytes up to 1 KiB,
 // then powers of two) and a freed block is pushed onto its class's free list in the *freeing*
@@ -18,7 +18,7 @@
 // simply cached (or freed) by the second: no cross-thread bookkeeping. Each thread caches at most
 // kMaxCachedBytes (1 GiB, which holds GPT-2 small's gradients and activations at batch 4 x 64;
 // with 256 MiB a 3-step run page-faulted 1.35 million times, with 1 GiB 0.70 million: the figures
-// are in docs/performance.md); beyond that, and for
+// are in docs/performance.md's git history); beyond that, and for
 // larger blocks, free() is called. So a process may keep up to 1 GiB per thread that used minigrad
 // resident after its tensors are gone, as PyTorch's CUDA caching allocator keeps GPU memory. A
 // thread's cache is released when the thread exits; frees after that (static tensors destroyed at

@@ -76,9 +76,9 @@ struct Region {
 // Note [Spin, then sleep]
 // Waking a worker asleep on a condition variable is a futex call and, on this machine's
 // paravirtualised VM, an inter-processor interrupt: tens of us of the caller's time per region
-// (pthread_cond_broadcast was 6% of a 2-thread tiny_lm step in perf), and the worker starts late.
-// A tiny_lm step ran ~40 regions of 50-250 us of work each (121 regions since the grain is
-// ATen's), so the pool cost more than it gained.
+// (pthread_cond_broadcast showed in perf's profile of a 2-thread tiny_lm step), and the worker
+// starts late. A tiny_lm step runs many short regions (121 since the grain is ATen's), so the
+// pool cost more than it gained.
 // So a worker that finished a region spins for kSpinTime, watching for the next one, before it
 // sleeps, and the caller only calls notify when a worker is asleep; the caller waiting for the
 // last chunk spins the same way before it sleeps. The spinning is bounded (a process that stops
@@ -88,12 +88,12 @@ struct Region {
 // wake is never lost.
 // On a busy machine (more runnable threads than cores) a thread that spins holds a core that the
 // caller's own work, or another process, is waiting for: with one other busy process (`yes >
-// /dev/null`) on this 2-core VM, the tiny_lm example ran ~55,000 tokens/s on 2 threads against
-// ~85,000 on 1. So every kYieldEvery pauses the spinner yields its core (sched_yield, as oneTBB's
+// /dev/null`) on this 2-core VM, the tiny_lm example ran a third slower on 2 threads than on 1.
+// So every kYieldEvery pauses the spinner yields its core (sched_yield, as oneTBB's
 // spin-wait does after its pauses): with nothing else runnable the call returns at once; with
-// something else, that runs. The same run then made ~80,000 tokens/s on 2 threads (0.97-1.10x the
-// 1-thread step's time over the runs measured), and the idle machine's 2-thread figure did not
-// move (docs/performance.md, "Threads on a busy machine").
+// something else, that runs. The same run then made the 2-thread step about as fast as the
+// 1-thread one, and the idle machine's 2-thread figure did not move (docs/performance.md,
+// "Threads on a busy machine").
 constexpr auto kSpinTime = std::chrono::microseconds(300);
 constexpr int kYieldEvery = 8;
 

@@ -18,10 +18,11 @@
 namespace minigrad::detail {
 
 /// Items per chunk below which splitting does not pay: the elements of a cheap elementwise op
-/// (an add of that many takes ~10 us; a worker spinning between regions (Note [Spin, then sleep])
-/// starts on it within a microsecond). ATen's grain. Before the pool spun, waking a sleeping worker
-/// cost ~25 us and this grain made the tiny_lm step slower on 2 threads than on 1; with the
-/// spinning pool, raising it to 131072 kept most of that step on one thread (docs/performance.md).
+/// (a worker spinning between regions (Note [Spin, then sleep]) starts on it within a
+/// microsecond, much less than such an add takes). ATen's grain. Before the pool spun, waking a
+/// sleeping worker cost more than such a chunk and this grain made the tiny_lm step slower on 2
+/// threads than on 1; with the spinning pool, raising it to 131072 kept most of that step on one
+/// thread.
 /// Pass a smaller grain for costlier items.
 constexpr std::int64_t kGrainSize = 1 << 15;
 

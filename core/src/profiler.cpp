@@ -313,7 +313,7 @@ std::vector<FunctionEventAvg> Profile::key_averages() const {
 
 namespace {
 
-/// A time as torch.profiler prints it: 811.000us, 8.547ms, 1.234s.
+/// A time as torch.profiler prints it: three decimals, then us, ms or s (no space).
 std::string format_time(double ns) {
   std::ostringstream os;
   os << std::fixed << std::setprecision(3);

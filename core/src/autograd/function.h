@@ -216,9 +216,9 @@ Edge gradient_edge(const Tensor& t);
 // that input into it (bumping its version) and return an undefined gradient there: the engine
 // then has the same sum without the full-size tensor a sparse gradient needs otherwise. Embedding
 // uses it (ops/nn.cpp): GPT-2's tied table got a zero-filled 154 MB gradient per step, added to
-// the head's gradient (PyTorch does the same), 23 ms of its 1.97 s step; now 0.75 ms. The same
-// bits, but for one: a -0.0 in a row of the buffer that no index touches stays -0.0, where adding
-// the zero-filled gradient made it +0.0.
+// the head's gradient (PyTorch does the same): a full pass over the table for the few rows a
+// batch touches. The same bits, but for one: a -0.0 in a row of the buffer that no index touches
+// stays -0.0, where adding the zero-filled gradient made it +0.0.
 
 /// The engine's buffer for input `input` of the node running on this thread, or nullptr (Note
 /// [Adding into the engine's buffer]).

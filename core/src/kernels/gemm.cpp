@@ -52,8 +52,8 @@ void gemm_loop(bool ta, bool tb, std::int64_t m, std::int64_t n, std::int64_t k,
     }
 }
 
-// NOTE: OpenBLAS spends ~180 ns per call before any arithmetic (argument checks, buffer and
-// thread set-up); a 4x4 product takes ~15 ns in a loop. Products of at most kSmallGemm
+// NOTE: OpenBLAS's set-up per call (argument checks, buffer and thread set-up) costs many times
+// what a 4x4 product takes in a loop. Products of at most kSmallGemm
 // multiply-adds (8x8x8) run in the loop: the lesson's 4-word attention is all such products.
 constexpr std::int64_t kSmallGemm = 512;
 
@@ -70,10 +70,9 @@ constexpr std::int64_t kSmallGemm = 512;
 // packed per block of k into panels of whole vectors (zero past n) that stay in L2; a transposed
 // a is copied a strip of whole cache lines at a time. `build/bench/gemm_sweep` measures it with
 // cold caches against OpenBLAS 0.3.21 over n in {16, 50, 64}, m in {64, 200, 2048}, k in {100,
-// 512, 3000} and three layouts (docs/performance.md, 2026-12-06, AMD EPYC Zen 4): a geometric
-// mean of 0.86 of OpenBLAS's time at the AVX-512 level and 0.92 at AVX2 against its Cooperlake
-// kernels, 0.84 and 0.89 against its Haswell ones (OPENBLAS_CORETYPE=Haswell, what an AVX2-only
-// CPU runs); 0.55 at best, 1.4 at worst (a 64 x 100 a, ~10 us with cold caches). Where it
+// 512, 3000} and three layouts (docs/performance.md, "Kernels alone"): faster than OpenBLAS as a
+// geometric mean at both levels, against both its Cooperlake and its Haswell kernels
+// (OPENBLAS_CORETYPE=Haswell, what an AVX2-only CPU runs), though not on every shape. Where it
 // measured slower as a rule (fewer rows: the packing of op(b) is not paid back; both operands
 // transposed) OpenBLAS keeps the product; above 64 columns, Note [Wide GEMM routing]. Products with
 // n and k of at most 64 keep the kernel they had before the blocked one (small_gemm_kernel). The
@@ -92,22 +91,21 @@ constexpr std::int64_t kSmallGemm = 512;
 // leaves the chunks uneven (64 rows: 48 and 16). Only a wide product of at most kGemmRowAlign
 // rows is split by columns, aligned to 16: that agrees with one thread to rounding only
 // (OpenBLAS blocks part of a product differently from the whole). A chunk holds at least
-// kGemmChunkMNK multiply-adds (~10-20 us of work on one core): every Linear of the tiny_lm step
-// ([768, 64] x [64, 64] and up) splits. With chunks of 4M the step's smaller products stayed on
-// one thread and its 2-thread step took 0.82 of the 1-thread one; with 1M (and the grains of
-// kGrainSize, LayerNorm and GELU lowered too), 0.66 (docs/performance.md, 2026-12-05 night).
+// kGemmChunkMNK multiply-adds, enough work to pay for handing it to a worker: every Linear of the
+// tiny_lm step ([768, 64] x [64, 64] and up) splits. With chunks of 4M the step's smaller
+// products stayed on one thread and the second thread gained less; 1M (with the grains of
+// kGrainSize, LayerNorm and GELU lowered too) is what docs/performance.md's tiny_lm rows measure.
 constexpr std::int64_t kGemmChunkMNK = 1 << 20;
 
 // Note [Wide GEMM routing]
 // A float32 product onto more than 64 columns runs in the blocked kernel of Note [Wide GEMM]
 // (gemm_simd_impl.h) when it has at least kWideGemmRows rows and not both operands transposed;
-// otherwise in OpenBLAS. `build/bench/gemm_sweep --wide` (docs/performance.md, 2026-12-06, AMD
-// EPYC Zen 4, one thread, cold caches) timed GPT-2's thirteen products at 0.93-1.01 of OpenBLAS
-// 0.3.21's time on the AVX-512 level (its Cooperlake kernels; the weight gradients, k = 256, gain
-// most), attention's [512, 64] x [64, 512] at 0.93, a 1024 cube at 0.96; on AVX2 0.93-1.01
-// against the same kernels and 0.96-1.09 against OpenBLAS's Haswell ones (level within the
-// noise). With fewer rows the packing of op(b) is not paid back (1 row: 2.4x OpenBLAS's time, 4
-// rows: 1.3x, 16: 0.99-1.26), nor with both operands transposed (1.11-1.19).
+// otherwise in OpenBLAS. `build/bench/gemm_sweep --wide` (one thread, cold caches; the table is in
+// docs/performance.md, "Kernels alone") times GPT-2's thirteen products, attention's [512, 64] x
+// [64, 512] and a 1024 cube at OpenBLAS 0.3.21's speed or better on the AVX-512 level (its
+// Cooperlake kernels; the weight gradients, k = 256, gain most), and level within the noise on
+// AVX2. With fewer rows the packing of op(b) is not paid back (a product of 1 or 4 rows is slower
+// than in OpenBLAS), nor with both operands transposed.
 constexpr std::int64_t kWideGemmRows = 48;
 
 /// Whether a float32 product runs in minigrad's own kernels: Note [Panel GEMM] above, and

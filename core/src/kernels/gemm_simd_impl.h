@@ -14,8 +14,8 @@ namespace {
 
 /// Rows of c per block and vectors of c per row in registers: R x C accumulators, enough
 /// independent FMAs to hide their latency (2 per cycle, 4 cycles each), plus op(b)'s C vectors and
-/// a broadcast of a, within the register file. AVX2: 6 x 2 (15 of 16 registers; 4 rows ran 1.5x
-/// slower). AVX-512: 4 x 4 (21 of 32; 4 x 2 ran [8192, 512] x [512, 64] ~15% slower).
+/// a broadcast of a, within the register file. AVX2: 6 x 2 (15 of 16 registers; 4 rows measured
+/// slower). AVX-512: 4 x 4 (21 of 32; 4 x 2 measured slower on [8192, 512] x [512, 64]).
 template <class V>
 constexpr int kGemmRows = V::kWidth == 16 ? 4 : 6;
 template <class V>
@@ -142,7 +142,7 @@ void gemm_strip(bool ta, std::int64_t m, std::int64_t n, std::int64_t k, const f
 
 // ---------------------------------------------------------------- n and k of at most 64
 // The small path, as it was before the blocked one below existed: sharing the block function
-// with the blocked path, GCC compiled it ~20% slower on a [24, 16] x [16, 24] product (its
+// with the blocked path, GCC compiled it measurably slower on a [24, 16] x [16, 24] product (its
 // inlining changed), so it keeps its own (Note [Panel GEMM]).
 
 /// Rows [i0, i0 + R) and the R x C vectors of c starting at column j0: the sum over p of
@@ -279,7 +279,7 @@ void small_gemm_kernel(bool ta, bool tb, std::int64_t m, std::int64_t n, std::in
 // R x 2 registers, one FMA per element and step in k's order; the first block of k stores
 // alpha acc + beta c, the later ones add alpha acc. The lines of the tile of c are prefetched as
 // the tile starts, and the next block of op(b) where it lies in b a few lines before each tile
-// (GPT-2's weights come from memory: its products 100.8 -> 104.5 GFLOP/s with cold caches). A
+// (GPT-2's weights come from memory, and its products measured faster with it). A
 // transposed operand (a row-major a, a transposed b: k runs along their rows) is packed a square of
 // kWidth x kWidth at a time through V::transpose. Sizes: R = 8 (AVX-512) or 6 (AVX2) rows, so 16 or
 // 12 accumulators; a panel of b (256 x 32 floats at AVX-512) is reused by every row panel of a
@@ -291,7 +291,7 @@ void small_gemm_kernel(bool ta, bool tb, std::int64_t m, std::int64_t n, std::in
 template <class V>
 constexpr int kWideRows = V::kWidth == 16 ? 8 : 6;
 /// Vectors of c per row of a tile. At AVX2, 4 rows x 3 vectors measured the same within noise
-/// and 8 x 1 ~15% slower (too few independent accumulators).
+/// and 8 x 1 slower (too few independent accumulators).
 constexpr int kWideVecs = 2;
 constexpr std::int64_t kWideKc = 256;
 static_assert(kWideKc == kGemmKc, "the kernels sum k in the same blocks (Note [Wide GEMM])");
@@ -514,7 +514,7 @@ void gemm_kernel(bool ta, bool tb, std::int64_t m, std::int64_t n, std::int64_t 
           const std::int64_t c0 = q * NC, w = std::min(NC, nc - c0);
           if (tb) {
             // b's rows are op(b)'s columns: 8 of them at a time, read in order, each p's 8 values
-            // written side by side (column by column took ~1.5 ns per value).
+            // written side by side (column by column measured slower).
             std::int64_t j = 0;
             for (; j + 8 <= w; j += 8) {
               const float* col = b + (j0 + c0 + j) * ldb + p0;
@@ -542,7 +542,7 @@ void gemm_kernel(bool ta, bool tb, std::int64_t m, std::int64_t n, std::int64_t 
       float* cj = c + j0;
       // A transposed a: its rows i .. i + R at one p are a few floats of one cache line, and the
       // next p is lda floats away. Unless a is small, copy a strip of kGemmStrip rows (whole
-      // lines) over this block of k once, then run its row blocks from the copy (~30% faster at
+      // lines) over this block of k once, then run its row blocks from the copy (measured faster at
       // [512, 512]^T x [512, 64]).
       constexpr std::int64_t S = kGemmStrip<V>;
       if (!ta || m * kc <= 64 * 64) {

@@ -4,9 +4,9 @@
 // Note [Our own MT19937]
 // PyTorch's CPU generator is MT19937 (Matsumoto and Nishimura 1998), and libstdc++'s std::mt19937
 // gives the same outputs for the same 32-bit seed; minigrad used std::mt19937 until dropout's
-// draws became 12% of a tiny_lm training step. std::mt19937 keeps its 624 words private, so its
-// twist (which refills all 624 at once) and its per-draw tempering run one word at a time. This
-// class is the same algorithm with the same state and the same outputs, draw for draw, but
+// draws became a visible part of a tiny_lm training step. std::mt19937 keeps its 624 words private,
+// so its twist (which refills all 624 at once) and its per-draw tempering run one word at a time.
+// This class is the same algorithm with the same state and the same outputs, draw for draw, but
 //   - twist() and fill() run over the words as vectors: the SIMD kernel table's mt_twist and
 //     mt_temper (mt19937_simd_impl.h; AVX2 8 and AVX-512 16 words at a time), with the portable
 //     loops of mt19937.cpp as the fallback;

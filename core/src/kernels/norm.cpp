@@ -24,11 +24,10 @@
 // files are compiled with -ffp-contract=off, as this one is for plain x86-64 (no FMA to fuse
 // into), so the results are the same bits (tests/core/test_kernels.cpp compares every level).
 // Each row is widened to double once, and w and b once per chunk: widening is two µops on AVX-512
-// and the loops above widen x three times. A GPT-2 row of 768, forward: 0.83 -> 0.46 ns an
-// element; forward and backward 2.1 -> 1.2; tiny_lm's rows of 64 2.5 -> 1.5 (Zen 4, AVX-512;
-// forward and backward at AVX2: 1.3 and 1.7). What is left is the chain of one add per 8
-// elements in each sum: more lanes (or rows in lockstep: tried before the widening once,
-// 0.54 -> 0.49) would break it, at the price of new bits.
+// and the loops above widen x three times (GPT-2's and tiny_lm's rows on both levels:
+// docs/performance.md, "Kernels alone"). What is left is the chain of one add per 8 elements in
+// each sum: more lanes (or rows in lockstep, tried before the widening once) would break it, at
+// the price of new bits.
 //
 // Threads: rows are cut into fixed chunks of about kChunkElems elements, whatever the thread
 // count. A forward row or a grad_x row only depends on its own row. The sums over rows are taken

@@ -7,7 +7,7 @@
 // (softmax_simd_impl.h, vec_math.h) and compiled once per architecture, each in its own
 // translation unit with its -m flags: softmax_avx2.cpp (-mavx2 -mfma,
 // xsimd::fma3<xsimd::avx2>) and softmax_avx512.cpp (-mavx512f, xsimd::avx512f). No SSE2 level:
-// compiled over xsimd::sse2 the same code ran 5-10% slower than the portable float32 path (xsimd's
+// compiled over xsimd::sse2 the same code ran slower than the portable float32 path (xsimd's
 // own exp, 4 lanes), which therefore stays for x86-64 CPUs without AVX2. simd.cpp asks the CPU once
 // which of them may run and hands out their function table; off x86-64 the table is null and
 // callers keep their portable code. Why: one binary for every x86-64 (and non-x86) machine, yet

@@ -52,8 +52,8 @@ void flush(double& total, typename V::Reg& s0, typename V::Reg& s1, typename V::
 /// sum(exp(x[r] - m[r])) over n contiguous values of each of R rows, storing each exp in y[r]
 /// when kStore; the totals in double (softmax rounds them to float). m[r] is row r's max (no
 /// x[r][j] - m[r] is positive: vexp's kNonPositive). The rows run in lockstep: a softmax's rows
-/// in pairs overlap one row's reductions and division with the other's exps (the AVX-512 forward
-/// of 8192 rows of 128: 405 -> 362 us; AVX2 unchanged). Each row's sum is the same whatever R:
+/// in pairs overlap one row's reductions and division with the other's exps (faster on the
+/// AVX-512 forward of many short rows; AVX2 unchanged). Each row's sum is the same whatever R:
 /// U vectors per step into U partial sums (AVX2: 2, all its 16 registers allow; AVX-512: 4),
 /// folded into the double every kBlock elements.
 template <class V, bool kStore, int R>

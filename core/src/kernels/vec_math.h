@@ -32,8 +32,8 @@ namespace {
 // scripts/fit_exp_poly.py).
 // Cephes' degree 7 (1 + r + r^2 P5(r)) gave a max error of 0.971 ulp; this one 0.847 ulp over
 // the same sweep, with one FMA fewer, and AVX2's common path needs no rounding instruction,
-// conversion or clamp (AVX2 exp of 2^20 floats 358 -> 256 us, softmax of rows of 1024
-// 489 -> 385 us; AVX-512 201 -> 185 and 318 -> 287 us; Zen 4).
+// conversion or clamp (exp and softmax faster on both levels: docs/performance.md, "Kernels
+// alone").
 // Inputs are clamped to [-104, 89] first: exp(-104) < 2^-150 rounds to 0 and exp(89) > FLT_MAX, so
 // -inf gives 0 and +inf gives inf; x is the clamps' second operand, which min/max return when
 // either is NaN (x86's minps/maxps, what xsimd::min/max are on x86), so NaN propagates. The scaling
@@ -62,7 +62,7 @@ constexpr float kP4 = 4.9999994040e-1f;
 /// ISA's masked load / store (AVX2 vmaskmovps, AVX-512 a k-mask), which reads and writes nothing
 /// past the k lanes. The portable form goes through a small stack buffer; for the short rows of
 /// attention ([B, H, 24, 24]: one full vector and one tail per row on AVX-512) that buffer cost a
-/// store-forwarding stall per tail and made softmax 4x slower than PyTorch's.
+/// store-forwarding stall per tail and made softmax several times slower than PyTorch's.
 template <class A>
 struct Vec {
   using Reg = xsimd::batch<float, A>;
@@ -255,7 +255,7 @@ struct Vec {
 #if defined(__AVX512F__)
     // AVX-512: GCC's / clang's reduction sequence (256- then 128-bit halves: the same halving
     // order, so the same bits) has a shorter dependency chain than 4 lane permutes, which made
-    // the forward ~8% slower (two reductions per row).
+    // the forward slower (two reductions per row).
     if constexpr (std::is_same_v<A, xsimd::avx512f>) return _mm512_reduce_add_ps(v);
 #endif
     return lane0(fold<kWidth / 2>(v, [](Reg a, Reg b) { return a + b; }));
@@ -382,7 +382,7 @@ typename V::Reg vexp(typename V::Reg x) {
   if constexpr (!V::kFastScale) {
     // exp(x) for x <= -104 rounds to 0 anyway, but (p * s1) * s2 would get there through a
     // denormal product, which costs a microcode assist per lane: -inf lanes are common (masked
-    // attention scores), and made the AVX2 softmax of a causal mask 1.8x slower. 0 * s1 * s2 is
+    // attention scores), and made the AVX2 softmax of a causal mask much slower. 0 * s1 * s2 is
     // the same 0 for free. NaN lanes keep p (NaN).
     p = V::where_le(x, V::set1(kExpLo), V::zero(), p);
   }
@@ -390,11 +390,10 @@ typename V::Reg vexp(typename V::Reg x) {
 }
 
 /// The same exp, always inlined (flatten: vexp too) and with AVX2's one-multiply scaling:
-/// softmax's rows and the exp op (AVX2, 2^20 floats: 421 -> 358 us; a softmax forward of 8192
-/// rows of 128: 712 -> 576 us). As a call, AVX2's 8-lane batches went through memory and every
-/// row paid it (GCC stopped inlining the fast path into the unrolled row loop). Not for tanh,
-/// sigmoid and GELU: with it their AVX2 kernels ran up to 27% slower (tanh 846 -> 1078 us, erf
-/// GELU 1041 -> 1297 us on 2^20 floats), with vexp exactly as before.
+/// softmax's rows and the exp op (both measured faster at AVX2). As a call, AVX2's 8-lane batches
+/// went through memory and every row paid it (GCC stopped inlining the fast path into the unrolled
+/// row loop). Not for tanh, sigmoid and GELU: with it their AVX2 kernels ran slower (tanh and erf
+/// GELU most), with vexp exactly as before.
 template <class V, bool kNonPositive = false>
 [[gnu::always_inline, gnu::flatten]] inline typename V::Reg vexp_fast(typename V::Reg x) {
   return vexp<V, kNonPositive, true>(x);

@@ -191,8 +191,8 @@ namespace {
 
 /// fn (a float32 kernel of the table: exp, tanh, sigmoid) over a contiguous float32 x, across
 /// threads; an undefined Tensor where it does not apply (another dtype or layout, no AVX2), and
-/// the op takes float_unary's path. exp of a [768, 256] tensor took 256 us as the xtensor
-/// expression and 38 us here; tanh 553 and sigmoid 336 us (docs/performance.md).
+/// the op takes float_unary's path: the table's kernels are several times faster than the
+/// xtensor expression (docs/performance.md, "Kernels alone").
 Tensor simd_unary(const Tensor& x,
                   void (*const detail::simd::Kernels::*fn)(const float*, float*, std::int64_t)) {
   const detail::simd::Kernels* k = detail::simd::kernels_f32();
@@ -383,7 +383,7 @@ Tensor gelu_simd(const Tensor& x, const Tensor* g, bool tanh_form) {
   const float* px = x.impl()->data<float>();
   const float* pg = g ? g->impl()->data<float>() : nullptr;
   float* po = out.impl()->data<float>();
-  // 2 grains (the kernels cost ~0.5 ns an element, about an add's): the tiny_lm step's
+  // 2 grains (the kernels cost about what an add does per element): the tiny_lm step's
   // 196,608-element GELUs split in two.
   detail::parallel_for(
       0, x.numel(), detail::kGrainSize * 2,
@@ -399,7 +399,7 @@ Tensor gelu_simd(const Tensor& x, const Tensor* g, bool tanh_form) {
 
 /// g * gelu'(x) in one pass, without recording history: gelu's backward when the backward is
 /// not differentiated itself (no create_graph). The composite formulas below it made eleven
-/// temporaries, and that was ~45% of a tiny_lm training step (docs/performance.md).
+/// temporaries, and that was the largest part of a tiny_lm training step.
 Tensor gelu_backward_fused(const Tensor& g, const Tensor& x, bool tanh_form) {
   Tensor gc = convert(g, x.dtype());
   if (Tensor out = gelu_simd(x, &gc, tanh_form); out.defined()) return out;
