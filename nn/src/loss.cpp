@@ -13,6 +13,7 @@
 #include <variant>
 #include <vector>
 
+#include "loss_common.h"
 #include "minigrad/custom_function.h"
 #include "minigrad/dispatch.h"
 #include "minigrad/nn/functional.h"
@@ -27,17 +28,11 @@ namespace minigrad::nn::functional {
 using autograd::AutogradContext;
 using autograd::IValue;
 using Grads = std::vector<Tensor>;
+using nn::detail::parse_reduction;
+using nn::detail::reduce;
+using nn::detail::Reduction;
 
 namespace {
-
-enum class Reduction { kNone, kMean, kSum };
-
-Reduction parse_reduction(const std::string& r, const char* op) {
-  if (r == "mean") return Reduction::kMean;
-  if (r == "sum") return Reduction::kSum;
-  MG_CHECK(r == "none", op, "reduction must be \"mean\", \"sum\" or \"none\", got \"", r, "\"");
-  return Reduction::kNone;
-}
 
 // ---------------------------------------------------------------- softplus
 
@@ -66,12 +61,6 @@ struct SoftplusFn : autograd::Function<SoftplusFn> {
 };
 
 Tensor softplus(const Tensor& z) { return SoftplusFn::apply(z); }
-
-Tensor reduce(const Tensor& loss, Reduction red) {
-  if (red == Reduction::kSum) return loss.sum();
-  if (red == Reduction::kMean) return loss.mean();
-  return loss;
-}
 
 // ---------------------------------------------------------------- binary_cross_entropy
 
@@ -269,18 +258,8 @@ std::string reduction_name(const reduction_t& reduction) {
   return std::visit(Name{}, reduction);
 }
 
-namespace {
-
-/// An optional tensor option, copied for a clone (which must not share its buffers).
-Tensor clone_if_defined(const Tensor& t) { return t.defined() ? t.clone() : Tensor(); }
-
-/// Registers a defined optional tensor as a buffer, as PyTorch's register_buffer(name, None)
-/// (which lists only defined ones); returns it.
-Tensor register_optional_buffer(Module& m, const std::string& name, const Tensor& t) {
-  return t.defined() ? m.register_buffer(name, t) : Tensor();
-}
-
-}  // namespace
+using nn::detail::clone_if_defined;
+using nn::detail::register_optional_buffer;
 
 L1LossImpl::L1LossImpl(const L1LossOptions& options_) : LossModule("L1Loss"), options(options_) {}
 Tensor L1LossImpl::forward(const Tensor& input, const Tensor& target) const {

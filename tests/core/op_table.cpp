@@ -4103,6 +4103,7 @@ std::vector<OpInfo> build() {
   add_custom(t);
   add_math(t);
   add_reduce_more(t);
+  add_loss_more(t);
   add_matrix(t);
   return t;
 }

@@ -42,5 +42,7 @@ void add_math(std::vector<OpInfo>& t);
 void add_reduce_more(std::vector<OpInfo>& t);
 /// outer, cross, diag, trace (op_table_reduce_more.cpp).
 void add_matrix(std::vector<OpInfo>& t);
+/// pairwise_distance and the losses of minigrad/nn/loss_more.h (op_table_loss_more.cpp).
+void add_loss_more(std::vector<OpInfo>& t);
 
 }  // namespace minigrad::testing

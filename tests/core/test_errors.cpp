@@ -1059,6 +1059,21 @@ const std::vector<BadInput>& bad_inputs() {
          mg::nn::functional::l1_loss(mg::zeros({2, 3}), mg::zeros({3}));
        },
        "[l1_loss] target has shape (3,) but input has shape (2, 3); they must match"},
+      {"losses", "multi_margin_loss with p 3",
+       [] {
+         mg::nn::functional::multi_margin_loss(mg::zeros({2, 3}), mg::tensor({0L, 1L}), 3);
+       },
+       "[multi_margin_loss] only p == 1 and p == 2 supported, got p = 3"},
+      {"losses", "soft_margin_loss with a target that requires grad",
+       [] { mg::nn::functional::soft_margin_loss(mg::zeros({2}), mg::ones({2}).requires_grad_()); },
+       "[soft_margin_loss] the function 'soft_margin_loss' is not differentiable with respect to "
+       "argument 'target'. This input cannot have requires_grad True (detach() it)."},
+      {"losses", "ctc_loss with an input length longer than log_probs",
+       [] {
+         mg::nn::functional::ctc_loss(mg::zeros({3, 1, 4}), mg::tensor({{1L}}), mg::tensor({4L}),
+                                      mg::tensor({1L}));
+       },
+       "[ctc_loss] Expected input_lengths to have value at most 3, but got value 4 (sample 0)"},
       {"creation", "a CUDA tensor (`zeros({2}, TensorOptions().device(kCUDA))`)",
        [] { mg::zeros({2}, mg::TensorOptions().device(mg::kCUDA)); },
        "[zeros] CUDA is not available: minigrad runs on the CPU (asked for cuda); pick the device "

@@ -323,6 +323,9 @@ TEST(OpTable, CoversEveryNodeCoreCanCreate) {
   const std::map<std::string, std::string> kNotOps = {
       {"CustomFunctionBackward",
        "the name of a custom Function without a name(); custom_attention names its own"},
+      {"CtcLossInfiniteBackward",
+       "ctc_loss's NaN gradient for an impossible alignment (tests/nn/test_loss_more.cpp): a "
+       "NaN cannot be gradchecked"},
   };
   std::set<std::string> in_sources = node_names_in_sources();
   ASSERT_GT(in_sources.size(), 50u) << "the scan of core/src and nn/src found too few names";

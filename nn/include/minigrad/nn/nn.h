@@ -9,6 +9,7 @@
 #include "minigrad/nn/layers.h"
 #include "minigrad/nn/linear.h"
 #include "minigrad/nn/loss.h"
+#include "minigrad/nn/loss_more.h"
 #include "minigrad/nn/module.h"
 #include "minigrad/nn/transformer.h"
 #include "minigrad/nn/utils.h"
