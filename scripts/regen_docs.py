@@ -69,7 +69,7 @@ PIXELS = {"exact": 0.002, "trained": 0.02}
 # 3% as well (a count of agreeing pairs in generated text, a loss at the 3rd decimal).
 REL = {"exact": 0.0, "trained": 0.03}
 # Timing figures, never compared.
-TIMING = re.compile(r"\d[\d,.]* ?(tokens/s|tok/s|step/s|steps/s|ms|s\b)|tok/s=\d+|"
+TIMING = re.compile(r"\d+(?:[.,]\d+)* ?(tokens/s|tok/s|step/s|steps/s|ms|s\b)|tok/s=\d+|"
                     r"\[\d\d:\d\d(<\d\d:\d\d)?")
 # Lines of generated text (samples), compared by shape only in trained runs: their words change
 # with the model.
