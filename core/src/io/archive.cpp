@@ -129,23 +129,29 @@ void OutputArchive::save_to(const std::string& filename) const {
 }
 
 void OutputArchive::save_to(std::ostream& stream) const {
-  std::string bytes;
-  write_bytes([&](const void* p, std::uint64_t n) { bytes.append(static_cast<const char*>(p), n); },
-              "<stream>");
-  stream.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  MG_CHECK(static_cast<bool>(stream), "OutputArchive.save_to", "writing ", bytes.size(),
-           " bytes to the stream failed");
+  std::uint64_t written = 0;
+  write_bytes(
+      [&](const void* p, std::uint64_t n) {
+        stream.write(static_cast<const char*>(p), static_cast<std::streamsize>(n));
+        MG_CHECK(static_cast<bool>(stream), "OutputArchive.save_to",
+                 "writing to the stream failed after ", written, " bytes");
+        written += n;
+      },
+      "<stream>");
 }
 
 void OutputArchive::save_to(
     const std::function<std::size_t(const void*, std::size_t)>& func) const {
   MG_CHECK(static_cast<bool>(func), "OutputArchive.save_to", "the writer function is empty");
-  std::string bytes;
-  write_bytes([&](const void* p, std::uint64_t n) { bytes.append(static_cast<const char*>(p), n); },
-              "<writer>");
-  const std::size_t took = func(bytes.data(), bytes.size());
-  MG_CHECK(took == bytes.size(), "OutputArchive.save_to", "the writer function took ", took, " of ",
-           bytes.size(), " bytes");
+  std::uint64_t written = 0;
+  write_bytes(
+      [&](const void* p, std::uint64_t n) {
+        const std::size_t took = func(p, n);
+        MG_CHECK(took == n, "OutputArchive.save_to", "the writer function took ", took, " of ", n,
+                 " bytes at offset ", written);
+        written += n;
+      },
+      "<writer>");
 }
 
 OutputArchive& operator<<(OutputArchive& archive, const Tensor& tensor) {
@@ -180,7 +186,9 @@ bool InputArchive::try_read(const std::string& key, Tensor& tensor, bool /*is_bu
   const detail::Item* item = find(key, Kind::Tensor);
   if (!item) return false;
   const Tensor& saved = item->tensor;
-  if (tensor.defined() && saved.defined()) {
+  MG_CHECK(saved.defined() || !tensor.defined(), "InputArchive.read", "tensor '", prefix_, key,
+           "' is None in the archive; the tensor to read into is defined");
+  if (tensor.defined()) {
     MG_CHECK(tensor.shape() == saved.shape(), "InputArchive.read", "tensor '", prefix_, key,
              "' has shape ", saved.shape(), " in the archive, the tensor to read into has ",
              tensor.shape());
