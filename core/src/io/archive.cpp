@@ -300,6 +300,10 @@ void InputArchive::load_from(const std::string& filename) {
 }
 
 void InputArchive::load_from(std::istream& stream) {
+  // From the stream's beginning when it can seek, as libtorch's (its reader reads at absolute
+  // positions): one stream loads twice without a seekg in between.
+  stream.clear(stream.rdstate() & ~std::ios::eofbit);
+  if (stream.tellg() != std::streampos(-1)) stream.seekg(0, std::ios::beg);
   std::string bytes((std::istreambuf_iterator<char>(stream)), std::istreambuf_iterator<char>());
   MG_CHECK(!stream.bad(), "InputArchive.load_from", "reading the stream failed after ",
            bytes.size(), " bytes");
