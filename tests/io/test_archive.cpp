@@ -653,6 +653,38 @@ TEST(SerializeTest, UnserializableSubmoduleIsSkippedWhenSavingModule) {
   ASSERT_FALSE(archive.try_read("relu", relu_archive));
 }
 
+// (kInt64 for libtorch's kInt32, which minigrad does not have)
+TEST_F(Archive, SerializeTestUnserializableSubmoduleIsIgnoredWhenLoadingModule) {
+  struct B : mg::nn::Module {
+    B() {
+      register_module("relu1", mg::nn::Functional(mg::relu));
+      register_buffer("foo", mg::zeros({5}, mg::kInt64));
+    }
+  };
+  struct A : mg::nn::Module {
+    A() {
+      register_module("b", std::make_shared<B>());
+      register_module("relu2", mg::nn::Functional(mg::relu));
+    }
+  };
+  auto out = std::make_shared<A>();
+  out->named_buffers()["b.foo"].fill_(1);
+  mg::save(out, path("a.pt"));
+  mg::serialize::InputArchive archive;
+  archive.load_from(path("a.pt"));
+  mg::serialize::InputArchive archive_b;
+  mg::serialize::InputArchive archive_relu;
+  mg::Tensor tensor_foo;
+  ASSERT_TRUE(archive.try_read("b", archive_b));
+  ASSERT_TRUE(archive_b.try_read("foo", tensor_foo, /*is_buffer=*/true));
+  ASSERT_FALSE(archive_b.try_read("relu1", archive_relu));
+  ASSERT_FALSE(archive.try_read("relu2", archive_relu));
+  auto in = std::make_shared<A>();
+  mg::load(in, path("a.pt"));
+  const int output = static_cast<int>(in->named_buffers()["b.foo"].sum().item<std::int64_t>());
+  ASSERT_EQ(output, 5);
+}
+
 // docs/errors.md's rows for archives, run as written there.
 TEST_F(Archive, DocumentedErrors) {
   struct FcImpl : nn::Module {
