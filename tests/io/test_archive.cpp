@@ -13,6 +13,7 @@
 
 #include "documented_errors.h"
 #include "io/python_runner.h"
+#include "io/torch_files.h"
 #include "minigrad/minigrad.h"
 #include "nn/module_test_helpers.h"
 
@@ -263,6 +264,25 @@ TEST_F(Archive, TruncatedCorruptAndForeignBytesThrow) {
   InputArchive in;
   EXPECT_ERROR_HAS(in.load_from(path("nope.pt")), "cannot open for reading");
   EXPECT_ERROR_HAS(in.load_from(dir_.string()), "not a regular file");
+}
+
+// Pickles a hostile torch.save file may hold: a list that contains itself, and a tuple of a tuple
+// ... of (x, x), 28 levels deep (2^28 values counted with repeats): each a bounded error.
+TEST_F(Archive, SelfContainingAndExponentiallySharedValuesThrow) {
+  auto load = [](const std::string& pickle) {
+    const std::string bytes = minigrad_test::pt_of(pickle, "");
+    InputArchive in;
+    in.load_from(bytes.data(), bytes.size());
+  };
+  // PROTO 2, EMPTY_LIST, BINPUT 0, BINGET 0, APPEND, STOP
+  EXPECT_ERROR_HAS(load(std::string("\x80\x02]q\x00h\x00"
+                                    "a.",
+                                    10)),
+                   "nests deeper than 32 levels (a container that contains itself?)");
+  std::string shared = "\x80\x02K\x01";                                     // 1
+  for (int k = 0; k < 28; ++k) shared += std::string("q\x00h\x00\x86", 5);  // (x, x)
+  EXPECT_ERROR_HAS(load(shared + "."),
+                   "the file's values, counted with repeats, are more than the limit of 2000000");
 }
 
 TEST_F(Archive, SaveAndLoadATensorAndAVectorOfTensors) {

@@ -1332,15 +1332,27 @@ void pickle_item(Pickler& p, const Item& item, std::vector<Tensor>& storages,
 
 // The pickle's value as a tree. A hostile pickle may share one list many times over or make a
 // list contain itself: the visits are counted and the depth bounded.
+// (path: the keys down to o, joined with '.' only for a message: a value may be visited millions
+// of times)
+std::string joined(const std::vector<std::string>& path) {
+  std::string out;
+  for (const std::string& k : path) out += (out.empty() ? "" : ".") + k;
+  return out;
+}
+
 Item unpickle_item(TorchArchive& archive, const Obj* o, const std::string& name,
-                   const std::string& where, int depth, std::size_t& visits) {
-  MG_CHECK(depth <= kMaxDepth, kLoad, name, ": \"", where, "\" nests deeper than ", kMaxDepth,
-           " levels (a container that contains itself?)");
+                   std::vector<std::string>& path, std::size_t& visits) {
+  const int depth = static_cast<int>(path.size());
+  MG_CHECK(depth <= kMaxDepth, kLoad, name, ": \"", joined(path), "\" nests deeper than ",
+           kMaxDepth, " levels (a container that contains itself?)");
   MG_CHECK(++visits <= kMaxObjects, kLoad, name,
-           ": the file's values, counted with repeats, are "
-           "more than the limit of ",
-           kMaxObjects);
-  auto child = [&](const std::string& key) { return where.empty() ? key : where + "." + key; };
+           ": the file's values, counted with repeats, are more than the limit of ", kMaxObjects);
+  auto child = [&](std::string key, const Obj* value) {
+    path.push_back(std::move(key));
+    Item item = unpickle_item(archive, value, name, path, visits);
+    path.pop_back();
+    return item;
+  };
   Item out;
   switch (o->kind) {
     case Kind::None:
@@ -1348,7 +1360,7 @@ Item unpickle_item(TorchArchive& archive, const Obj* o, const std::string& name,
       return out;
     case Kind::Tensor:
       out.kind = Item::Kind::Tensor;
-      out.tensor = archive.tensor(o, "\"" + where + "\"");
+      out.tensor = archive.tensor(o, "\"" + joined(path) + "\"");
       return out;
     case Kind::Bool:
     case Kind::Int:
@@ -1366,13 +1378,14 @@ Item unpickle_item(TorchArchive& archive, const Obj* o, const std::string& name,
     case Kind::Dict: {
       out.kind = Item::Kind::Dict;
       std::set<std::string> seen;
-      for (const auto& [key, value] : dict_items(o, name, where.empty() ? "the archive" : where)) {
+      for (const auto& [key, value] :
+           dict_items(o, name, path.empty() ? std::string("the archive") : joined(path))) {
         MG_CHECK(key->kind == Kind::Str || key->kind == Kind::Int, kLoad, name, ": a key of \"",
-                 where, "\" is ", kind_name(key->kind), ", not a str or an int");
+                 joined(path), "\" is ", kind_name(key->kind), ", not a str or an int");
         std::string k = key->kind == Kind::Str ? key->s : std::to_string(key->i);
-        MG_CHECK(seen.insert(k).second, kLoad, name, ": \"", where, "\" has the key \"", k,
+        MG_CHECK(seen.insert(k).second, kLoad, name, ": \"", joined(path), "\" has the key \"", k,
                  "\" twice");
-        out.values.push_back(unpickle_item(archive, value, name, child(k), depth + 1, visits));
+        out.values.push_back(child(k, value));
         out.keys.push_back(std::move(k));
       }
       return out;
@@ -1381,14 +1394,13 @@ Item unpickle_item(TorchArchive& archive, const Obj* o, const std::string& name,
     case Kind::Tuple:
       out.kind = Item::Kind::List;
       for (std::size_t k = 0; k < o->items.size(); ++k)
-        out.values.push_back(
-            unpickle_item(archive, o->items[k], name, child(std::to_string(k)), depth + 1, visits));
+        out.values.push_back(child(std::to_string(k), o->items[k]));
       return out;
     case Kind::Global:
     case Kind::Storage:
       break;
   }
-  MG_ERROR(kLoad, name, ": \"", where, "\" is ", kind_name(o->kind),
+  MG_ERROR(kLoad, name, ": \"", joined(path), "\" is ", kind_name(o->kind),
            ", which an archive cannot hold (tensors, numbers, bools, strings, lists and dicts)");
 }
 
@@ -1405,7 +1417,8 @@ void detail::write_torch_object(const ByteSink& sink, const Item& root, const st
 Item detail::read_torch_object(const InputFile& file, const std::string& name) {
   TorchArchive archive(file, name);
   std::size_t visits = 0;
-  return unpickle_item(archive, archive.root(), name, "", 0, visits);
+  std::vector<std::string> path;
+  return unpickle_item(archive, archive.root(), name, path, visits);
 }
 
 }  // namespace minigrad
