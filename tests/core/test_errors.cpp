@@ -917,7 +917,7 @@ const std::vector<BadInput>& bad_inputs() {
        "assigned (assign one, e.g. fc = register_module(\"fc\", nn::Linear(3, 4)))"},
       {"modules", "named_parameters()[key] with a key that is not a parameter",
        [] { mg::nn::Linear(3, 2)->named_parameters()["weights"]; },
-       "[OrderedDict] no parameter named 'weights'; there are: weight, bias"},
+       "[OrderedDict] parameter 'weights' is not defined; there are: weight, bias"},
       {"modules", "unregister_module of a name that is not a child",
        [] { mg::nn::Sequential(mg::nn::ReLU())->unregister_module("1"); },
        "[unregister_module] Sequential has no module \"1\""},
@@ -947,7 +947,7 @@ const std::vector<BadInput>& bad_inputs() {
        [] {
          mg::nn::ModuleDict({{"fc", mg::nn::Linear(1, 1)}})["out"];
        },
-       "[OrderedDict] no module named 'out'; there are: fc"},
+       "[OrderedDict] module 'out' is not defined; there are: fc"},
       {"modules", "Embedding(4, 2) with padding_idx 4",
        [] { mg::nn::Embedding(mg::nn::EmbeddingOptions(4, 2).padding_idx(4)); },
        "[Embedding] padding_idx 4 is out of range for 4 embeddings (expected a value in [-4, 4))"},

@@ -28,7 +28,9 @@
 #include <sstream>
 #include <string>
 #include <thread>
+
 #include <vector>
+#include "io/python_runner.h"
 
 #include "io/torch_files.h"
 
@@ -1325,31 +1327,9 @@ TEST_F(Io, HostileOptimizerFilesGiveClearErrors) {
 
 // ================================ PyTorch interop ================================
 
-// Debian's python3-torch; MINIGRAD_TEST_PYTHON overrides it (e.g. a missing path, to see the skip).
-const std::string kPython = [] {
-  const char* env = std::getenv("MINIGRAD_TEST_PYTHON");
-  return std::string(env && *env ? env : "/usr/bin/python3");
-}();
-
-// Runs a command, returning its exit status and output (stdout and stderr).
-int run(const std::string& cmd, std::string& output) {
-  output.clear();
-  FILE* pipe = ::popen((cmd + " 2>&1").c_str(), "r");
-  if (!pipe) return -1;
-  char buf[4096];
-  std::size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, pipe)) > 0) output.append(buf, n);
-  return ::pclose(pipe);
-}
-
-// Why the PyTorch tests cannot run, or "" if they can.
-std::string torch_missing() {
-  if (::access(kPython.c_str(), X_OK) != 0) return kPython + " is missing";
-  std::string out;
-  if (run(kPython + " -c 'import torch, numpy'", out) != 0)
-    return kPython + " cannot import torch and numpy (install python3-torch): " + out;
-  return "";
-}
+const std::string& kPython = minigrad_test::python();
+using minigrad_test::run;
+using minigrad_test::torch_missing;
 
 std::string script_command(const std::string& mode, const std::string& dir) {
   return kPython + " '" + MINIGRAD_IO_TEST_DIR + "/torch_interop.py' " + mode + " '" + dir + "'";

@@ -215,7 +215,8 @@ TEST(ModuleDictApi, InsertLookupUpdatePop) {
   nn::ModuleDict copy;
   copy->update(*md);
   EXPECT_EQ(copy->keys(), md->keys());
-  EXPECT_EQ(error_of([&] { md["fc"]; }), "[OrderedDict] no module named 'fc'; there are: act, out");
+  EXPECT_EQ(error_of([&] { md["fc"]; }),
+            "[OrderedDict] module 'fc' is not defined; there are: act, out");
   md->clear();
   EXPECT_TRUE(md->empty());
   EXPECT_TRUE(md->named_children().is_empty());
@@ -317,7 +318,7 @@ TEST(ParameterContainers, ParameterDictInsertReplacePopUpdate) {
   pd->update(*other);
   EXPECT_EQ(keys_of(pd->named_parameters()), (std::vector<std::string>{"alpha", "gamma"}));
   EXPECT_EQ(error_of([&] { pd["delta"]; }),
-            "[OrderedDict] no parameter named 'delta'; there are: alpha, gamma");
+            "[OrderedDict] parameter 'delta' is not defined; there are: alpha, gamma");
   pd->clear();
   EXPECT_TRUE(pd->empty());
   EXPECT_TRUE(pd->parameters().empty());

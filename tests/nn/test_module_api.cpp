@@ -111,7 +111,7 @@ TEST(ModuleApi, NamedParametersIsAnOrderedDictWithLookup) {
   EXPECT_EQ(seen, (std::vector<std::string>{"fc1.weight:12", "fc1.bias:4", "seq.1.weight:8",
                                             "seq.1.bias:2"}));
   EXPECT_EQ(error_of([&] { params["fc2.weight"]; }),
-            "[OrderedDict] no parameter named 'fc2.weight'; there are: fc1.weight, fc1.bias, "
+            "[OrderedDict] parameter 'fc2.weight' is not defined; there are: fc1.weight, fc1.bias, "
             "seq.1.weight, seq.1.bias");
   EXPECT_EQ(keys_of(net->named_buffers()), (std::vector<std::string>{"scale"}));
   EXPECT_TRUE(net->named_buffers()["scale"].is_same(net->scale));

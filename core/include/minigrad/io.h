@@ -12,7 +12,9 @@
 // anything; a bad file throws minigrad::Error naming the reader, the file and the problem:
 // "[load_safetensors] model.safetensors: header length 4294967296 exceeds file size 100".
 // Module and optimizer checkpoints are in nn/module.h (nn::save, nn::load) and
-// optim/optimizer.h (optim::save, optim::load); docs/api.md describes the layouts.
+// optim/optimizer.h (optim::save, optim::load); docs/api.md describes the layouts. Archives
+// (libtorch's serialize::OutputArchive / InputArchive, mg::save / mg::load) are in
+// minigrad/serialize.h.
 #include <cstdint>
 #include <map>
 #include <string>
@@ -20,6 +22,7 @@
 #include <variant>
 #include <vector>
 
+#include "minigrad/serialize.h"
 #include "minigrad/tensor.h"
 
 namespace minigrad {

@@ -63,11 +63,21 @@ InputFile::InputFile(const std::string& path, const char* op) : path_(path), op_
   size_ = static_cast<std::uint64_t>(st.st_size);
 }
 
+InputFile::InputFile(const char* op, std::string name, std::string bytes)
+    : path_(std::move(name)), op_(op), size_(bytes.size()), memory_(std::move(bytes)) {}
+
 InputFile::~InputFile() {
   if (fd_ >= 0) ::close(fd_);
 }
 
 void InputFile::read(std::uint64_t offset, void* out, std::uint64_t n) const {
+  if (fd_ < 0) {
+    MG_CHECK(offset <= size_ && n <= size_ - offset, op_, path_,
+             ": file is truncated (it ended at byte ", size_, ", a read wanted ", n, " bytes at ",
+             offset, ")");
+    if (n) std::memcpy(out, memory_.data() + offset, n);
+    return;
+  }
   auto* dst = static_cast<char*>(out);
   while (n > 0) {
     const std::size_t chunk = static_cast<std::size_t>(std::min<std::uint64_t>(n, 1u << 30));

@@ -12,6 +12,9 @@ namespace minigrad::detail {
 class InputFile {
  public:
   InputFile(const std::string& path, const char* op);
+  /// Bytes already in memory (a stream's, read by serialize::InputArchive::load_from), checked
+  /// as a file's; `name` stands for the path in errors ("<stream>").
+  InputFile(const char* op, std::string name, std::string bytes);
   ~InputFile();
   InputFile(const InputFile&) = delete;
   InputFile& operator=(const InputFile&) = delete;
@@ -25,6 +28,7 @@ class InputFile {
   const char* op_;
   int fd_ = -1;
   std::uint64_t size_ = 0;
+  std::string memory_;  // the bytes when fd_ is -1
 };
 
 /// A file written atomically: the bytes go to a new temporary file `path.tmp.<pid>.<16 hex

@@ -31,6 +31,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "io/archive_format.h"
 #include "io/file_io.h"
 #include "minigrad/io.h"
 #include "tensor_impl.h"
@@ -95,7 +96,7 @@ constexpr std::uint64_t k32 = 0xFFFFFFFFu;
 // them.
 class ZipWriter {
  public:
-  explicit ZipWriter(detail::AtomicOutputFile& file) : file_(file) {}
+  explicit ZipWriter(detail::ByteSink sink) : sink_(std::move(sink)) {}
 
   void add(const std::string& name, const void* data, std::uint64_t n) {
     const std::uint32_t crc = crc32(0, static_cast<const unsigned char*>(data), n);
@@ -202,10 +203,10 @@ class ZipWriter {
     std::uint32_t crc;
   };
   void write(const void* p, std::uint64_t n) {
-    file_.write(p, n);
+    sink_(p, n);
     pos_ += n;
   }
-  detail::AtomicOutputFile& file_;
+  detail::ByteSink sink_;
   std::uint64_t pos_ = 0;
   std::vector<Entry> entries_;
 };
@@ -845,8 +846,8 @@ Obj* Unpickler::run() {
 // storages' records, read on demand.
 class TorchArchive {
  public:
-  explicit TorchArchive(const std::string& path)
-      : path_(path), file_(path, kLoad), zip_(file_, path_) {
+  TorchArchive(const detail::InputFile& file, const std::string& path)
+      : path_(path), file_(file), zip_(file_, path_) {
     const std::string& first = zip_.first_name();
     const std::size_t slash = first.find('/');
     MG_CHECK(slash != std::string::npos && slash > 0, kLoad, path_,
@@ -909,7 +910,7 @@ class TorchArchive {
 
  private:
   std::string path_;
-  detail::InputFile file_;
+  const detail::InputFile& file_;
   ZipReader zip_;
   std::string prefix_;
   std::vector<unsigned char> pickle_;
@@ -1028,11 +1029,10 @@ class Pickler {
   std::map<std::string, std::uint32_t> memo_;
 };
 
-// Writes the archive: data.pkl, the storages (one per tensor, C order) and version.
-void write_archive(const std::string& path, const std::string& pickle,
+// Writes the archive through sink: data.pkl, the storages (one per tensor, C order) and version.
+void write_archive(const detail::ByteSink& sink, const std::string& pickle,
                    const std::vector<Tensor>& storages) {
-  detail::AtomicOutputFile file(path, kSave);
-  ZipWriter zip(file);
+  ZipWriter zip(sink);
   zip.add("archive/data.pkl", pickle.data(), pickle.size());
   for (std::size_t k = 0; k < storages.size(); ++k) {
     const Tensor c = storages[k].detach().contiguous();
@@ -1041,6 +1041,11 @@ void write_archive(const std::string& path, const std::string& pickle,
   }
   zip.add("archive/version", "3\n", 2);
   zip.finish();
+}
+void write_archive(const std::string& path, const std::string& pickle,
+                   const std::vector<Tensor>& storages) {
+  detail::AtomicOutputFile file(path, kSave);
+  write_archive([&](const void* p, std::uint64_t n) { file.write(p, n); }, pickle, storages);
   file.commit();
 }
 
@@ -1117,7 +1122,8 @@ void save_torch(const std::string& path, const NamedTensors& tensors) {
 }
 
 NamedTensors load_torch(const std::string& path) {
-  TorchArchive archive(path);
+  detail::InputFile file(path, kLoad);
+  TorchArchive archive(file, path);
   const Obj* root = archive.root();
   MG_CHECK(root->kind == Kind::Dict, kLoad, path, ": the file holds ", kind_name(root->kind),
            ", not a state_dict (a dict of tensors)");
@@ -1189,7 +1195,8 @@ void save_optimizer_state_torch(const std::string& path, const OptimizerStateDic
 }
 
 OptimizerStateDict load_optimizer_state_torch(const std::string& path) {
-  TorchArchive archive(path);
+  detail::InputFile file(path, kLoad);
+  TorchArchive archive(file, path);
   const Obj* root = archive.root();
   const char* layout =
       " (PyTorch's optimizer layout: {\"state\": {0: {...}}, \"param_groups\": "
@@ -1264,6 +1271,154 @@ OptimizerStateDict load_optimizer_state_torch(const std::string& path) {
     out.param_groups.push_back(std::move(g));
   }
   return out;
+}
+
+// ---------------------------------------------------------------- serialization archives' trees
+
+namespace {
+
+using serialize::detail::Item;
+constexpr int kMaxArchiveDepth = kMaxDepth - 2;  // (a tensor's arguments nest two more levels)
+
+void pickle_item(Pickler& p, const Item& item, std::vector<Tensor>& storages,
+                 const std::string& name, const std::string& where, int depth) {
+  MG_CHECK(depth <= kMaxArchiveDepth, kSave, name, ": \"", where, "\" nests archives deeper than ",
+           kMaxArchiveDepth, " levels, which a reader refuses");
+  switch (item.kind) {
+    case Item::Kind::Tensor:
+      if (!item.tensor.defined()) {
+        p.op('N');
+      } else {
+        p.tensor(item.tensor, std::to_string(storages.size()));
+        storages.push_back(item.tensor);
+      }
+      return;
+    case Item::Kind::Int:
+      p.integer(item.i);
+      return;
+    case Item::Kind::Double:
+      p.real(item.f);
+      return;
+    case Item::Kind::Bool:
+      p.boolean(item.i != 0);
+      return;
+    case Item::Kind::Str:
+      MG_CHECK(valid_utf8(item.s), kSave, name, ": the string under \"", where,
+               "\" is not valid UTF-8, which torch.load could not read");
+      p.str(item.s);
+      return;
+    case Item::Kind::Dict:
+      p.op('}');
+      p.mark();
+      for (std::size_t k = 0; k < item.keys.size(); ++k) {
+        const std::string key = where.empty() ? item.keys[k] : where + "." + item.keys[k];
+        MG_CHECK(valid_utf8(item.keys[k]), kSave, name, ": the key \"", key,
+                 "\" is not valid UTF-8, which torch.load could not read");
+        p.str(item.keys[k]);
+        pickle_item(p, item.values[k], storages, name, key, depth + 1);
+      }
+      p.op('u');  // SETITEMS
+      return;
+    case Item::Kind::List:
+      p.op(']');
+      p.mark();
+      for (std::size_t k = 0; k < item.values.size(); ++k)
+        pickle_item(p, item.values[k], storages, name,
+                    where.empty() ? std::to_string(k) : where + "." + std::to_string(k), depth + 1);
+      p.op('e');  // APPENDS
+      return;
+  }
+}
+
+// The pickle's value as a tree. A hostile pickle may share one list many times over or make a
+// list contain itself: the visits are counted and the depth bounded.
+// (path: the keys down to o, joined with '.' only for a message: a value may be visited millions
+// of times)
+std::string joined(const std::vector<std::string>& path) {
+  std::string out;
+  for (const std::string& k : path) out += (out.empty() ? "" : ".") + k;
+  return out;
+}
+
+Item unpickle_item(TorchArchive& archive, const Obj* o, const std::string& name,
+                   std::vector<std::string>& path, std::size_t& visits) {
+  const int depth = static_cast<int>(path.size());
+  MG_CHECK(depth <= kMaxDepth, kLoad, name, ": \"", joined(path), "\" nests deeper than ",
+           kMaxDepth, " levels (a container that contains itself?)");
+  MG_CHECK(++visits <= kMaxObjects, kLoad, name,
+           ": the file's values, counted with repeats, are more than the limit of ", kMaxObjects);
+  auto child = [&](std::string key, const Obj* value) {
+    path.push_back(std::move(key));
+    Item item = unpickle_item(archive, value, name, path, visits);
+    path.pop_back();
+    return item;
+  };
+  Item out;
+  switch (o->kind) {
+    case Kind::None:
+      out.kind = Item::Kind::Tensor;  // an undefined tensor
+      return out;
+    case Kind::Tensor:
+      out.kind = Item::Kind::Tensor;
+      out.tensor = archive.tensor(o, "\"" + joined(path) + "\"");
+      return out;
+    case Kind::Bool:
+    case Kind::Int:
+      out.kind = o->kind == Kind::Bool ? Item::Kind::Bool : Item::Kind::Int;
+      out.i = o->i;
+      return out;
+    case Kind::Float:
+      out.kind = Item::Kind::Double;
+      out.f = o->f;
+      return out;
+    case Kind::Str:
+      out.kind = Item::Kind::Str;
+      out.s = o->s;
+      return out;
+    case Kind::Dict: {
+      out.kind = Item::Kind::Dict;
+      std::set<std::string> seen;
+      for (const auto& [key, value] :
+           dict_items(o, name, path.empty() ? std::string("the archive") : joined(path))) {
+        MG_CHECK(key->kind == Kind::Str || key->kind == Kind::Int, kLoad, name, ": a key of \"",
+                 joined(path), "\" is ", kind_name(key->kind), ", not a str or an int");
+        std::string k = key->kind == Kind::Str ? key->s : std::to_string(key->i);
+        MG_CHECK(seen.insert(k).second, kLoad, name, ": \"", joined(path), "\" has the key \"", k,
+                 "\" twice");
+        out.values.push_back(child(k, value));
+        out.keys.push_back(std::move(k));
+      }
+      return out;
+    }
+    case Kind::List:
+    case Kind::Tuple:
+      out.kind = Item::Kind::List;
+      for (std::size_t k = 0; k < o->items.size(); ++k)
+        out.values.push_back(child(std::to_string(k), o->items[k]));
+      return out;
+    case Kind::Global:
+    case Kind::Storage:
+      break;
+  }
+  MG_ERROR(kLoad, name, ": \"", joined(path), "\" is ", kind_name(o->kind),
+           ", which an archive cannot hold (tensors, numbers, bools, strings, lists and dicts)");
+}
+
+}  // namespace
+
+void detail::write_torch_object(const ByteSink& sink, const Item& root, const std::string& name) {
+  Pickler p;
+  std::vector<Tensor> storages;
+  pickle_item(p, root, storages, name, "", 0);
+  p.op('.');
+  write_archive(sink, p.out, storages);
+}
+
+Item detail::read_torch_object(const InputFile& file, const std::string& name) {
+  TorchArchive archive(file, name);
+  std::size_t visits = 0;
+  std::vector<std::string> path;
+  return unpickle_item(archive, archive.root(), name, path, visits);
 }
 
 }  // namespace minigrad

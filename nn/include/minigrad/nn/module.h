@@ -172,6 +172,17 @@ class Module : public std::enable_shared_from_this<Module> {
   /// module has (3, 4)`. Returns the missing and unexpected keys (non-strict loads).
   LoadStateDictResult load_state_dict(const StateDict& dict, bool strict = true);
 
+  // ---- serialization archives (libtorch's Module::save / Module::load; minigrad/serialize.h) --
+  /// Writes the module's own parameters, then its own buffers, then each child as a nested
+  /// archive under its name (libtorch's layout); undefined tensors are skipped. mg::save(model,
+  /// path) calls it.
+  virtual void save(serialize::OutputArchive& archive) const;
+  /// Reads what save() wrote, in place, in the same order (each tensor copied into the module's,
+  /// shapes checked): a missing tensor throws "No such serialized tensor 'fc.weight'", a missing
+  /// child "No such serialized submodule: 'fc'". mg::load(model, path) calls it.
+  virtual void load(serialize::InputArchive& archive);
+  // ---- end of serialization archives ------------------------------------------------------------
+
   /// A deep copy: a new module of the same type and configuration whose parameters and buffers
   /// are copies of this one's (values, requires_grad, gradients) and whose training mode is the
   /// same, as copy.deepcopy(model) and libtorch's clone(). The built-in modules implement it; a

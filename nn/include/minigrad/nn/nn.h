@@ -11,6 +11,7 @@
 #include "minigrad/nn/loss.h"
 #include "minigrad/nn/loss_more.h"
 #include "minigrad/nn/module.h"
+#include "minigrad/nn/serialize.h"
 #include "minigrad/nn/transformer.h"
 #include "minigrad/nn/utils.h"
 #include "minigrad/ops.h"

@@ -392,6 +392,16 @@ class Optimizer {
   /// dtype, "step" excepted, as PyTorch).
   virtual void load_state_dict(const OptimizerStateDict& dict) = 0;
 
+  /// Writes state_dict() into archive (libtorch's Optimizer::save): "optimizer" (the name), each
+  /// state tensor under "state.<position>.<name>", each group's options under
+  /// "param_groups.<group>.<option>" (a tuple's numbers under ".0", ".1") and its parameters'
+  /// positions under "param_groups.<group>.params.<k>". mg::save(optimizer, path) calls it.
+  virtual void save(serialize::OutputArchive& archive) const;
+  /// Reads what save() wrote (or a torch.save(optimizer.state_dict()) file's archive) and
+  /// restores it with load_state_dict(), which refuses another optimizer's or a mismatched
+  /// state and then changes nothing. mg::load(optimizer, path) calls it.
+  virtual void load(serialize::InputArchive& archive);
+
  protected:
   Optimizer(std::string name, std::unique_ptr<OptimizerOptions> defaults)
       : name_(std::move(name)), defaults_(std::move(defaults)) {}
@@ -645,3 +655,16 @@ inline void load(Optimizer& optimizer, const std::string& path) {
 }
 
 }  // namespace minigrad::optim
+
+namespace minigrad::serialize {
+/// `archive << optimizer` / `archive >> optimizer`: Optimizer::save / load, so that
+/// mg::save(optimizer, "opt.pt") and mg::load(optimizer, "opt.pt") work, as libtorch's.
+inline OutputArchive& operator<<(OutputArchive& archive, const optim::Optimizer& optimizer) {
+  optimizer.save(archive);
+  return archive;
+}
+inline InputArchive& operator>>(InputArchive& archive, optim::Optimizer& optimizer) {
+  optimizer.load(archive);
+  return archive;
+}
+}  // namespace minigrad::serialize
