@@ -2,6 +2,7 @@
 #include "minigrad/nn/module.h"
 
 #include <algorithm>
+#include <atomic>
 #include <map>
 #include <mutex>
 #include <ostream>
@@ -9,6 +10,7 @@
 #include <sstream>
 #include <unordered_map>
 
+#include "minigrad/nn/containers.h"
 #include "minigrad/ops/creation.h"
 #include "minigrad/ops/elementwise.h"
 #include "minigrad/parameter_names.h"
@@ -47,6 +49,61 @@ void check_name(const std::string& name, const std::string& type, const char* wh
 }  // namespace
 
 std::string parameter_name(const Tensor& p) { return minigrad::parameter_name(p); }
+
+// ---------------------------------------------------------------- forward hooks
+
+std::size_t hook_detail::next_hook_id() {
+  static std::atomic<std::size_t> next{0};
+  return next++;
+}
+
+bool Module::run_forward_pre_hooks(std::vector<Tensor>& inputs) const {
+  bool replaced = false;
+  Module& self = const_cast<Module&>(*this);  // a hook gets the module as PyTorch's, mutable
+  for (auto& hook : forward_pre_hooks_.snapshot()) {
+    std::optional<std::vector<Tensor>> out = hook(self, inputs);
+    if (!out) continue;
+    MG_CHECK(out->size() == inputs.size(), "register_forward_pre_hook", type_name_,
+             ": a forward pre-hook returned ", out->size(), " input(s) for a call with ",
+             inputs.size(), " Tensor argument(s): it may replace them, not add or drop any");
+    inputs = std::move(*out);
+    replaced = true;
+  }
+  return replaced;
+}
+
+bool Module::run_forward_hooks(const std::vector<Tensor>& inputs,
+                               std::vector<Tensor>& outputs) const {
+  bool replaced = false;
+  Module& self = const_cast<Module&>(*this);
+  for (auto& hook : forward_hooks_.snapshot()) {
+    std::optional<std::vector<Tensor>> out = hook(self, inputs, outputs);
+    if (!out) continue;
+    check_hook_outputs(outputs.size(), out->size());
+    outputs = std::move(*out);
+    replaced = true;
+  }
+  return replaced;
+}
+
+void Module::check_hook_outputs(std::size_t expected, std::size_t got) const {
+  MG_CHECK(got == expected, "register_forward_hook", type_name_, ": a forward hook returned ", got,
+           " output(s) for a forward that returns ", expected,
+           ": it may replace them, not add or drop any");
+}
+
+void Module::throw_hook_arity(const Module& m, std::size_t outputs) {
+  MG_ERROR("register_forward_hook", m.type_name(), "'s forward returned ", outputs,
+           " tensors, and the hook takes one (const Tensor& output): take "
+           "const std::vector<Tensor>& outputs instead");
+}
+
+void Module::throw_hook_output_type(const std::type_info& type) const {
+  MG_ERROR("register_forward_hook", type_name_, "'s forward returns ",
+           container_detail::type_name(type),
+           ", and a module with forward hooks must return Tensors (a Tensor, or a pair, tuple or "
+           "vector of them) by value");
+}
 
 namespace {
 /// What `name` already names among a module's parameters, buffers and children ("parameter",

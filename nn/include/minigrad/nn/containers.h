@@ -231,7 +231,9 @@ class AnyModule {
                        std::index_sequence<I...>) {
     if (args.size() != sizeof...(A))
       container_detail::throw_argument_count(m.type_name(), sizeof...(A), args.size());
-    return AnyValue((m.*f)(static_cast<A>(argument<std::decay_t<A>>(m, args, I))...));
+    return AnyValue(m.call_with_hooks(  // Note [Forward hooks]
+        [&m, f](A... a) -> decltype(auto) { return (m.*f)(std::forward<A>(a)...); },
+        static_cast<A>(argument<std::decay_t<A>>(m, args, I))...));
   }
   template <typename T>
   static T& argument(const Module& m, std::vector<AnyValue>& args, std::size_t i) {

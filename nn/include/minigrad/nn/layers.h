@@ -53,8 +53,10 @@ class UnaryModule : public Module {
   using Module::Module;
   /// The layer's computation.
   virtual Tensor forward(const Tensor& x) const = 0;
-  /// Same as forward(x).
-  Tensor operator()(const Tensor& x) const { return forward(x); }
+  /// forward(x) through the module's hooks (Note [Forward hooks]).
+  Tensor operator()(const Tensor& x) const {
+    return call_with_hooks([this](const Tensor& a) { return forward(a); }, x);
+  }
 };
 
 /// nn::Embedding's options, as libtorch's: EmbeddingOptions(10, 3).padding_idx(0).
