@@ -16,6 +16,7 @@
 //     mg::nn::Linear fc{nullptr};
 //   };
 //   MG_MODULE(Net);  // Net net; net->forward(x); net->named_parameters()["fc.weight"]
+#include <atomic>
 #include <concepts>
 #include <cstdint>
 #include <functional>
@@ -54,13 +55,25 @@ class ModuleHolder;
 
 class Module : public std::enable_shared_from_this<Module> {
  public:
-  explicit Module(std::string type_name = "Module") : type_name_(std::move(type_name)) {}
+  /// A module named after its C++ type, demangled, as libtorch's Module(): `struct Net :
+  /// nn::Module {}` is "Net", a class in a namespace "tiny_lm::Block" (computed the first time
+  /// it is asked for).
+  Module() = default;
+  /// A module printed and named in errors as type_name ("Linear").
+  explicit Module(std::string type_name) : type_name_(std::move(type_name)), named_(true) {}
   virtual ~Module();
   Module(const Module&) = delete;
   Module& operator=(const Module&) = delete;
 
-  /// The class name printed by operator<< ("Linear").
-  const std::string& type_name() const { return type_name_; }
+  /// The class name printed by operator<< and named in errors ("Linear").
+  const std::string& type_name() const;
+  /// The same, libtorch's name().
+  const std::string& name() const { return type_name(); }
+  /// Writes the module's own part of its printout, as libtorch's pretty_print: by default
+  /// PyTorch's, its type name and, for a module without children, "(" extra_repr() ")". Override
+  /// it to print the module your way (`Net(x=1, y=3.14)`); its children, if any, follow it in
+  /// parentheses, one a line, as libtorch's.
+  virtual void pretty_print(std::ostream& os) const;
   /// Extra text inside the parentheses when printed, as PyTorch's extra_repr().
   virtual std::string extra_repr() const { return ""; }
 
@@ -161,6 +174,14 @@ class Module : public std::enable_shared_from_this<Module> {
   /// The same with each module's dotted name (libtorch's apply(NamedModuleApplyFunction)).
   void apply(const std::function<void(const std::string&, Module&)>& fn,
              const std::string& name_prefix = "");
+  /// libtorch's other forms, in the same order: a const module, a shared pointer to each module
+  /// (a member registered by reference comes as a non-owning one), with or without names.
+  void apply(const std::function<void(const Module&)>& fn) const;
+  void apply(const std::function<void(const std::string&, const Module&)>& fn,
+             const std::string& name_prefix = "") const;
+  void apply(const std::function<void(const std::shared_ptr<Module>&)>& fn) const;
+  void apply(const std::function<void(const std::string&, const std::shared_ptr<Module>&)>& fn,
+             const std::string& name_prefix = "") const;
 
   /// Parameters and buffers with dotted names in PyTorch's order: each module's own parameters,
   /// then its own buffers, then its children's, recursively ("scale", "fc1.weight", "fc1.bias").
@@ -403,7 +424,12 @@ class Module : public std::enable_shared_from_this<Module> {
     Module* module;
     std::shared_ptr<Module> owner;  // set when this module owns the child
   };
-  std::string type_name_;
+  /// Every module, children first, with its dotted name (the apply overloads).
+  void visit(const std::string& prefix,
+             const std::function<void(const std::string&, const Module&)>& fn) const;
+
+  mutable std::string type_name_;  // empty until type_name() derives it
+  mutable std::atomic<bool> named_{false};
   bool training_ = true;
   std::vector<std::pair<std::string, Tensor>> parameters_;
   std::vector<std::pair<std::string, Tensor>> buffers_;
