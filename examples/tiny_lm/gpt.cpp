@@ -25,14 +25,11 @@ Block::Block(const Config& c)
   register_module("drop", drop);
 }
 
-mg::Tensor Block::forward(const mg::Tensor& x, const mg::Tensor& causal_mask,
-                          mg::Tensor* weights) const {
+mg::Tensor Block::forward(const mg::Tensor& x, const mg::Tensor& causal_mask) const {
   nn::ModuleScope scope(*this);  // names this call "blocks.0" in collapsed graphs
   mg::Tensor h = ln1(x);
-  auto [a, w] = attn(h, h, h, /*key_padding_mask=*/mg::Tensor(),
-                     /*need_weights=*/weights != nullptr, causal_mask,
-                     /*average_attn_weights=*/false);
-  if (weights) *weights = w;
+  mg::Tensor a =
+      attn(h, h, h, /*key_padding_mask=*/mg::Tensor(), /*need_weights=*/false, causal_mask).first;
   mg::Tensor y = x + drop(a);
   return y + drop(proj(mg::gelu(fc(ln2(y)))));
 }
@@ -67,12 +64,11 @@ mg::Tensor GPT::forward(const mg::Tensor& idx, std::vector<mg::Tensor>* attentio
   mg::Tensor x = drop(token_embedding(idx) + position_embedding(positions));
   // true above the diagonal: token i may not look at tokens j > i.
   mg::Tensor causal = mg::ones({T, T}, mg::kBool).triu(1);
-  if (attention) attention->clear();
-  for (std::int64_t i = 0; i < static_cast<std::int64_t>(blocks->size()); ++i) {
-    mg::Tensor w;
-    x = blocks->ptr<Block>(i)->forward(x, causal, attention ? &w : nullptr);
-    if (attention) attention->push_back(w);
-  }
+  std::optional<nn::AttentionRecorder> recorder;  // every head's weights, without changing forward
+  if (attention) recorder.emplace(*this);
+  for (std::int64_t i = 0; i < static_cast<std::int64_t>(blocks->size()); ++i)
+    x = blocks->ptr<Block>(i)->forward(x, causal);
+  if (attention) *attention = recorder->weights();
   x = ln_f(x);
   return head ? head(x) : nn::functional::linear(x, token_embedding->weight);
 }

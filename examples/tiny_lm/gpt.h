@@ -40,10 +40,9 @@ struct Block : nn::Module {
   nn::Linear fc, proj;
   nn::Dropout drop;
   explicit Block(const Config& c);
-  /// x [B, T, d]; causal_mask [T, T] (true = may not attend). When weights is given, it receives
-  /// the attention weights per head [B, heads, T, T].
-  mg::Tensor forward(const mg::Tensor& x, const mg::Tensor& causal_mask,
-                     mg::Tensor* weights = nullptr) const;
+  /// x [B, T, d]; causal_mask [T, T] (true = may not attend). The attention asks for no
+  /// weights, as a training forward does; nn::AttentionRecorder gets them from outside.
+  mg::Tensor forward(const mg::Tensor& x, const mg::Tensor& causal_mask) const;
 };
 
 struct GPT : nn::Module {
@@ -55,7 +54,8 @@ struct GPT : nn::Module {
   nn::Linear head{nullptr};  // only without weight tying
   explicit GPT(const Config& c);
   /// idx [B, T] int64 -> logits [B, T, vocab]. attention, when given, receives each layer's
-  /// per-head weights.
+  /// per-head weights [B, heads, T, T] (recorded by nn::AttentionRecorder; the same as
+  /// nn::capture_attention(model, [&] { model.forward(idx); }) gives, in layer order).
   mg::Tensor forward(const mg::Tensor& idx, std::vector<mg::Tensor>* attention = nullptr) const;
   std::int64_t num_parameters() const;
 };

@@ -4,6 +4,7 @@
 //   tiny_lm [--steps 1000] [--layers 2] [--heads 4] [--dim 64] [--block 24] [--batch 32]
 //           [--lr 3e-3] [--dropout 0.1] [--seed 0] [--sample "the"] [--temperature 0.8]
 //           [--top-k 5] [--curve tiny_lm_loss_curve.png] [--attention tiny_lm_attention.png]
+//           [--attention-maps tiny_lm_heads.png]
 //           [--save tiny_lm.safetensors] [--save-every 200] [--resume tiny_lm.safetensors]
 //           [--profile tiny_lm_trace.json [--profile-steps 5]]
 #include <CLI/CLI.hpp>
@@ -33,7 +34,7 @@ int run(int argc, char** argv) {
   TrainOptions opt;
   std::uint64_t seed = 0;
   std::string prompt = "the", curve_path = "tiny_lm_loss_curve.png",
-              attention_path = "tiny_lm_attention.png";
+              attention_path = "tiny_lm_attention.png", attention_maps_path;
   std::string probe = "the soup for lunch is hot .";
   double temperature = 0.8;
   int top_k = 5, samples = 5;
@@ -63,6 +64,9 @@ int run(int argc, char** argv) {
                  "PNG of the attention of the heads of the layer with the clearest head "
                  "('' for none)");
   app.add_option("--probe", probe, "the phrase whose attention is drawn");
+  app.add_option("--attention-maps", attention_maps_path,
+                 "PNG of every head of every layer on --probe, as nn::capture_attention records "
+                 "them ('' for none)");
   std::string save_path, resume_path;
   int save_every = 0;
   app.add_option("--save", save_path,
@@ -200,18 +204,37 @@ int run(int argc, char** argv) {
                      "tiny_lm: cross-entropy (nats per token)", settings);
     std::printf("loss curves: %s\n", curve_path.c_str());
   }
-  if (!attention_path.empty()) {
-    // The head of the last layer that looks hardest from the adjective back to its noun.
-    std::vector<std::int64_t> ids = lang.encode(probe);
-    std::vector<std::string> words;
-    for (auto id : ids) words.push_back(lang.word(id));
-    std::vector<mg::Tensor> att;
-    {
-      mg::NoGradGuard no_grad;
-      model.eval();
-      std::vector<double> x(ids.begin(), ids.end());
-      model.forward(mg::tensor(x, {1, static_cast<std::int64_t>(ids.size())}, mg::kInt64), &att);
+  // Every head's attention weights on the probe phrase, in layer order: one call records them,
+  // the model's forward is unchanged (its attention asks for no weights).
+  std::vector<std::int64_t> ids = lang.encode(probe);
+  std::vector<std::string> words;
+  for (auto id : ids) words.push_back(lang.word(id));
+  std::vector<nn::AttentionRecord> maps;
+  if (!attention_path.empty() || !attention_maps_path.empty()) {
+    mg::NoGradGuard no_grad;
+    model.eval();
+    std::vector<double> x(ids.begin(), ids.end());
+    const mg::Tensor idx = mg::tensor(x, {1, static_cast<std::int64_t>(ids.size())}, mg::kInt64);
+    maps = nn::capture_attention(model, [&] { model.forward(idx); });  // [1, heads, T, T] each
+  }
+  if (!attention_maps_path.empty()) {
+    std::vector<mg::Tensor> panels;
+    std::vector<std::string> titles;
+    for (const nn::AttentionRecord& m : maps) {
+      panels.push_back(m.weights.select(0, 0));
+      for (std::int64_t h = 0; h < config.heads; ++h)
+        titles.push_back(m.name + ", head " + std::to_string(h));
     }
+    mg::viz::attention_heatmap(mg::cat(panels, 0), words, words, attention_maps_path,
+                               "tiny_lm: every head of every layer on \"" + probe + "\"",
+                               {.caption = settings, .panel_titles = titles});
+    std::printf("attention maps: %s (%zu layers x %lld heads)\n", attention_maps_path.c_str(),
+                maps.size(), static_cast<long long>(config.heads));
+  }
+  if (!attention_path.empty()) {
+    // The head that looks hardest from the adjective back to its noun.
+    std::vector<mg::Tensor> att;
+    for (const nn::AttentionRecord& m : maps) att.push_back(m.weights);
     std::size_t adj = 0, noun = 0;
     for (std::size_t i = 0; i < ids.size(); ++i) {
       if (lang.is_adjective(ids[i])) adj = i;

@@ -184,6 +184,10 @@ std::pair<Tensor, Tensor> MultiheadAttentionImpl::forward(
   Tensor out = rows_first ? out_proj(heads.permute({0, 2, 1, 3}).reshape({N, L, E}))
                           : out_proj(heads.permute({2, 0, 1, 3}).reshape({L, N, E}));
 
+  if (!weights_hooks_.empty()) {  // the per-head weights, as need_weights would return them
+    const Tensor per_head = batched ? weights : weights.squeeze(0);
+    for (auto& hook : weights_hooks_.snapshot()) hook(*this, per_head);
+  }
   if (need_weights && average_attn_weights) weights = weights.sum(1) / static_cast<double>(H);
   if (!need_weights) weights = Tensor();
   if (!batched) {
@@ -191,6 +195,55 @@ std::pair<Tensor, Tensor> MultiheadAttentionImpl::forward(
     if (weights.defined()) weights = weights.squeeze(0);
   }
   return {out, weights};
+}
+
+RemovableHandle MultiheadAttentionImpl::register_attention_weights_hook(
+    std::function<void(const MultiheadAttentionImpl&, const Tensor&)> fn) {
+  MG_CHECK(fn != nullptr, "register_attention_weights_hook", "got an empty function");
+  return weights_hooks_.add(std::move(fn));
+}
+
+AttentionRecorder::AttentionRecorder(const Module& model)
+    : records_(std::make_shared<std::vector<AttentionRecord>>()) {
+  for (const auto& [name, m] : model.named_modules()) {
+    auto* mha = m->as<MultiheadAttention>();
+    if (mha == nullptr) continue;
+    names_.push_back(name);
+    std::weak_ptr<std::vector<AttentionRecord>> records = records_;
+    handles_.push_back(mha->register_attention_weights_hook(
+        [records, name = name](const MultiheadAttentionImpl&, const Tensor& w) {
+          if (auto r = records.lock()) r->push_back({name, w});
+        }));
+  }
+}
+
+void AttentionRecorder::remove() {
+  for (RemovableHandle& h : handles_) h.remove();
+  handles_.clear();
+}
+
+std::vector<Tensor> AttentionRecorder::weights() const {
+  std::vector<Tensor> out;
+  for (const AttentionRecord& r : *records_) out.push_back(r.weights);
+  return out;
+}
+
+Tensor AttentionRecorder::weights(const std::string& name) const {
+  for (auto it = records_->rbegin(); it != records_->rend(); ++it)
+    if (it->name == name) return it->weights;
+  std::string watched;
+  for (const std::string& n : names_) watched += (watched.empty() ? "\"" : ", \"") + n + "\"";
+  MG_ERROR("AttentionRecorder", "no call of a MultiheadAttention named \"", name,
+           "\" was recorded (it watches ",
+           names_.empty() ? "none: the model has no MultiheadAttention" : watched, "; ",
+           records_->size(), " call(s) recorded)");
+}
+
+std::vector<AttentionRecord> capture_attention(const Module& model,
+                                               const std::function<void()>& fn) {
+  AttentionRecorder recorder(model);
+  fn();
+  return recorder.records();
 }
 
 std::shared_ptr<Module> NonDynamicallyQuantizableLinearImpl::clone() const {

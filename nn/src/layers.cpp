@@ -3,6 +3,7 @@
 // RMSNorm, activations, Identity, Flatten, Unflatten).
 #include "minigrad/nn/layers.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstring>
@@ -157,6 +158,11 @@ EmbeddingImpl::EmbeddingImpl(const EmbeddingOptions& options)
            ") must be non-negative");
   if (options.padding_idx())
     padding_idx = wrap_padding_idx(*options.padding_idx(), num, "Embedding");
+  MG_CHECK(!options.max_norm() || *options.max_norm() >= 0.0, "Embedding",
+           "max_norm must be non-negative, got ", python_float_repr(*options.max_norm()));
+  max_norm = options.max_norm();
+  norm_type = options.norm_type();
+  scale_grad_by_freq = options.scale_grad_by_freq();
   const Tensor& given = options._weight();
   if (!given.defined()) {
     weight = register_parameter("weight", empty({num, dim}, get_default_dtype()));
@@ -179,12 +185,42 @@ void EmbeddingImpl::reset_parameters() {
 }
 
 Tensor EmbeddingImpl::forward(const Tensor& indices) const {
-  return minigrad::detail::embedding(indices, weight, padding_idx, "Embedding");
+  if (max_norm && indices.defined() && indices.dtype() == kInt64 && indices.numel() > 0) {
+    // PyTorch's embedding_renorm_: each distinct looked-up row, in place, without autograd.
+    NoGradGuard no_grad;
+    std::vector<std::int64_t> rows = indices.contiguous().to_vector<std::int64_t>();
+    std::sort(rows.begin(), rows.end());
+    rows.erase(std::unique(rows.begin(), rows.end()), rows.end());
+    for (std::int64_t i : rows) {
+      MG_CHECK(i >= 0 && i < num_embeddings, "Embedding", "index ", i, " is out of range for ",
+               num_embeddings, " embeddings");
+      Tensor row = weight.select(0, i);
+      const double norm = norm_type == 2.0
+                              ? sqrt((row * row).sum()).item<double>()
+                              : pow(pow(abs(row), norm_type).sum(), 1.0 / norm_type).item<double>();
+      if (norm > *max_norm) row.mul_(*max_norm / (norm + 1e-7));
+    }
+  }
+  Tensor out = minigrad::detail::embedding(indices, weight, padding_idx, "Embedding");
+  if (scale_grad_by_freq && out.requires_grad()) {
+    // Each position's gradient divided by its index's count in the batch, before the rows add up.
+    const Tensor flat = indices.reshape({-1});
+    Tensor scale =
+        ones({1}, weight.dtype()) /
+        flat.bincount(std::nullopt, num_embeddings).index_select(0, flat).to(weight.dtype());
+    scale = scale.reshape(indices.shape()).unsqueeze(-1);
+    out.register_hook([scale](const Tensor& g) { return g * scale; });
+  }
+  return out;
 }
 
 std::string EmbeddingImpl::extra_repr() const {
-  return std::to_string(num_embeddings) + ", " + std::to_string(embedding_dim) +
-         (padding_idx ? ", padding_idx=" + std::to_string(*padding_idx) : "");
+  std::string out = std::to_string(num_embeddings) + ", " + std::to_string(embedding_dim) +
+                    (padding_idx ? ", padding_idx=" + std::to_string(*padding_idx) : "");
+  if (max_norm) out += ", max_norm=" + python_float_repr(*max_norm);
+  if (norm_type != 2.0) out += ", norm_type=" + python_float_repr(norm_type);
+  if (scale_grad_by_freq) out += ", scale_grad_by_freq=True";
+  return out;
 }
 
 Embedding Embedding::from_pretrained(const Tensor& embeddings,
@@ -194,7 +230,10 @@ Embedding Embedding::from_pretrained(const Tensor& embeddings,
            embeddings.defined() ? detail::shape_str(embeddings.shape()) : "an undefined tensor");
   Embedding out(EmbeddingOptions(embeddings.size(0), embeddings.size(1))
                     .padding_idx(options.padding_idx())
-                    ._weight(embeddings));
+                    ._weight(embeddings)
+                    .max_norm(options.max_norm())
+                    .norm_type(options.norm_type())
+                    .scale_grad_by_freq(options.scale_grad_by_freq()));
   out->weight.requires_grad_(!options.freeze());
   return out;
 }
@@ -386,8 +425,11 @@ std::string UnflattenImpl::extra_repr() const {
 std::shared_ptr<Module> EmbeddingImpl::clone() const {
   // A fresh table (padding_idx kept), then this one's values copied in.
   return clone_with([&] {
-    return std::make_shared<EmbeddingImpl>(
-        EmbeddingOptions(num_embeddings, embedding_dim).padding_idx(padding_idx));
+    return std::make_shared<EmbeddingImpl>(EmbeddingOptions(num_embeddings, embedding_dim)
+                                               .padding_idx(padding_idx)
+                                               .max_norm(max_norm)
+                                               .norm_type(norm_type)
+                                               .scale_grad_by_freq(scale_grad_by_freq));
   });
 }
 

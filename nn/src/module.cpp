@@ -2,6 +2,7 @@
 #include "minigrad/nn/module.h"
 
 #include <algorithm>
+#include <atomic>
 #include <map>
 #include <mutex>
 #include <ostream>
@@ -9,6 +10,7 @@
 #include <sstream>
 #include <unordered_map>
 
+#include "minigrad/nn/containers.h"
 #include "minigrad/ops/creation.h"
 #include "minigrad/ops/elementwise.h"
 #include "minigrad/parameter_names.h"
@@ -39,14 +41,83 @@ Module::~Module() {
 }
 
 namespace {
-void check_name(const std::string& name, const std::string& type, const char* what) {
+// Takes the module, not its type name: the name is derived only if there is an error (register_*
+// runs in constructors, where typeid(*this) is not yet the most derived class).
+void check_name(const std::string& name, const Module& m, const char* what) {
   MG_CHECK(!name.empty() && name.find('.') == std::string::npos, "register_" + std::string(what),
-           type, ": ", what, " name \"", name, "\" must be non-empty and contain no '.'");
+           m.type_name(), ": ", what, " name \"", name, "\" must be non-empty and contain no '.'");
 }
 
 }  // namespace
 
 std::string parameter_name(const Tensor& p) { return minigrad::parameter_name(p); }
+
+const std::string& Module::type_name() const {
+  if (!named_.load(std::memory_order_acquire)) {
+    static std::mutex mutex;
+    std::lock_guard<std::mutex> lock(mutex);
+    if (!named_.load(std::memory_order_relaxed)) {
+      type_name_ = container_detail::type_name(typeid(*this));
+      named_.store(true, std::memory_order_release);
+    }
+  }
+  return type_name_;
+}
+
+// ---------------------------------------------------------------- forward hooks
+
+std::size_t hook_detail::next_hook_id() {
+  static std::atomic<std::size_t> next{0};
+  return next++;
+}
+
+bool Module::run_forward_pre_hooks(std::vector<Tensor>& inputs) const {
+  bool replaced = false;
+  Module& self = const_cast<Module&>(*this);  // a hook gets the module as PyTorch's, mutable
+  for (auto& hook : forward_pre_hooks_.snapshot()) {
+    std::optional<std::vector<Tensor>> out = hook(self, inputs);
+    if (!out) continue;
+    MG_CHECK(out->size() == inputs.size(), "register_forward_pre_hook", type_name(),
+             ": a forward pre-hook returned ", out->size(), " input(s) for a call with ",
+             inputs.size(), " Tensor argument(s): it may replace them, not add or drop any");
+    inputs = std::move(*out);
+    replaced = true;
+  }
+  return replaced;
+}
+
+bool Module::run_forward_hooks(const std::vector<Tensor>& inputs,
+                               std::vector<Tensor>& outputs) const {
+  bool replaced = false;
+  Module& self = const_cast<Module&>(*this);
+  for (auto& hook : forward_hooks_.snapshot()) {
+    std::optional<std::vector<Tensor>> out = hook(self, inputs, outputs);
+    if (!out) continue;
+    check_hook_outputs(outputs.size(), out->size());
+    outputs = std::move(*out);
+    replaced = true;
+  }
+  return replaced;
+}
+
+void Module::check_hook_outputs(std::size_t expected, std::size_t got) const {
+  MG_CHECK(got == expected, "register_forward_hook", type_name(), ": a forward hook returned ", got,
+           " output(s) for a forward that returns ", expected,
+           ": it may replace them, not add or drop any");
+}
+
+void Module::throw_hook_arity(const Module& m, std::size_t outputs) {
+  MG_ERROR("register_forward_hook", m.type_name(), "'s forward returned ", outputs,
+           " tensors, and the hook takes one (const Tensor& output): take "
+           "const std::vector<Tensor>& outputs instead");
+}
+
+void Module::throw_hook_output_type(const std::type_info& type) const {
+  MG_ERROR("register_forward_hook", type_name(), "'s forward returns ",
+           container_detail::type_name(type),
+           ", and a module with forward hooks must return Tensors (a Tensor, or a pair, tuple or "
+           "vector of them) by value");
+}
 
 namespace {
 /// What `name` already names among a module's parameters, buffers and children ("parameter",
@@ -68,13 +139,13 @@ const char* used_as(const std::string& name,
 }  // namespace
 
 Tensor Module::register_parameter(const std::string& name, Tensor param, bool requires_grad) {
-  check_name(name, type_name_, "parameter");
+  check_name(name, *this, "parameter");
   if (const char* other = used_as(name, {}, buffers_, children_))
-    MG_ERROR("register_parameter", type_name_, " already has a ", other, " \"", name,
+    MG_ERROR("register_parameter", type_name(), " already has a ", other, " \"", name,
              "\": parameters, buffers and submodules share one namespace (PyTorch: attribute '",
              name, "' already exists)");
   for (const auto& [n, p] : parameters_)
-    MG_CHECK(n != name, "register_parameter", type_name_, " already has a parameter \"", name,
+    MG_CHECK(n != name, "register_parameter", type_name(), " already has a parameter \"", name,
              "\"");
   if (param.defined()) param.requires_grad_(requires_grad);
   parameters_.emplace_back(name, param);
@@ -88,7 +159,7 @@ Tensor Module::replace_parameter(const std::string& name, Tensor param, bool req
     p = param;
     return param;
   }
-  MG_ERROR("replace_parameter", type_name_, " has no parameter \"", name, "\"");
+  MG_ERROR("replace_parameter", type_name(), " has no parameter \"", name, "\"");
 }
 
 void Module::unregister_parameter(const std::string& name) {
@@ -97,31 +168,32 @@ void Module::unregister_parameter(const std::string& name) {
     parameters_.erase(it);
     return;
   }
-  MG_ERROR("unregister_parameter", type_name_, " has no parameter \"", name, "\"");
+  MG_ERROR("unregister_parameter", type_name(), " has no parameter \"", name, "\"");
 }
 
 Tensor Module::register_buffer(const std::string& name, Tensor buffer) {
-  check_name(name, type_name_, "buffer");
+  check_name(name, *this, "buffer");
   if (const char* other = used_as(name, parameters_, {}, children_))
-    MG_ERROR("register_buffer", type_name_, " already has a ", other, " \"", name,
+    MG_ERROR("register_buffer", type_name(), " already has a ", other, " \"", name,
              "\": parameters, buffers and submodules share one namespace (PyTorch: attribute '",
              name, "' already exists)");
   for (const auto& [n, b] : buffers_)
-    MG_CHECK(n != name, "register_buffer", type_name_, " already has a buffer \"", name, "\"");
+    MG_CHECK(n != name, "register_buffer", type_name(), " already has a buffer \"", name, "\"");
   buffers_.emplace_back(name, buffer);
   return buffer;
 }
 
 void Module::add_child(const std::string& name, Module* child, std::shared_ptr<Module> owner) {
-  check_name(name, type_name_, "module");
+  check_name(name, *this, "module");
   if (const char* other = used_as(name, parameters_, buffers_, std::vector<Child>{}))
-    MG_ERROR("register_module", type_name_, " already has a ", other, " \"", name,
+    MG_ERROR("register_module", type_name(), " already has a ", other, " \"", name,
              "\": parameters, buffers and submodules share one namespace (PyTorch: attribute '",
              name, "' already exists)");
-  MG_CHECK(child != nullptr && child != this, "register_module", type_name_, ": module \"", name,
+  MG_CHECK(child != nullptr && child != this, "register_module", type_name(), ": module \"", name,
            "\" must be another, existing module");
   for (const auto& c : children_)
-    MG_CHECK(c.name != name, "register_module", type_name_, " already has a module \"", name, "\"");
+    MG_CHECK(c.name != name, "register_module", type_name(), " already has a module \"", name,
+             "\"");
   children_.push_back({name, child, std::move(owner)});
 }
 
@@ -129,7 +201,7 @@ using depth::DepthGuard;  // Note [Module depth] (module_depth.h)
 
 void Module::collect(const std::string& prefix, bool recurse, bool buffers,
                      std::vector<std::pair<std::string, Tensor>>& out) const {
-  DepthGuard guard(buffers ? "named_buffers" : "named_parameters", type_name_);
+  DepthGuard guard(buffers ? "named_buffers" : "named_parameters", type_name());
   for (const auto& [n, t] : buffers ? buffers_ : parameters_)
     if (t.defined()) out.emplace_back(prefix + n, t);
   if (!recurse) return;
@@ -168,7 +240,7 @@ OrderedDict<std::string, Tensor> Module::named_parameters(bool recurse) const {
 }
 
 void Module::collect_state(const std::string& prefix, StateDict& out) const {
-  DepthGuard guard("state_dict", type_name_);
+  DepthGuard guard("state_dict", type_name());
   // torch.nn.Module._save_to_state_dict: own parameters, own buffers, then each child.
   for (const auto& [n, p] : parameters_)
     if (p.defined()) out.emplace_back(prefix + n, p);
@@ -229,7 +301,7 @@ LoadStateDictResult Module::load_state_dict(const StateDict& dict, bool strict) 
   if (!problems.empty()) {
     std::string all;
     for (const auto& p : problems) all += (all.empty() ? "" : "; ") + p;
-    MG_ERROR("load_state_dict", type_name_, ": ", all, "; nothing was loaded");
+    MG_ERROR("load_state_dict", type_name(), ": ", all, "; nothing was loaded");
   }
 
   // Everything matches: copy in place. A source that shares storage with one of the module's
@@ -305,7 +377,7 @@ OrderedDict<std::string, std::shared_ptr<Module>> Module::named_children() const
 
 void Module::collect_modules(const std::string& prefix,
                              OrderedDict<std::string, std::shared_ptr<Module>>& out) const {
-  DepthGuard guard("named_modules", type_name_);
+  DepthGuard guard("named_modules", type_name());
   for (const auto& c : children_) {
     std::string name = prefix.empty() ? c.name : prefix + "." + c.name;
     // A module registered twice appears once, under its first name (PyTorch's memo).
@@ -329,7 +401,7 @@ std::vector<std::shared_ptr<Module>> Module::modules(bool include_self) const {
 }
 
 void Module::replace_child(const std::string& name, Module* child, std::shared_ptr<Module> owner) {
-  MG_CHECK(child != nullptr && child != this, "replace_module", type_name_, ": module \"", name,
+  MG_CHECK(child != nullptr && child != this, "replace_module", type_name(), ": module \"", name,
            "\" must be another, existing module");
   for (auto& c : children_) {
     if (c.name != name) continue;
@@ -337,7 +409,7 @@ void Module::replace_child(const std::string& name, Module* child, std::shared_p
     c.owner = std::move(owner);
     return;
   }
-  MG_ERROR("replace_module", type_name_, " has no module \"", name, "\"");
+  MG_ERROR("replace_module", type_name(), " has no module \"", name, "\"");
 }
 
 void Module::unregister_module(const std::string& name) {
@@ -346,7 +418,7 @@ void Module::unregister_module(const std::string& name) {
     children_.erase(it);
     return;
   }
-  MG_ERROR("unregister_module", type_name_, " has no module \"", name, "\"");
+  MG_ERROR("unregister_module", type_name(), " has no module \"", name, "\"");
 }
 
 void Module::zero_grad(bool set_to_none) {
@@ -369,7 +441,7 @@ void Module::zero_grad(bool set_to_none) {
 }
 
 void Module::train(bool on) {
-  DepthGuard guard("train", type_name_);
+  DepthGuard guard("train", type_name());
   training_ = on;
   for (auto& c : children_) c.module->train(on);
 }
@@ -387,16 +459,16 @@ void Module::to(Dtype dtype) {
   };
   for (auto& [n, p] : parameters_) convert(p);
   for (auto& [n, b] : buffers_) convert(b);
-  DepthGuard guard("Module.to", type_name_);
+  DepthGuard guard("Module.to", type_name());
   for (auto& c : children_) c.module->to(dtype);
 }
 
 std::shared_ptr<Module> Module::clone() const {
-  MG_ERROR("Module.clone", type_name_, " does not implement clone(): derive it from nn::Cloneable<",
-           type_name_,
+  MG_ERROR("Module.clone", type_name(),
+           " does not implement clone(): derive it from nn::Cloneable<", type_name(),
            "Impl> (cloned through its default constructor) or override clone() with "
            "clone_with([&] { return std::make_shared<",
-           type_name_, "Impl>(...); })");
+           type_name(), "Impl>(...); })");
 }
 
 void Module::copy_state_to(Module& copy) const {
@@ -407,21 +479,21 @@ void Module::copy_state_to(Module& copy) const {
       // model), which the copy's constructor does not repeat, so the copy lists more tensors.
       bool lost_ties = to.size() > from.size();
       for (const std::string& k : from.keys()) lost_ties = lost_ties && to.contains(k);
-      MG_CHECK(!lost_ties, "Module.clone", type_name_,
+      MG_CHECK(!lost_ties, "Module.clone", type_name(),
                ": the original shares one tensor under "
                "several ",
                what,
                " names (tied after construction, with replace_parameter), the "
                "copy made by clone() does not; tie them in the module's constructor so that the "
                "copy is built tied");
-      MG_ERROR("Module.clone", type_name_, ": the copy's ", what,
+      MG_ERROR("Module.clone", type_name(), ": the copy's ", what,
                " are not the original's (the copy made by clone() must have the same structure)");
     }
     for (std::size_t i = 0; i < from.size(); ++i) {
       const Tensor& src = from[i].value();
       Tensor& dst = to[i].value();
       if (!src.defined() || !dst.defined()) continue;
-      MG_CHECK(src.shape() == dst.shape(), "Module.clone", type_name_, ": ", what, " ",
+      MG_CHECK(src.shape() == dst.shape(), "Module.clone", type_name(), ": ", what, " ",
                from[i].key(), " has shape ", src.shape(), " but the copy's has ", dst.shape());
       dst.set_data(src.detach().clone());
       if (dst.is_leaf() && dst.requires_grad() != src.requires_grad())
@@ -434,36 +506,58 @@ void Module::copy_state_to(Module& copy) const {
   copy_tensors(named_buffers(), copy.named_buffers(), "buffers");
   auto mine = named_modules();
   auto theirs = copy.named_modules();
-  MG_CHECK(mine.keys() == theirs.keys(), "Module.clone", type_name_,
+  MG_CHECK(mine.keys() == theirs.keys(), "Module.clone", type_name(),
            ": the copy's submodules are not the original's");
   for (std::size_t i = 0; i < mine.size(); ++i)
     theirs[i].value()->training_ = mine[i].value()->training_;
 }
 
-void Module::apply(const std::function<void(Module&)>& fn) {
-  DepthGuard guard("apply", type_name_);
-  for (auto& c : children_) c.module->apply(fn);
-  fn(*this);
+void Module::visit(const std::string& prefix,
+                   const std::function<void(const std::string&, const Module&)>& fn) const {
+  DepthGuard guard("apply", type_name());
+  for (const auto& c : children_)
+    c.module->visit(prefix.empty() ? c.name : prefix + "." + c.name, fn);
+  fn(prefix, *this);
 }
-
+void Module::apply(const std::function<void(Module&)>& fn) {
+  visit("", [&fn](const std::string&, const Module& m) { fn(const_cast<Module&>(m)); });
+}
 void Module::apply(const std::function<void(const std::string&, Module&)>& fn,
                    const std::string& name_prefix) {
-  DepthGuard guard("apply", type_name_);
-  for (auto& c : children_)
-    c.module->apply(fn, name_prefix.empty() ? c.name : name_prefix + "." + c.name);
-  fn(name_prefix, *this);
+  visit(name_prefix,
+        [&fn](const std::string& name, const Module& m) { fn(name, const_cast<Module&>(m)); });
+}
+void Module::apply(const std::function<void(const Module&)>& fn) const {
+  visit("", [&fn](const std::string&, const Module& m) { fn(m); });
+}
+void Module::apply(const std::function<void(const std::string&, const Module&)>& fn,
+                   const std::string& name_prefix) const {
+  visit(name_prefix, fn);
+}
+void Module::apply(const std::function<void(const std::shared_ptr<Module>&)>& fn) const {
+  visit("", [&fn](const std::string&, const Module& m) { fn(m.self_handle()); });
+}
+void Module::apply(
+    const std::function<void(const std::string&, const std::shared_ptr<Module>&)>& fn,
+    const std::string& name_prefix) const {
+  visit(name_prefix,
+        [&fn](const std::string& name, const Module& m) { fn(name, m.self_handle()); });
+}
+
+void Module::pretty_print(std::ostream& os) const {
+  os << type_name();
+  std::string extra = extra_repr();
+  if (children_.empty() && extra.find('\n') == std::string::npos) os << "(" << extra << ")";
 }
 
 void Module::print(std::ostream& os, int indent) const {
-  DepthGuard guard("print", type_name_);
-  os << type_name_ << "(";
+  DepthGuard guard("print", type_name());
+  pretty_print(os);
   std::string extra = extra_repr();
-  // As PyTorch's __repr__: a one-line extra_repr without children stays inside the parentheses;
-  // otherwise each of its lines goes on a line of its own, indented.
-  if (children_.empty() && extra.find('\n') == std::string::npos) {
-    os << extra << ")";
-    return;
-  }
+  // As PyTorch's __repr__: a one-line extra_repr without children stays inside the parentheses
+  // (pretty_print wrote them); otherwise each of its lines goes on a line of its own, indented.
+  if (children_.empty() && extra.find('\n') == std::string::npos) return;
+  os << "(";
   std::string pad(static_cast<std::size_t>(indent + 2), ' ');
   if (!extra.empty()) {
     std::istringstream lines(extra);

@@ -231,7 +231,9 @@ class AnyModule {
                        std::index_sequence<I...>) {
     if (args.size() != sizeof...(A))
       container_detail::throw_argument_count(m.type_name(), sizeof...(A), args.size());
-    return AnyValue((m.*f)(static_cast<A>(argument<std::decay_t<A>>(m, args, I))...));
+    return AnyValue(m.call_with_hooks(  // Note [Forward hooks]
+        [&m, f](A... a) -> decltype(auto) { return (m.*f)(std::forward<A>(a)...); },
+        static_cast<A>(argument<std::decay_t<A>>(m, args, I))...));
   }
   template <typename T>
   static T& argument(const Module& m, std::vector<AnyValue>& args, std::size_t i) {
@@ -380,20 +382,20 @@ class ModuleListImpl : public Module {
   ModuleListImpl() : Module("ModuleList") {}
   /// ModuleList{std::make_shared<LinearImpl>(2, 2), nn::Tanh()}.
   ModuleListImpl(std::initializer_list<ModulePtr> modules);
-  /// ModuleList(fc1, act) of holders already built (the first may be a ModuleList, as in
-  /// libtorch), or of one. Modules built in the call go in braces, ModuleList{nn::Linear(2, 2),
-  /// nn::Tanh()}: parentheses with two or more of them do not compile (Note [Braces for module
-  /// lists]).
+  /// ModuleList(fc1, act) of holders or std::shared_ptr<M>s already built (the first may be a
+  /// ModuleList, as in libtorch), or of one. Modules built in the call go in braces,
+  /// ModuleList{nn::Linear(2, 2), nn::Tanh()}: parentheses with two or more of them do not
+  /// compile (Note [Braces for module lists]).
   template <typename... M>
   requires(sizeof...(M) > 0 &&
-           (IsModuleHolder<std::decay_t<M>> && ...)) explicit ModuleListImpl(M&&... modules)
+           (std::is_constructible_v<ModulePtr, M&&> && ...)) explicit ModuleListImpl(M&&... modules)
       : Module("ModuleList") {
     static_assert(container_detail::temporaries<M...> < 2,
                   "nn::ModuleList(a, b, ...) with two or more modules built in the call builds "
                   "them in an unspecified order (g++: right to left), so their initial weights "
                   "differ from PyTorch's for the same seed: write nn::ModuleList{a, b, ...} "
                   "(braces build left to right, as PyTorch)");
-    (push_back(modules.ptr()), ...);
+    (push_back(ModulePtr(modules)), ...);
   }
   /// Appends a module (registered under its position); throws for a null pointer.
   void push_back(ModulePtr module);

@@ -53,8 +53,10 @@ class UnaryModule : public Module {
   using Module::Module;
   /// The layer's computation.
   virtual Tensor forward(const Tensor& x) const = 0;
-  /// Same as forward(x).
-  Tensor operator()(const Tensor& x) const { return forward(x); }
+  /// forward(x) through the module's hooks (Note [Forward hooks]).
+  Tensor operator()(const Tensor& x) const {
+    return call_with_hooks([this](const Tensor& a) { return forward(a); }, x);
+  }
 };
 
 /// nn::Embedding's options, as libtorch's: EmbeddingOptions(10, 3).padding_idx(0).
@@ -68,6 +70,12 @@ struct EmbeddingOptions {
   /// The table itself, [num_embeddings, embedding_dim], instead of a random one (PyTorch's
   /// _weight; the module's weight shares its storage).
   MG_ARG(Tensor, _weight);
+  /// Before each lookup, every looked-up row whose norm_type-norm exceeds max_norm is scaled, in
+  /// place, to norm max_norm (PyTorch's embedding_renorm_: times max_norm / (norm + 1e-7)).
+  MG_ARG(std::optional<double>, max_norm) = std::nullopt;
+  MG_ARG(double, norm_type) = 2.0;
+  /// Divides each row's gradient by how often its index occurs in the batch.
+  MG_ARG(bool, scale_grad_by_freq) = false;
 };
 
 /// Embedding::from_pretrained's options, as libtorch's.
@@ -75,6 +83,9 @@ struct EmbeddingFromPretrainedOptions {
   /// Whether the weight stays fixed (requires_grad false).
   MG_ARG(bool, freeze) = true;
   MG_ARG(std::optional<std::int64_t>, padding_idx) = std::nullopt;
+  MG_ARG(std::optional<double>, max_norm) = std::nullopt;
+  MG_ARG(double, norm_type) = 2.0;
+  MG_ARG(bool, scale_grad_by_freq) = false;
 };
 
 /// A lookup table of num_embeddings vectors of size embedding_dim, as torch.nn.Embedding.
@@ -102,6 +113,10 @@ class EmbeddingImpl : public UnaryModule {
   std::int64_t embedding_dim;
   /// The row without gradient, in [0, num_embeddings), or nullopt.
   std::optional<std::int64_t> padding_idx;
+  /// EmbeddingOptions' max_norm, norm_type and scale_grad_by_freq (PyTorch's).
+  std::optional<double> max_norm;
+  double norm_type = 2.0;
+  bool scale_grad_by_freq = false;
   /// The table, [num_embeddings, embedding_dim].
   Tensor weight;
 };

@@ -15,7 +15,10 @@ class LinearImpl : public Module {
 
   /// x [..., in_features] -> [..., out_features]; any number of leading dims.
   Tensor forward(const Tensor& x) const;
-  Tensor operator()(const Tensor& x) const { return forward(x); }
+  /// forward(x) through the module's hooks (Note [Forward hooks]).
+  Tensor operator()(const Tensor& x) const {
+    return call_with_hooks([this](const Tensor& a) { return forward(a); }, x);
+  }
   /// Draws new initial values (PyTorch's reset_parameters).
   void reset_parameters();
   std::string extra_repr() const override;

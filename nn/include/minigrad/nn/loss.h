@@ -187,7 +187,8 @@ class LossModule : public Module {
   virtual Tensor forward(const Tensor& input, const Tensor& target) const = 0;
   /// Same as forward(input, target).
   Tensor operator()(const Tensor& input, const Tensor& target) const {
-    return forward(input, target);
+    return call_with_hooks(  // Note [Forward hooks]
+        [this](const Tensor& i, const Tensor& t) { return forward(i, t); }, input, target);
   }
 };
 

@@ -16,6 +16,7 @@
 //     mg::nn::Linear fc{nullptr};
 //   };
 //   MG_MODULE(Net);  // Net net; net->forward(x); net->named_parameters()["fc.weight"]
+#include <atomic>
 #include <concepts>
 #include <cstdint>
 #include <functional>
@@ -23,7 +24,9 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <type_traits>
+#include <typeinfo>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -31,6 +34,7 @@
 #include "minigrad/autograd.h"
 #include "minigrad/generator.h"
 #include "minigrad/io.h"
+#include "minigrad/nn/hooks.h"
 #include "minigrad/nn/ordered_dict.h"
 #include "minigrad/tensor.h"
 
@@ -51,13 +55,25 @@ class ModuleHolder;
 
 class Module : public std::enable_shared_from_this<Module> {
  public:
-  explicit Module(std::string type_name = "Module") : type_name_(std::move(type_name)) {}
+  /// A module named after its C++ type, demangled, as libtorch's Module(): `struct Net :
+  /// nn::Module {}` is "Net", a class in a namespace "tiny_lm::Block" (computed the first time
+  /// it is asked for).
+  Module() = default;
+  /// A module printed and named in errors as type_name ("Linear").
+  explicit Module(std::string type_name) : type_name_(std::move(type_name)), named_(true) {}
   virtual ~Module();
   Module(const Module&) = delete;
   Module& operator=(const Module&) = delete;
 
-  /// The class name printed by operator<< ("Linear").
-  const std::string& type_name() const { return type_name_; }
+  /// The class name printed by operator<< and named in errors ("Linear").
+  const std::string& type_name() const;
+  /// The same, libtorch's name().
+  const std::string& name() const { return type_name(); }
+  /// Writes the module's own part of its printout, as libtorch's pretty_print: by default
+  /// PyTorch's, its type name and, for a module without children, "(" extra_repr() ")". Override
+  /// it to print the module your way (`Net(x=1, y=3.14)`); its children, if any, follow it in
+  /// parentheses, one a line, as libtorch's.
+  virtual void pretty_print(std::ostream& os) const;
   /// Extra text inside the parentheses when printed, as PyTorch's extra_repr().
   virtual std::string extra_repr() const { return ""; }
 
@@ -158,6 +174,14 @@ class Module : public std::enable_shared_from_this<Module> {
   /// The same with each module's dotted name (libtorch's apply(NamedModuleApplyFunction)).
   void apply(const std::function<void(const std::string&, Module&)>& fn,
              const std::string& name_prefix = "");
+  /// libtorch's other forms, in the same order: a const module, a shared pointer to each module
+  /// (a member registered by reference comes as a non-owning one), with or without names.
+  void apply(const std::function<void(const Module&)>& fn) const;
+  void apply(const std::function<void(const std::string&, const Module&)>& fn,
+             const std::string& name_prefix = "") const;
+  void apply(const std::function<void(const std::shared_ptr<Module>&)>& fn) const;
+  void apply(const std::function<void(const std::string&, const std::shared_ptr<Module>&)>& fn,
+             const std::string& name_prefix = "") const;
 
   /// Parameters and buffers with dotted names in PyTorch's order: each module's own parameters,
   /// then its own buffers, then its children's, recursively ("scale", "fc1.weight", "fc1.bias").
@@ -194,6 +218,135 @@ class Module : public std::enable_shared_from_this<Module> {
   /// Writes the module tree as PyTorch prints it.
   void print(std::ostream& os, int indent = 0) const;
 
+  // Note [Forward hooks]
+  // As PyTorch's Module.__call__: a call `model(x)` runs the pre-hooks, forward, then the hooks;
+  // calling `model->forward(x)` (or `model.forward(x)`) runs forward alone, as PyTorch's
+  // `model.forward(x)` does. A call goes through the hooks from a holder (`fc(x)`), from a built-in
+  // module's own call operator, from AnyModule (Sequential, ModuleList's AnyModules) and from an
+  // nn::Cloneable<Net>'s `net(x)`; the built-in modules call their children that way, as PyTorch's
+  // do. A hook sees the Tensor arguments given to the call, in order, as PyTorch's positional
+  // inputs (`mha(q, k, v)` gives three; an undefined Tensor given for a mask is one), and its
+  // outputs; non-Tensor arguments (flags) pass through untouched. clone() does not copy hooks.
+
+  /// Registers fn to run before every call's forward, as PyTorch's register_forward_pre_hook:
+  /// fn(Module& m, const std::vector<Tensor>& inputs) returns void (nothing replaced), or the
+  /// inputs to use instead: a std::vector<Tensor> of the same length, a Tensor (for a forward that
+  /// takes one), or a std::optional of either (std::nullopt keeps them). Pre-hooks run in
+  /// registration order, each seeing the inputs the previous one returned.
+  template <typename F>
+  RemovableHandle register_forward_pre_hook(F fn) {
+    using In = const std::vector<Tensor>&;
+    static_assert(std::is_invocable_v<F&, Module&, In>,
+                  "a forward pre-hook is called as fn(nn::Module&, const std::vector<Tensor>&)");
+    using R = std::invoke_result_t<F&, Module&, In>;
+    return forward_pre_hooks_.add(
+        [fn = std::move(fn)](Module& m, In inputs) mutable -> std::optional<std::vector<Tensor>> {
+          if constexpr (std::is_void_v<R>) {
+            fn(m, inputs);
+            return std::nullopt;
+          } else {
+            return hook_result(fn(m, inputs));
+          }
+        });
+  }
+  /// Registers fn to run after every call's forward, as PyTorch's register_forward_hook:
+  /// fn(Module& m, const std::vector<Tensor>& inputs, const Tensor& output) for a forward that
+  /// returns a Tensor, or fn(m, inputs, const std::vector<Tensor>& outputs) for any forward that
+  /// returns Tensors (the elements of a pair, a tuple or a vector: MultiheadAttention's (output,
+  /// weights)). It returns void (nothing replaced), or the output(s) to return instead: a Tensor,
+  /// a std::vector<Tensor> of the same length, or a std::optional of either. Hooks run in
+  /// registration order, each seeing what the previous one returned; an undefined Tensor
+  /// returned by a Tensor hook keeps the output, as PyTorch's None.
+  ///   auto h = model->fc->register_forward_hook(
+  ///       [&](nn::Module& m, const std::vector<Tensor>& in, const Tensor& out) { seen = out; });
+  ///   model(x);    // the hook runs
+  ///   h.remove();
+  template <typename F>
+  RemovableHandle register_forward_hook(F fn) {
+    using In = const std::vector<Tensor>&;
+    constexpr bool one = std::is_invocable_v<F&, Module&, In, const Tensor&>;
+    static_assert(one || std::is_invocable_v<F&, Module&, In, In>,
+                  "a forward hook is called as fn(nn::Module&, const std::vector<Tensor>& inputs, "
+                  "const Tensor& output) or fn(..., const std::vector<Tensor>& outputs)");
+    return forward_hooks_.add(
+        [fn = std::move(fn)](Module& m, In inputs,
+                             In outputs) mutable -> std::optional<std::vector<Tensor>> {
+          if constexpr (one) {
+            if (outputs.size() != 1) throw_hook_arity(m, outputs.size());
+            using R = std::invoke_result_t<F&, Module&, In, const Tensor&>;
+            if constexpr (std::is_void_v<R>) {
+              fn(m, inputs, outputs[0]);
+              return std::nullopt;
+            } else {
+              return hook_result(fn(m, inputs, outputs[0]));
+            }
+          } else {
+            using R = std::invoke_result_t<F&, Module&, In, In>;
+            if constexpr (std::is_void_v<R>) {
+              fn(m, inputs, outputs);
+              return std::nullopt;
+            } else {
+              return hook_result(fn(m, inputs, outputs));
+            }
+          }
+        });
+  }
+  /// Whether any forward pre-hook or hook is registered on this module (not its children).
+  bool has_forward_hooks() const noexcept {
+    return !forward_pre_hooks_.empty() || !forward_hooks_.empty();
+  }
+  /// How many forward pre-hooks and hooks are registered on this module.
+  std::size_t num_forward_pre_hooks() const noexcept { return forward_pre_hooks_.size(); }
+  std::size_t num_forward_hooks() const noexcept { return forward_hooks_.size(); }
+
+  /// Calls forward(args...) through this module's hooks (Note [Forward hooks]): what a module's
+  /// call operator does, `return call_with_hooks([&](auto&&... a) { return forward(a...); },
+  /// args...)`. Without hooks it is the plain call.
+  template <typename F, typename... Args>
+  std::invoke_result_t<F&&, Args&&...> call_with_hooks(F&& forward, Args&&... args) const {
+    using R = std::invoke_result_t<F&&, Args&&...>;
+    if (!has_forward_hooks()) return std::forward<F>(forward)(std::forward<Args>(args)...);
+    if constexpr (std::is_reference_v<R> || std::is_void_v<R>) {
+      throw_hook_output_type(typeid(R));
+    } else {
+      return call_hooked<R>(std::forward<F>(forward), std::forward<Args>(args)...);
+    }
+  }
+
+ private:
+  template <typename R, typename F, typename... Args>
+  R call_hooked(F&& forward, Args&&... args) const {
+    std::vector<Tensor> inputs;
+    (
+        [&](const auto& a) {
+          if constexpr (std::is_same_v<std::decay_t<decltype(a)>, Tensor>) inputs.push_back(a);
+        }(args),
+        ...);
+    const bool replaced = run_forward_pre_hooks(inputs);
+    std::size_t next = 0;
+    auto pick = [&]<typename A>(A&& a) -> decltype(auto) {
+      if constexpr (std::is_same_v<std::decay_t<A>, Tensor>) {
+        return static_cast<Tensor&>(inputs[next++]);
+      } else {
+        return std::forward<A>(a);
+      }
+    };
+    // Braces evaluate left to right, so `next` walks the tensors in order.
+    R out = replaced ? std::apply(std::forward<F>(forward),
+                                  std::tuple<decltype(pick(std::forward<Args>(args)))...>{
+                                      pick(std::forward<Args>(args))...})
+                     : std::forward<F>(forward)(std::forward<Args>(args)...);
+    if (forward_hooks_.empty()) return out;
+    if constexpr (requires { hook_outputs(out); }) {
+      std::vector<Tensor> outputs = hook_outputs(out);
+      if (run_forward_hooks(inputs, outputs)) set_hook_outputs(out, outputs);
+    } else {
+      throw_hook_output_type(typeid(R));
+    }
+    return out;
+  }
+
+ public:
  protected:
   /// Removes the parameter registered as name; throws if there is none (ParameterDict).
   void unregister_parameter(const std::string& name);
@@ -226,12 +379,68 @@ class Module : public std::enable_shared_from_this<Module> {
   /// The state_dict's (name, handle) pairs, not detached.
   void collect_state(const std::string& prefix, StateDict& out) const;
 
+  /// Runs the pre-hooks on inputs; whether one replaced them (Note [Forward hooks]).
+  bool run_forward_pre_hooks(std::vector<Tensor>& inputs) const;
+  /// Runs the hooks on outputs; whether one replaced them.
+  bool run_forward_hooks(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const;
+  [[noreturn]] static void throw_hook_arity(const Module& m, std::size_t outputs);
+  [[noreturn]] void throw_hook_output_type(const std::type_info& type) const;
+  static std::optional<std::vector<Tensor>> hook_result(std::vector<Tensor> v) { return v; }
+  static std::optional<std::vector<Tensor>> hook_result(std::optional<std::vector<Tensor>> v) {
+    return v;
+  }
+  static std::optional<std::vector<Tensor>> hook_result(const Tensor& t) {
+    if (!t.defined()) return std::nullopt;
+    return std::vector<Tensor>{t};
+  }
+  static std::optional<std::vector<Tensor>> hook_result(const std::optional<Tensor>& t) {
+    if (!t) return std::nullopt;
+    return std::vector<Tensor>{*t};
+  }
+  /// A forward's outputs as the Tensors a hook sees, and back.
+  static std::vector<Tensor> hook_outputs(const Tensor& t) { return {t}; }
+  static std::vector<Tensor> hook_outputs(const std::vector<Tensor>& v) { return v; }
+  template <typename... T>
+  requires(std::is_same_v<T, Tensor>&&...) static std::vector<Tensor> hook_outputs(
+      const std::tuple<T...>& t) {
+    return std::apply([](const auto&... x) { return std::vector<Tensor>{x...}; }, t);
+  }
+  static std::vector<Tensor> hook_outputs(const std::pair<Tensor, Tensor>& p) {
+    return {p.first, p.second};
+  }
+  void set_hook_outputs(Tensor& t, std::vector<Tensor>& v) const {
+    check_hook_outputs(1, v.size());
+    t = std::move(v[0]);
+  }
+  void set_hook_outputs(std::vector<Tensor>& out, std::vector<Tensor>& v) const {
+    check_hook_outputs(out.size(), v.size());
+    out = std::move(v);
+  }
+  void set_hook_outputs(std::pair<Tensor, Tensor>& out, std::vector<Tensor>& v) const {
+    check_hook_outputs(2, v.size());
+    out = {std::move(v[0]), std::move(v[1])};
+  }
+  template <typename... T>
+  void set_hook_outputs(std::tuple<T...>& out, std::vector<Tensor>& v) const {
+    check_hook_outputs(sizeof...(T), v.size());
+    std::size_t i = 0;
+    std::apply([&](auto&... x) { ((x = std::move(v[i++])), ...); }, out);
+  }
+  void check_hook_outputs(std::size_t expected, std::size_t got) const;
+
+  HookList<ForwardPreHook> forward_pre_hooks_;
+  HookList<ForwardHook> forward_hooks_;
   struct Child {
     std::string name;
     Module* module;
     std::shared_ptr<Module> owner;  // set when this module owns the child
   };
-  std::string type_name_;
+  /// Every module, children first, with its dotted name (the apply overloads).
+  void visit(const std::string& prefix,
+             const std::function<void(const std::string&, const Module&)>& fn) const;
+
+  mutable std::string type_name_;  // empty until type_name() derives it
+  mutable std::atomic<bool> named_{false};
   bool training_ = true;
   std::vector<std::pair<std::string, Tensor>> parameters_;
   std::vector<std::pair<std::string, Tensor>> buffers_;
@@ -355,8 +564,11 @@ class ModuleHolder {
   /// Calls the module's forward.
   template <typename... Args>
   decltype(auto) operator()(Args&&... args) const {
-    ModuleScope scope(*get());  // Note [Module scopes]
-    return get()->forward(std::forward<Args>(args)...);
+    Contained* m = get();
+    ModuleScope scope(*m);      // Note [Module scopes]
+    return m->call_with_hooks(  // Note [Forward hooks]
+        [m](auto&&... a) -> decltype(auto) { return m->forward(std::forward<decltype(a)>(a)...); },
+        std::forward<Args>(args)...);
   }
   /// Indexes the module (Sequential, ModuleList).
   template <typename Arg>
@@ -380,6 +592,30 @@ class Cloneable : public Module {
                   "nn::Cloneable<Derived> clones through Derived's default constructor; "
                   "override clone() with clone_with() for a module without one");
     return clone_with([] { return std::make_shared<Derived>(); });
+  }
+  /// `net(x)` on a module of yours: Derived::forward(x) through the hooks, as PyTorch's
+  /// `net(x)` (Note [Forward hooks]). A class that derives from nn::Module directly has no call
+  /// operator (C++20 gives a base no way to name its derived class's forward): give it a holder
+  /// with MG_MODULE, or derive it from nn::Cloneable<Derived>.
+  template <typename... Args>
+  decltype(auto) operator()(Args&&... args) {
+    auto* self = static_cast<Derived*>(this);
+    ModuleScope scope(*self);  // Note [Module scopes]
+    return this->call_with_hooks(
+        [self](auto&&... a) -> decltype(auto) {
+          return self->forward(std::forward<decltype(a)>(a)...);
+        },
+        std::forward<Args>(args)...);
+  }
+  template <typename... Args>
+  decltype(auto) operator()(Args&&... args) const {
+    const auto* self = static_cast<const Derived*>(this);
+    ModuleScope scope(*self);
+    return this->call_with_hooks(
+        [self](auto&&... a) -> decltype(auto) {
+          return self->forward(std::forward<decltype(a)>(a)...);
+        },
+        std::forward<Args>(args)...);
   }
 };
 
