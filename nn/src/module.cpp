@@ -43,9 +43,18 @@ Module::~Module() {
 namespace {
 // Takes the module, not its type name: the name is derived only if there is an error (register_*
 // runs in constructors, where typeid(*this) is not yet the most derived class).
+// The messages contain libtorch's ("Parameter name must not be empty", "Buffer name must not
+// contain a dot (got 'a.b')", "Submodule 'fc' already defined"), where a port greps for them.
+const char* libtorch_kind(const char* what) {
+  const std::string w = what;
+  return w == "parameter" ? "Parameter" : w == "buffer" ? "Buffer" : "Submodule";
+}
+
 void check_name(const std::string& name, const Module& m, const char* what) {
-  MG_CHECK(!name.empty() && name.find('.') == std::string::npos, "register_" + std::string(what),
-           m.type_name(), ": ", what, " name \"", name, "\" must be non-empty and contain no '.'");
+  const std::string op = "register_" + std::string(what);
+  MG_CHECK(!name.empty(), op, m.type_name(), ": ", libtorch_kind(what), " name must not be empty");
+  MG_CHECK(name.find('.') == std::string::npos, op, m.type_name(), ": ", libtorch_kind(what),
+           " name must not contain a dot (got '", name, "')");
 }
 
 }  // namespace
@@ -145,8 +154,8 @@ Tensor Module::register_parameter(const std::string& name, Tensor param, bool re
              "\": parameters, buffers and submodules share one namespace (PyTorch: attribute '",
              name, "' already exists)");
   for (const auto& [n, p] : parameters_)
-    MG_CHECK(n != name, "register_parameter", type_name(), " already has a parameter \"", name,
-             "\"");
+    MG_CHECK(n != name, "register_parameter", type_name(), ": Parameter '", name,
+             "' already defined");
   if (param.defined()) param.requires_grad_(requires_grad);
   parameters_.emplace_back(name, param);
   return param;
@@ -178,7 +187,7 @@ Tensor Module::register_buffer(const std::string& name, Tensor buffer) {
              "\": parameters, buffers and submodules share one namespace (PyTorch: attribute '",
              name, "' already exists)");
   for (const auto& [n, b] : buffers_)
-    MG_CHECK(n != name, "register_buffer", type_name(), " already has a buffer \"", name, "\"");
+    MG_CHECK(n != name, "register_buffer", type_name(), ": Buffer '", name, "' already defined");
   buffers_.emplace_back(name, buffer);
   return buffer;
 }
@@ -192,8 +201,8 @@ void Module::add_child(const std::string& name, Module* child, std::shared_ptr<M
   MG_CHECK(child != nullptr && child != this, "register_module", type_name(), ": module \"", name,
            "\" must be another, existing module");
   for (const auto& c : children_)
-    MG_CHECK(c.name != name, "register_module", type_name(), " already has a module \"", name,
-             "\"");
+    MG_CHECK(c.name != name, "register_module", type_name(), ": Submodule '", name,
+             "' already defined");
   children_.push_back({name, child, std::move(owner)});
 }
 
