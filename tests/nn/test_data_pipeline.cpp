@@ -960,3 +960,36 @@ TEST(DataLoaderTest, ChunkDataSetOptionsErrors) {
        "[ChunkDataset] Dataset needs to call reset() before calling get_batch()."},
   });
 }
+
+TEST(DataLoaderTest, ChunkDataSetRandomOrderIsLibtorchs) {
+  // A libtorch 1.13 program printed these (random chunk and example samplers, one preloader):
+  //   torch::manual_seed(0); samplers::RandomSampler chunk_sampler(0), example_sampler(0);
+  //   auto dataset = make_shared_dataset<ChunkDataset<DummyChunkDataReader, RandomSampler,
+  //       RandomSampler>>(DummyChunkDataReader{}, chunk_sampler, example_sampler,
+  //       ChunkDatasetOptions(1, 8));
+  //   auto loader = make_data_loader(dataset, DataLoaderOptions(8));
+  //   two epochs of `for (auto& batch : *loader)`, then torch::randn({2})
+  mg::manual_seed(0);
+  samplers::RandomSampler chunk_sampler(0), example_sampler(0);
+  using D = datasets::ChunkDataset<DummyChunkDataReader, samplers::RandomSampler,
+                                   samplers::RandomSampler>;
+  auto dataset = datasets::make_shared_dataset<D>(
+      DummyChunkDataReader{}, chunk_sampler, example_sampler, datasets::ChunkDatasetOptions(1, 8));
+  auto loader = make_data_loader(dataset, DataLoaderOptions(8));
+  std::vector<std::vector<std::vector<int>>> epochs;
+  for (int epoch = 0; epoch < 2; ++epoch) {
+    epochs.emplace_back();
+    for (auto& batch : *loader) epochs.back().push_back(batch);
+  }
+  EXPECT_EQ(epochs[0], (std::vector<std::vector<int>>{{28, 16, 24, 18, 22, 33, 32, 26},
+                                                      {15, 23, 31, 29, 20, 21, 19, 27},
+                                                      {30, 17, 25, 34, 9, 0, 8, 7},
+                                                      {1, 4, 3, 6, 2, 5, 11, 10},
+                                                      {14, 13, 12}}));
+  EXPECT_EQ(epochs[1], (std::vector<std::vector<int>>{{12, 14, 11, 13, 10, 33, 27, 15},
+                                                      {22, 18, 19, 26, 32, 25, 34, 23},
+                                                      {28, 21, 17, 24, 30, 29, 16, 20},
+                                                      {31, 7, 5, 8, 9, 4, 1, 6},
+                                                      {2, 0, 3}}));
+  EXPECT_TRUE(mg::allclose(mg::randn({2}), mg::tensor({-2.2188f, 0.2590f}), 0, 1e-4));
+}
