@@ -2,16 +2,27 @@
 //
 //   mpirun -np 2 build/examples/tiny_lm/tiny_lm_ddp [--steps 300] [--batch 32] [--threads 1]
 //          [--save tiny_lm_ddp.safetensors]
+//   mpirun -np 2 build/examples/tiny_lm/tiny_lm_ddp --check-equivalence [--steps 20]
 //
 // Every rank builds the same model; DistributedDataParallel copies rank 0's weights to the others
 // and averages the gradients in backward, so all ranks take the same optimizer steps. Each rank
 // trains on --batch windows of its own per step (its own data stream, seeded by its rank): the
 // global batch is --batch times the number of ranks. Only rank 0 prints, evaluates and saves.
 // Built only with MINIGRAD_BUILD_DISTRIBUTED (Open MPI); without it, tiny_lm trains on one process.
+//
+// --check-equivalence shows that data parallelism changes nothing but the speed: every step, all
+// ranks draw the same global batch of --batch x ranks windows and each trains on its own slice of
+// it (rank r: rows r * batch ..); rank 0 also trains a second copy of the model, in this one
+// process, on the whole global batch. Averaging the ranks' gradients of their slices' mean losses
+// is the gradient of the global batch's mean loss, so both copies take the same steps, up to
+// float rounding: rank 0 prints the largest difference between their parameters and exits 1 when
+// it exceeds --tolerance. Dropout is off in this mode (each rank draws its own masks).
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -31,6 +42,8 @@ int main(int argc, char** argv) {
   opt.steps = 300;
   int threads = 1;
   std::string save_path;
+  bool check_equivalence = false;
+  double tolerance = 1e-4;
   app.add_option("--steps", opt.steps, "training steps")->check(CLI::PositiveNumber);
   app.add_option("--batch", opt.batch, "windows per step on each rank")->check(CLI::PositiveNumber);
   app.add_option("--block", config.block_size, "context length")->check(CLI::Range(2, 256));
@@ -40,8 +53,18 @@ int main(int argc, char** argv) {
   app.add_option("--lr", opt.lr, "peak learning rate");
   app.add_option("--threads", threads, "minigrad threads per rank")->check(CLI::PositiveNumber);
   app.add_option("--save", save_path, "checkpoint written by rank 0 at the end");
+  app.add_flag("--check-equivalence", check_equivalence,
+               "train N ranks on slices of one global batch and one process on all of it; print "
+               "the largest parameter difference (exit 1 above --tolerance)");
+  app.add_option("--tolerance", tolerance,
+                 "largest parameter difference --check-equivalence accepts")
+      ->check(CLI::PositiveNumber);
   CLI11_PARSE(app, argc, argv);
   opt.min_lr = opt.lr / 10;
+  if (check_equivalence) {
+    if (app.count("--steps") == 0) opt.steps = 20;
+    config.dropout = 0;  // each rank would draw its own masks
+  }
 
   dist::InitGuard guard;
   const int rank = dist::rank();
@@ -56,8 +79,24 @@ int main(int argc, char** argv) {
   GPT model(config);
   mg::nn::parallel::DistributedDataParallel ddp(model);
   Trainer trainer(model, opt);
-  trainer.rng.seed(opt.data_seed + static_cast<std::uint64_t>(rank));  // each rank its own windows
-  if (rank == 0)
+  // Each rank its own windows; with --check-equivalence, every rank the same global batch.
+  trainer.rng.seed(opt.data_seed + (check_equivalence ? 0 : static_cast<std::uint64_t>(rank)));
+  // The single-process copy (rank 0, --check-equivalence): the same initial weights.
+  std::unique_ptr<GPT> single;
+  std::unique_ptr<Trainer> single_trainer;
+  if (check_equivalence && rank == 0) {
+    mg::manual_seed(0);
+    single = std::make_unique<GPT>(config);
+    single_trainer = std::make_unique<Trainer>(*single, opt);
+    single->train();
+  }
+  if (check_equivalence && rank == 0)
+    std::printf(
+        "tiny_lm_ddp --check-equivalence: %d steps, global batch %lld windows: %d ranks x %lld "
+        "vs 1 process x %lld\n",
+        opt.steps, static_cast<long long>(opt.batch * world), world,
+        static_cast<long long>(opt.batch), static_cast<long long>(opt.batch * world));
+  else if (rank == 0)
     std::printf(
         "tiny_lm_ddp: %d ranks x %d thread(s), %lld windows per rank per step, %lld "
         "parameters\n",
@@ -71,7 +110,13 @@ int main(int argc, char** argv) {
     const double lr = learning_rate(opt, trainer.step);
     for (std::size_t g = 0; g < trainer.optimizer.num_param_groups(); ++g)
       trainer.optimizer.set_lr(g, lr);
-    Batch b = random_batch(train, opt.batch, config.block_size, trainer.rng);
+    Batch b = random_batch(train, check_equivalence ? opt.batch * world : opt.batch,
+                           config.block_size, trainer.rng);
+    Batch global = b;
+    if (check_equivalence) {  // this rank's slice of the global batch
+      b.x = b.x.slice(0, rank * opt.batch, (rank + 1) * opt.batch);
+      b.y = b.y.slice(0, rank * opt.batch, (rank + 1) * opt.batch);
+    }
     mg::Tensor logits = ddp.forward(b.x);
     mg::Tensor loss =
         nn::functional::cross_entropy(logits.reshape({-1, config.vocab_size}), b.y.reshape({-1}));
@@ -80,8 +125,30 @@ int main(int argc, char** argv) {
     nn::utils::clip_grad_norm_(model.parameters(), opt.clip);
     trainer.optimizer.step();
     loss_value = loss.item<double>();
-    if (rank == 0 && (trainer.step + 1) % 50 == 0)
+    if (single) {  // the same step on the whole global batch, in this process
+      for (std::size_t g = 0; g < single_trainer->optimizer.num_param_groups(); ++g)
+        single_trainer->optimizer.set_lr(g, lr);
+      mg::Tensor single_logits = single->forward(global.x);
+      mg::Tensor single_loss = nn::functional::cross_entropy(
+          single_logits.reshape({-1, config.vocab_size}), global.y.reshape({-1}));
+      single_trainer->optimizer.zero_grad();
+      single_loss.backward();
+      nn::utils::clip_grad_norm_(single->parameters(), opt.clip);
+      single_trainer->optimizer.step();
+    }
+    if (!check_equivalence && rank == 0 && (trainer.step + 1) % 50 == 0)
       std::printf("step %4d  loss %.3f (rank 0's batch)\n", trainer.step + 1, loss_value);
+  }
+  if (check_equivalence) {
+    if (rank != 0) return 0;
+    const std::vector<mg::Tensor> a = model.parameters(), b = single->parameters();
+    double largest = 0;
+    for (std::size_t i = 0; i < a.size(); ++i)
+      largest = std::max(largest, (a[i] - b[i]).abs().max().item<double>());
+    const bool ok = largest <= tolerance;
+    std::printf("largest parameter difference: %.3g (tolerance %.3g): %s\n", largest, tolerance,
+                ok ? "equivalent" : "NOT equivalent");
+    return ok ? 0 : 1;
   }
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -13,10 +13,14 @@
 #include "minigrad/profiler.h"
 #include "minigrad/tensor.h"
 
-// nn and optim, when the target links minigrad::nn / minigrad::optim (minigrad::minigrad does).
+// nn, optim and data, when the target links minigrad::nn / minigrad::optim (minigrad::minigrad
+// does; data is in the nn library).
 #if __has_include("minigrad/nn/nn.h")
 #include "minigrad/nn/nn.h"
 #endif
 #if __has_include("minigrad/optim/optim.h")
 #include "minigrad/optim/optim.h"
+#endif
+#if __has_include("minigrad/data.h")
+#include "minigrad/data.h"
 #endif

@@ -17,6 +17,8 @@
 // Every begin() starts an epoch: the sampler is reset (a new permutation when shuffling) and
 // batches come one by one from dataset.get_batch(indices), on the calling thread, or, with
 // DataLoaderOptions().workers(n), on n background threads (Note [DataLoader workers]).
+#include <chrono>
+#include <concepts>
 #include <condition_variable>
 #include <cstddef>
 #include <exception>
@@ -25,7 +27,9 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <string>
 #include <thread>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -41,8 +45,9 @@ namespace minigrad::data {
 class DataLoaderOptions {
  public:
   DataLoaderOptions() = default;
-  /// DataLoaderOptions(32): batch_size 32.
-  explicit DataLoaderOptions(std::size_t batch_size) : batch_size_(batch_size) {}
+  /// DataLoaderOptions(32): batch_size 32; implicit, as libtorch's (make_data_loader(ds, 32)).
+  /* implicit */ DataLoaderOptions(std::size_t batch_size)  // NOLINT
+      : batch_size_(batch_size) {}
   DataLoaderOptions& batch_size(std::size_t n) {
     batch_size_ = n;
     return *this;
@@ -71,6 +76,25 @@ class DataLoaderOptions {
     workers_ = n;
     return *this;
   }
+  /// Python's DataLoader(ds, sampler=s): batches in the order of s (e.g. a RandomSampler with
+  /// RandomSamplerOptions, or a DistributedSampler), with Python's per-epoch draws; shared, so
+  /// set_epoch() on it stays possible. Mutually exclusive with shuffle(true), as in PyTorch.
+  DataLoaderOptions& sampler(std::shared_ptr<samplers::Sampler> s) {
+    sampler_ = std::move(s);
+    return *this;
+  }
+  /// With workers: how long the loop waits for a batch before it throws (libtorch's timeout);
+  /// unset (the default): forever.
+  DataLoaderOptions& timeout(std::chrono::milliseconds t) {
+    timeout_ = t;
+    return *this;
+  }
+  /// With workers: batches in the sampler's order (true, the default, as libtorch's), or in the
+  /// order the workers finish them (false: no wait behind a slow batch, order not reproducible).
+  DataLoaderOptions& enforce_ordering(bool on) {
+    enforce_ordering_ = on;
+    return *this;
+  }
   /// Python's name for workers(n).
   DataLoaderOptions& num_workers(std::size_t n) { return workers(n); }
   /// How many batches may be requested ahead of the one the loop uses (libtorch's max_jobs); 0
@@ -80,10 +104,13 @@ class DataLoaderOptions {
     return *this;
   }
   std::size_t batch_size() const { return batch_size_; }
+  const std::shared_ptr<samplers::Sampler>& sampler() const { return sampler_; }
   std::size_t workers() const { return workers_; }
   std::size_t num_workers() const { return workers_; }
   std::size_t max_jobs() const { return max_jobs_ != 0 ? max_jobs_ : 2 * workers_; }
   bool drop_last() const { return drop_last_; }
+  std::optional<std::chrono::milliseconds> timeout() const { return timeout_; }
+  bool enforce_ordering() const { return enforce_ordering_; }
   bool shuffle() const { return shuffle_; }
   /// The generator given, or nullopt (the default generator).
   std::optional<Generator> generator() const {
@@ -101,6 +128,36 @@ class DataLoaderOptions {
   // (-Wmaybe-uninitialized) on copies of an optional shared handle under ThreadSanitizer.
   Generator generator_ = default_generator();
   bool has_generator_ = false;
+  std::shared_ptr<samplers::Sampler> sampler_;
+  std::optional<std::chrono::milliseconds> timeout_;
+  bool enforce_ordering_ = true;
+};
+
+/// libtorch's FullDataLoaderOptions: every option with its default filled in.
+struct FullDataLoaderOptions {
+  explicit FullDataLoaderOptions(const DataLoaderOptions& options)
+      : batch_size(options.batch_size()),
+        workers(options.workers()),
+        max_jobs(options.max_jobs()),
+        timeout(options.timeout()),
+        enforce_ordering(options.enforce_ordering()),
+        drop_last(options.drop_last()) {}
+  std::size_t batch_size;
+  std::size_t workers;
+  std::size_t max_jobs;
+  std::optional<std::chrono::milliseconds> timeout;
+  bool enforce_ordering;
+  bool drop_last;
+};
+
+/// What the loop throws when a worker's get_batch threw (torch::data::WorkerException): what()
+/// is "Caught exception in DataLoader worker thread. Original message: <the worker's what()>",
+/// original_exception the worker's exception. A minigrad::Error, so `catch (const mg::Error&)`
+/// catches it too.
+struct WorkerException : public Error {
+  explicit WorkerException(std::exception_ptr original);
+  std::exception_ptr original_exception;
+  std::string message;
 };
 
 namespace detail {
@@ -124,11 +181,15 @@ void draw_base_seed(const std::optional<Generator>& generator);
 // leaves them idle until then, with at most max_jobs batches loaded for nothing. The threads read
 // the loader's dataset: move a loader only between epochs (make_data_loader's is on the heap).
 
-/// Runs load(seq, indices) on worker threads and returns the results in submission order.
-template <typename Batch>
+/// Thrown by OrderedLoader::take when a timeout passes (libtorch's message).
+[[noreturn]] void throw_timeout(std::chrono::milliseconds timeout);
+
+/// Runs load(request) on worker threads and returns the results in submission order (or, with
+/// ordered false, in the order they finish).
+template <typename Batch, typename Request = std::vector<std::size_t>>
 class OrderedLoader {
  public:
-  using Load = std::function<Batch(const std::vector<std::size_t>&)>;
+  using Load = std::function<Batch(const Request&)>;
   OrderedLoader(std::size_t workers, Load load) : load_(std::move(load)) {
     for (std::size_t i = 0; i < workers; ++i) threads_.emplace_back([this] { run(); });
   }
@@ -142,26 +203,35 @@ class OrderedLoader {
     work_ready_.notify_all();
     for (std::thread& t : threads_) t.join();
   }
-  /// Queues the indices of the next batch.
-  void submit(std::vector<std::size_t> indices) {
+  /// Queues the request of the next batch.
+  void submit(Request request) {
     {
       std::lock_guard<std::mutex> lock(mutex_);
-      jobs_.emplace(submitted_++, std::move(indices));
+      jobs_.emplace(submitted_++, std::move(request));
     }
     work_ready_.notify_one();
   }
   /// Batches submitted and not yet taken.
   std::size_t pending() const { return submitted_ - taken_; }
-  /// Waits for the oldest batch not yet taken; rethrows what its load threw.
-  Batch take() {
+  /// Waits for the oldest batch not yet taken (ordered) or any finished one; throws a
+  /// WorkerException for what its load threw, an Error when timeout passes first.
+  Batch take(std::optional<std::chrono::milliseconds> timeout = std::nullopt, bool ordered = true) {
     std::unique_lock<std::mutex> lock(mutex_);
     auto it = done_.end();
-    result_ready_.wait(lock, [&] { return (it = done_.find(taken_)) != done_.end(); });
+    auto ready = [&] {
+      it = ordered ? done_.find(taken_) : done_.begin();
+      return it != done_.end();
+    };
+    if (timeout) {
+      if (!result_ready_.wait_for(lock, *timeout, ready)) throw_timeout(*timeout);
+    } else {
+      result_ready_.wait(lock, ready);
+    }
     Result result = std::move(it->second);
     done_.erase(it);
     ++taken_;
     lock.unlock();
-    if (result.error) std::rethrow_exception(result.error);
+    if (result.error) throw WorkerException(result.error);
     return std::move(*result.batch);
   }
 
@@ -192,42 +262,87 @@ class OrderedLoader {
   Load load_;
   std::mutex mutex_;
   std::condition_variable work_ready_, result_ready_;
-  std::map<std::size_t, std::vector<std::size_t>> jobs_;  // by sequence number, oldest first
+  std::map<std::size_t, Request> jobs_;  // by sequence number, oldest first
   std::map<std::size_t, Result> done_;
   std::size_t submitted_ = 0, taken_ = 0;  // touched by the calling thread only (and under lock)
   bool stop_ = false;
   std::vector<std::thread> threads_;
 };
+template <typename D>
+struct request_of {
+  using type = std::vector<std::size_t>;
+};
+template <typename D>
+requires requires { typename D::BatchRequestType; }
+struct request_of<D> {
+  using type = typename D::BatchRequestType;
+};
+template <typename D>
+constexpr bool is_stateful() {
+  if constexpr (requires { D::is_stateful; })
+    return D::is_stateful;
+  else
+    return false;
+}
 }  // namespace detail
 
-/// Batches of a Dataset (anything with get_batch(indices) and size()), chosen by a sampler.
+/// Batches of a Dataset (anything with get_batch(indices) and size()), chosen by a sampler; of a
+/// StreamDataset, sized by a StreamSampler; or of a StatefulDataset, until it returns nullopt.
 template <typename DatasetT>
 class DataLoader {
  public:
-  using BatchType = decltype(std::declval<DatasetT&>().get_batch(
-      std::declval<const std::vector<std::size_t>&>()));
+  /// What get_batch takes: indices, or a batch size (stream and stateful datasets).
+  using Request = typename detail::request_of<DatasetT>::type;
+  static constexpr bool kStateful = detail::is_stateful<DatasetT>();
+  static constexpr bool kIndexed = std::is_same_v<Request, std::vector<std::size_t>>;
+  using RawBatch = decltype(std::declval<DatasetT&>().get_batch(std::declval<const Request&>()));
+  /// A batch: what get_batch returns (a stateful dataset's without its std::optional).
+  using BatchType = typename datasets::detail::unwrap_optional<RawBatch>::type;
 
   /// Python's DataLoader(dataset, batch_size, shuffle, drop_last, generator): shuffles as
-  /// torch.utils.data.RandomSampler, or visits the examples in order.
-  DataLoader(DatasetT dataset, DataLoaderOptions options)
-      : dataset_(std::move(dataset)), options_(std::move(options)), python_(true) {
+  /// torch.utils.data.RandomSampler, or visits the examples in order. For a StatefulDataset,
+  /// libtorch's loader: batches until get_batch returns nullopt, no sampler.
+  DataLoader(DatasetT dataset, DataLoaderOptions options) requires(kIndexed || kStateful)
+      : dataset_(std::move(dataset)), options_(std::move(options)), python_(!kStateful) {
     detail::check_options(options_);
-    const std::size_t n = detail::sized(dataset_.size());
-    if (options_.shuffle())
-      sampler_ = std::make_unique<samplers::TorchRandomSampler>(n, options_.generator());
-    else
-      sampler_ = std::make_unique<samplers::SequentialSampler>(n);
+    if constexpr (kStateful) {
+      MG_CHECK(!options_.shuffle() && options_.sampler() == nullptr, "DataLoader",
+               "a stateful dataset takes no sampler and no shuffle: it decides its batches");
+    } else {
+      const std::size_t n = detail::sized(dataset_.size());
+      if (options_.sampler()) {
+        MG_CHECK(!options_.shuffle(), "DataLoader",
+                 "sampler option is mutually exclusive with shuffle (as in PyTorch)");
+        sampler_ = options_.sampler();
+      } else if (options_.shuffle()) {
+        sampler_ = std::make_unique<samplers::TorchRandomSampler>(n, options_.generator());
+      } else {
+        sampler_ = std::make_unique<samplers::SequentialSampler>(n);
+      }
+    }
   }
   /// libtorch's loader: batches in the order of sampler (make_data_loader builds these). A
   /// shared sampler stays reachable, e.g. a DistributedSampler's set_epoch().
   DataLoader(DatasetT dataset, DataLoaderOptions options,
-             std::shared_ptr<samplers::Sampler> sampler)
-      : dataset_(std::move(dataset)), options_(std::move(options)), sampler_(std::move(sampler)) {
+             std::shared_ptr<samplers::Sampler> sampler) requires kIndexed
+      : dataset_(std::move(dataset)),
+        options_(std::move(options)),
+        sampler_(std::move(sampler)) {
     detail::check_options(options_);
     MG_CHECK(sampler_ != nullptr, "DataLoader", "the sampler is null");
+    MG_CHECK(options_.sampler() == nullptr, "DataLoader",
+             "a sampler is given both as an argument and in the options");
     MG_CHECK(!options_.shuffle(), "DataLoader",
              "shuffle(true) and a sampler are mutually exclusive (as in PyTorch): pass "
              "samplers::RandomSampler to shuffle");
+  }
+  /// libtorch's loader of a StreamDataset: each batch's size from sampler.
+  DataLoader(DatasetT dataset, DataLoaderOptions options,
+             samplers::StreamSampler sampler) requires(!kIndexed && !kStateful)
+      : dataset_(std::move(dataset)), options_(std::move(options)), stream_(std::move(sampler)) {
+    detail::check_options(options_);
+    MG_CHECK(!options_.shuffle() && options_.sampler() == nullptr, "DataLoader",
+             "a stream dataset takes a StreamSampler, no other sampler and no shuffle");
   }
 
   // Note [DataLoader iterators]
@@ -235,7 +350,9 @@ class DataLoader {
   // end() a sentinel. Incrementing or dereferencing the sentinel, or an iterator whose epoch ran
   // out, throws (libtorch's messages) instead of reading a batch that is not there. Copies of an
   // iterator share its state, as libtorch's (an input iterator: advancing one advances all), so
-  // an iterator equals itself and its copies, and equals end() once exhausted.
+  // an iterator equals itself and its copies, and equals end() once exhausted. The first batch
+  // loads when the iterator is first used, not in begin() (libtorch's lazy_initialize), so an
+  // error in it surfaces at that use.
   class Iterator {
    public:
     using value_type = BatchType;
@@ -256,9 +373,12 @@ class DataLoader {
       state_->batch = state_->loader->next_batch();
       return *this;
     }
+    /// Two valid iterators are equal when they are the same (or copies), without loading a
+    /// batch; a valid one equals end() once exhausted; end() equals end() (libtorch's rules).
     bool operator==(const Iterator& other) const {
-      if (exhausted() || other.exhausted()) return exhausted() == other.exhausted();
-      return state_ == other.state_;
+      if (state_ != nullptr && other.state_ != nullptr) return state_ == other.state_;
+      if (state_ == nullptr && other.state_ == nullptr) return true;
+      return state_ != nullptr ? exhausted() : other.exhausted();
     }
 
    private:
@@ -266,13 +386,24 @@ class DataLoader {
     struct State {
       DataLoader* loader;
       std::optional<BatchType> batch;
+      bool loaded = false;  // the first batch is loaded on first use, as libtorch's
     };
     explicit Iterator(DataLoader* loader)
-        : state_(std::make_shared<State>(State{loader, loader->next_batch()})) {}
-    bool exhausted() const { return state_ == nullptr || !state_->batch.has_value(); }
+        : state_(std::make_shared<State>(State{loader, std::nullopt, false})) {}
+    void load_first() const {
+      if (state_ != nullptr && !state_->loaded) {
+        state_->loaded = true;
+        state_->batch = state_->loader->next_batch();
+      }
+    }
+    bool exhausted() const {
+      load_first();
+      return state_ == nullptr || !state_->batch.has_value();
+    }
     void check_valid(const char* on_sentinel, const char* when_exhausted) const {
       MG_CHECK(state_ != nullptr, "DataLoader", on_sentinel,
                " (compare an iterator with loader.end() instead)");
+      load_first();
       MG_CHECK(state_->batch.has_value(), "DataLoader", when_exhausted,
                " (the epoch has ended; compare with loader.end() first, or call begin() for the "
                "next epoch)");
@@ -280,23 +411,30 @@ class DataLoader {
     std::shared_ptr<State> state_;  // null for end()
   };
 
-  /// Starts an epoch (resets the sampler) and returns its first batch.
+  /// Starts an epoch (resets the sampler); its first batch is loaded when the iterator is first
+  /// used (dereferenced, incremented or compared), as libtorch's, so that is where an error in it
+  /// surfaces.
   Iterator begin() {
     workers_.reset();  // stops the previous epoch's threads, if any
     sampler_done_ = false;
     if (python_) detail::draw_base_seed(options_.generator());
-    sampler_->reset(detail::sized(dataset_.size()));
+    if constexpr (kStateful)
+      dataset_.reset();
+    else if constexpr (kIndexed)
+      sampler_->reset(detail::sized(dataset_.size()));
+    else
+      stream_->reset();
     if (options_.workers() > 0) {
-      workers_ = std::make_unique<detail::OrderedLoader<BatchType>>(
+      workers_ = std::make_unique<detail::OrderedLoader<RawBatch, Request>>(
           options_.workers(),
-          [this](const std::vector<std::size_t>& indices) { return dataset_.get_batch(indices); });
+          [this](const Request& request) { return dataset_.get_batch(request); });
     }
     return Iterator(this);
   }
   Iterator end() { return Iterator(); }
 
   /// Batches per epoch (Python's len(loader)): from the sampler's count when it knows it.
-  std::size_t size() const {
+  std::size_t size() const requires kIndexed {
     const std::optional<std::size_t> counted = sampler_->num_samples();
     const std::size_t n = counted ? *counted : detail::sized(dataset_.size());
     const std::size_t b = options_.batch_size();
@@ -306,53 +444,78 @@ class DataLoader {
   DatasetT& dataset() { return dataset_; }
 
  private:
-  // The next batch's indices, or nullopt at the end of the epoch.
-  std::optional<std::vector<std::size_t>> next_indices() {
-    auto indices = sampler_->next(options_.batch_size());
-    if (!indices || indices->empty() ||
-        (options_.drop_last() && indices->size() < options_.batch_size()))
-      return std::nullopt;
-    return indices;
+  // The next batch's request (indices or a size), or nullopt at the end of the epoch.
+  std::optional<Request> next_request() {
+    const std::size_t b = options_.batch_size();
+    if constexpr (kStateful) {
+      return b;  // the dataset ends the epoch
+    } else if constexpr (kIndexed) {
+      auto indices = sampler_->next(b);
+      if (!indices || indices->empty() || (options_.drop_last() && indices->size() < b))
+        return std::nullopt;
+      return indices;
+    } else {
+      auto size = stream_->next(b);
+      if (!size || size->size() == 0 || (options_.drop_last() && size->size() < b))
+        return std::nullopt;
+      return size->size();
+    }
   }
   std::optional<BatchType> next_batch() {
     if (!workers_) {
-      auto indices = next_indices();
-      if (!indices) return std::nullopt;
-      return dataset_.get_batch(*indices);
+      auto request = next_request();
+      if (!request) return std::nullopt;
+      return dataset_.get_batch(*request);  // a stateful dataset's nullopt ends the epoch
     }
     // Note [DataLoader workers]: keep max_jobs batches requested, take the oldest.
-    while (!sampler_done_ && workers_->pending() < options_.max_jobs()) {
-      auto indices = next_indices();
-      if (!indices) {
-        sampler_done_ = true;
-        break;
+    while (true) {
+      while (!sampler_done_ && workers_->pending() < options_.max_jobs()) {
+        auto request = next_request();
+        if (!request) {
+          sampler_done_ = true;
+          break;
+        }
+        workers_->submit(std::move(*request));
       }
-      workers_->submit(std::move(*indices));
+      if (workers_->pending() == 0) {
+        workers_.reset();
+        return std::nullopt;
+      }
+      RawBatch batch = workers_->take(options_.timeout(), options_.enforce_ordering());
+      if constexpr (kStateful) {
+        // The dataset ran out: request no more, but keep the batches already requested.
+        if (!batch) {
+          sampler_done_ = true;
+          continue;
+        }
+      }
+      return batch;
     }
-    if (workers_->pending() == 0) {
-      workers_.reset();
-      return std::nullopt;
-    }
-    return workers_->take();
   }
 
   DatasetT dataset_;
   DataLoaderOptions options_;
-  std::shared_ptr<samplers::Sampler> sampler_;
+  std::shared_ptr<samplers::Sampler> sampler_;     // an indexed dataset's
+  std::optional<samplers::StreamSampler> stream_;  // a stream dataset's
   bool python_ = false;
   // Declared last, so it is destroyed (its threads joined) before the dataset they read.
-  std::unique_ptr<detail::OrderedLoader<BatchType>> workers_;
+  std::unique_ptr<detail::OrderedLoader<RawBatch, Request>> workers_;
   bool sampler_done_ = false;
 };
 
 /// torch::data::make_data_loader<Sampler = RandomSampler>(dataset, options): a loader of
 /// dataset (moved in) whose sampler is Sampler(dataset.size()).
+/// A StatefulDataset's loader takes no sampler (libtorch's StatefulDataLoader).
 template <typename SamplerT = samplers::RandomSampler, typename DatasetT>
 std::unique_ptr<DataLoader<DatasetT>> make_data_loader(DatasetT dataset,
                                                        DataLoaderOptions options = {}) {
-  const std::size_t n = detail::sized(dataset.size());
-  return std::make_unique<DataLoader<DatasetT>>(std::move(dataset), std::move(options),
-                                                std::make_unique<SamplerT>(n));
+  if constexpr (detail::is_stateful<DatasetT>()) {
+    return std::make_unique<DataLoader<DatasetT>>(std::move(dataset), std::move(options));
+  } else {
+    const std::size_t n = detail::sized(dataset.size());
+    return std::make_unique<DataLoader<DatasetT>>(std::move(dataset), std::move(options),
+                                                  std::make_unique<SamplerT>(n));
+  }
 }
 /// make_data_loader(dataset, sampler, options) with a sampler of your own.
 template <typename DatasetT, typename SamplerT>
@@ -360,6 +523,14 @@ requires std::derived_from<SamplerT, samplers::Sampler> std::unique_ptr<DataLoad
 make_data_loader(DatasetT dataset, SamplerT sampler, DataLoaderOptions options = {}) {
   return std::make_unique<DataLoader<DatasetT>>(std::move(dataset), std::move(options),
                                                 std::make_unique<SamplerT>(std::move(sampler)));
+}
+/// make_data_loader(stream_dataset, StreamSampler(epoch_size), options).
+template <typename DatasetT>
+std::unique_ptr<DataLoader<DatasetT>> make_data_loader(DatasetT dataset,
+                                                       samplers::StreamSampler sampler,
+                                                       DataLoaderOptions options = {}) {
+  return std::make_unique<DataLoader<DatasetT>>(std::move(dataset), std::move(options),
+                                                std::move(sampler));
 }
 
 }  // namespace minigrad::data
