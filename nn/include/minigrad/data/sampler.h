@@ -73,16 +73,24 @@ class RandomSamplerOptions {
   /// generator, as PyTorch).
   RandomSamplerOptions& generator(Generator g) {
     generator_ = std::move(g);
+    has_generator_ = true;
     return *this;
   }
   bool replacement() const { return replacement_; }
   std::optional<std::size_t> num_samples() const { return num_samples_; }
-  const std::optional<Generator>& generator() const { return generator_; }
+  std::optional<Generator> generator() const {
+    if (!has_generator_) return std::nullopt;
+    return generator_;
+  }
 
  private:
   bool replacement_ = false;
   std::optional<std::size_t> num_samples_;
-  std::optional<Generator> generator_;
+  // A Generator and a flag, not std::optional<Generator>: g++ 12 at -O1 (the sanitizer builds)
+  // warns that a copied optional's shared_ptr "may be used uninitialized" (a false positive), as
+  // DataLoaderOptions' generator does.
+  Generator generator_ = default_generator();
+  bool has_generator_ = false;
 };
 
 /// A fresh permutation every epoch, as libtorch's torch::data::samplers::RandomSampler: the
