@@ -17,21 +17,14 @@
 
 #include "documented_errors.h"
 #include "minigrad/minigrad.h"
+#include "nn/module_test_helpers.h"
 
 namespace mg = minigrad;
 using namespace minigrad::data;  // NOLINT (as the libtorch test file)
 
 namespace {
 
-template <typename Fn>
-std::string error_of(Fn&& fn) {
-  try {
-    fn();
-  } catch (const mg::Error& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
+using minigrad::testing::error_of;
 
 bool same(const mg::Tensor& a, const mg::Tensor& b) {
   return a.shape() == b.shape() && mg::allclose(a, b);

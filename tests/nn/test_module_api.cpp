@@ -3,7 +3,6 @@
 // Expected names are PyTorch 1.13's (the Python lines are in the comments).
 #include <gtest/gtest.h>
 
-#include <functional>
 #include <memory>
 #include <sstream>
 #include <string>
@@ -278,28 +277,20 @@ TEST(ModuleApi, RegistrationErrorsContainLibtorchsWords) {
   struct Net : nn::Module {
     Net() : nn::Module("Net") {}
   };
-  auto message = [](const std::function<void()>& f) {
-    try {
-      f();
-    } catch (const mg::Error& e) {
-      return std::string(e.what());
-    }
-    return std::string("no error");
-  };
   Net net;
   net.register_parameter("w", mg::zeros({2}));
   net.register_buffer("b", mg::zeros({2}));
   net.register_module("fc", nn::Linear(2, 2));
-  EXPECT_EQ(message([&] { net.register_parameter("w", mg::zeros({2})); }),
+  EXPECT_EQ(error_of([&] { net.register_parameter("w", mg::zeros({2})); }),
             "[register_parameter] Net: Parameter 'w' already defined");
-  EXPECT_EQ(message([&] { net.register_buffer("b", mg::zeros({2})); }),
+  EXPECT_EQ(error_of([&] { net.register_buffer("b", mg::zeros({2})); }),
             "[register_buffer] Net: Buffer 'b' already defined");
-  EXPECT_EQ(message([&] { net.register_module("fc", nn::Linear(2, 2)); }),
+  EXPECT_EQ(error_of([&] { net.register_module("fc", nn::Linear(2, 2)); }),
             "[register_module] Net: Submodule 'fc' already defined");
-  EXPECT_EQ(message([&] { net.register_parameter("", mg::zeros({2})); }),
+  EXPECT_EQ(error_of([&] { net.register_parameter("", mg::zeros({2})); }),
             "[register_parameter] Net: Parameter name must not be empty");
-  EXPECT_EQ(message([&] { net.register_buffer("a.b", mg::zeros({2})); }),
+  EXPECT_EQ(error_of([&] { net.register_buffer("a.b", mg::zeros({2})); }),
             "[register_buffer] Net: Buffer name must not contain a dot (got 'a.b')");
-  EXPECT_EQ(message([&] { net.register_module("x.y", nn::Linear(2, 2)); }),
+  EXPECT_EQ(error_of([&] { net.register_module("x.y", nn::Linear(2, 2)); }),
             "[register_module] Net: Submodule name must not contain a dot (got 'x.y')");
 }
