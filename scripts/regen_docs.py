@@ -24,6 +24,7 @@ Exit status: 0 when everything is current (or was regenerated), 1 when --check f
 difference or a quoted line no longer matches, 2 for a usage or build problem.
 """
 import argparse
+import concurrent.futures
 import os
 import re
 import shutil
@@ -173,13 +174,22 @@ def main():
                   if f.endswith(".md")) + [os.path.join(ROOT, "README.md")]
     marked = {d: blocks(d) for d in docs}
     problems, rewritten = [], set()
+    # The runs side by side, one per core, the long ones first (each writes into its own
+    # directory); their reports follow in RUNS' order.
+    todo = [n for n in names if not (RUNS[n][3] and args.skip_long)]
+    pool = concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 1)
+    started = {}
+    for name in sorted(todo, key=lambda n: (not RUNS[n][3], RUNS[n][2] != "trained")):
+        tmp = tempfile.TemporaryDirectory(prefix="regen_docs-")
+        started[name] = (tmp, pool.submit(run, name, build, tmp.name))
     for name in names:
         cmd, pictures, kind, long_run = RUNS[name]
-        if long_run and args.skip_long:
+        if name not in started:
             print(f"-- {name}: skipped (--skip-long): {' '.join(cmd)}")
             continue
-        with tempfile.TemporaryDirectory(prefix="regen_docs-") as tmp:
-            out, seconds = run(name, build, tmp)
+        tmp_dir, future = started[name]
+        with tmp_dir as tmp:
+            out, seconds = future.result()
             print(f"== {name} ({seconds:.1f} s): {' '.join(repr(c) if c == '' else c for c in cmd)}")
             for target in pictures:
                 made = os.path.join(tmp, os.path.basename(target))
