@@ -7,6 +7,7 @@
 
 #include "autograd/function.h"
 #include "minigrad/error.h"
+#include "minigrad/warning.h"
 
 namespace minigrad {
 
@@ -54,4 +55,42 @@ std::terminate_handler previous_handler = nullptr;
 }();
 
 }  // namespace
+}  // namespace minigrad
+
+// ---------------------------------------------------------------- warnings (minigrad/warning.h)
+
+namespace minigrad {
+namespace {
+WarningHandler& default_handler() {
+  static WarningHandler handler;
+  return handler;
+}
+// Per thread, as c10's ThreadWarningHandler; null means the default one.
+thread_local WarningHandler* t_handler = nullptr;
+}  // namespace
+
+void WarningHandler::process(const Warning& warning) {
+  process(warning.source_location(), warning.msg(), warning.verbatim());
+}
+
+void WarningHandler::process(const SourceLocation& /*source_location*/, const std::string& msg,
+                             bool /*verbatim*/) {
+  // One write, so lines from two threads do not interleave.
+  std::cerr << ("minigrad warning: " + msg + "\n");
+}
+
+void set_warning_handler(WarningHandler* handler) noexcept { t_handler = handler; }
+WarningHandler* get_warning_handler() noexcept {
+  return t_handler ? t_handler : &default_handler();
+}
+
+void Warning::warn(const Warning& warning) { get_warning_handler()->process(warning); }
+void Warning::warn(const SourceLocation& source_location, const std::string& msg, bool verbatim) {
+  warn(Warning(UserWarning{}, source_location, msg, verbatim));
+}
+
+void warn(const std::string& message, const SourceLocation& where) {
+  Warning::warn(where, message, false);
+}
+
 }  // namespace minigrad

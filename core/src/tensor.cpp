@@ -401,6 +401,18 @@ Tensor Tensor::to(Device target, Dtype dtype) const { return to(target).to(dtype
 Device Tensor::device() const { return Device(kCPU); }
 TensorOptions Tensor::options() const { return TensorOptions(dtype()); }
 
+std::ostream& operator<<(std::ostream& os, Layout) { return os << "Strided"; }
+
+Tensor Tensor::to(const TensorOptions& options, bool /*non_blocking*/, bool copy) const {
+  MG_CHECK(defined(), "to", "called on an undefined tensor");
+  MG_CHECK(!options.requires_grad(), "to",
+           "Operators taking TensorOptions cannot take a TensorOptions with "
+           "options.requires_grad set as true (use requires_grad_() on the result)");
+  check_cpu(options.device(), "to");
+  Tensor out = options.has_dtype() ? to(options.dtype()) : *this;
+  return copy && out.is_same(*this) ? clone() : out;
+}
+
 Tensor Tensor::to(Dtype target) const {
   MG_PROFILE_OP("to");
   MG_CHECK(defined(), "to", "called on an undefined tensor");
@@ -420,6 +432,16 @@ Tensor Tensor::detach() const {
   MG_PROFILE_OP("detach");
   MG_CHECK(defined(), "detach", "called on an undefined tensor");
   return detail::make_view(*this, shape(), strides(), storage_offset());
+}
+
+Tensor Tensor::tensor_data() const {
+  MG_CHECK(defined(), "tensor_data", "called on an undefined tensor");
+  return detach();
+}
+
+Tensor Tensor::variable_data() const {
+  MG_CHECK(defined(), "variable_data", "called on an undefined tensor");
+  return detach();
 }
 
 // ---------------------------------------------------------------- autograd accessors
@@ -560,11 +582,16 @@ std::size_t Tensor::register_post_accumulate_grad_hook(PostAccumulateGradHook ho
   return impl_->post_accumulate_hooks.size() - 1;
 }
 
-void Tensor::backward(const Tensor& gradient, bool retain_graph, bool create_graph) const {
+void Tensor::backward(const Tensor& gradient, std::optional<bool> retain_graph, bool create_graph,
+                      std::optional<TensorList> inputs) const {
   MG_CHECK(defined(), "backward", "called on an undefined tensor");
+  MG_CHECK(!inputs || !inputs->empty(), "backward",
+           "'inputs' argument to backward() cannot be empty (leave it out to accumulate into "
+           "every leaf)");
   std::vector<Tensor> grads;
   if (gradient.defined()) grads.push_back(gradient);
-  autograd::backward({*this}, grads, retain_graph, create_graph);
+  autograd::backward({*this}, grads, retain_graph, create_graph,
+                     inputs ? inputs->vec() : std::vector<Tensor>{});
 }
 
 // ---------------------------------------------------------------- methods forwarding to ops

@@ -127,14 +127,32 @@ class Node {
   std::vector<std::weak_ptr<TensorImpl>> retained_;
   std::vector<void*> creation_trace_;
   std::shared_ptr<const autograd::ModuleScope> module_scope_;
+  /// Whether this is a leaf's AccumulateGrad node (set by it; read by the engine instead of a
+  /// dynamic_cast per node).
+  bool is_accumulate_grad_ = false;
 };
 
 namespace autograd {
 
+/// libtorch's names: a Variable is a Tensor, and custom Functions take and return variable_lists.
+using Variable = Tensor;
+using variable_list = std::vector<Tensor>;
+
 /// Computes and accumulates into .grad() the gradients of `outputs` (seeded with grad_outputs,
 /// which may be empty for scalar outputs) with respect to every leaf that requires grad.
+/// retain_graph defaults to create_graph. With `inputs` (torch.autograd.backward's), only those
+/// tensors get a gradient, and only the part of the graph that leads to them runs: a leaf into
+/// grad(), a non-leaf too (it retain_grad()s from then on, as PyTorch does). An input that does
+/// not require grad throws; one the outputs do not reach gets nothing (as PyTorch).
 void backward(const std::vector<Tensor>& outputs, const std::vector<Tensor>& grad_outputs = {},
-              bool retain_graph = false, bool create_graph = false);
+              std::optional<bool> retain_graph = std::nullopt, bool create_graph = false,
+              const std::vector<Tensor>& inputs = {});
+
+/// A new tensor sharing data's storage and geometry but none of its history, with the given
+/// requires_grad, as libtorch's torch::autograd::make_variable (what a custom op's forward uses
+/// to wrap a result). allow_tensor_metadata_change is accepted and changes nothing.
+Tensor make_variable(const Tensor& data, bool requires_grad = false,
+                     bool allow_tensor_metadata_change = true);
 
 /// Returns d(outputs)/d(inputs) . grad_outputs without touching any .grad(), as
 /// torch.autograd.grad. An input that the outputs do not depend on throws unless allow_unused (then

@@ -9,6 +9,7 @@
 #include "minigrad/ops/math.h"
 #include "minigrad/ops/matrix.h"
 #include "minigrad/ops/nn.h"
+#include "minigrad/ops/out.h"
 #include "minigrad/ops/random.h"
 #include "minigrad/ops/reduce.h"
 #include "minigrad/ops/reduce_more.h"

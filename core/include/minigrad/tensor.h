@@ -11,12 +11,15 @@
 #include <optional>
 #include <string>
 #include <tuple>
+#include <type_traits>
 #include <vector>
 
+#include "minigrad/array_ref.h"
 #include "minigrad/dtype.h"
 #include "minigrad/error.h"
 #include "minigrad/shape.h"
 #include "minigrad/tensor_options.h"
+#include "minigrad/warning.h"
 
 namespace minigrad {
 
@@ -27,6 +30,9 @@ class Generator;
 namespace indexing {
 class TensorIndex;
 }
+
+/// A list of tensors passed without copying, as libtorch's at::TensorList.
+using TensorList = ArrayRef<Tensor>;
 
 /// A gradient hook: receives the gradient flowing into a tensor and may return a replacement
 /// (or an undefined Tensor to keep it unchanged).
@@ -96,6 +102,13 @@ class Tensor {
   /// itself for the CPU and throws for CUDA (see mg::cuda::is_available()).
   Tensor to(Device device) const;
   Tensor to(Device device, Dtype dtype) const;
+  Tensor to(DeviceType device) const { return to(Device(device)); }
+  /// libtorch's x.to(options): the options' dtype (when set) and device (the CPU only); copy
+  /// forces a new tensor even when nothing changes. non_blocking changes nothing on the CPU.
+  /// Options with requires_grad(true) throw, as libtorch's.
+  Tensor to(const TensorOptions& options, bool non_blocking = false, bool copy = false) const;
+  /// Always kStrided: minigrad tensors are dense.
+  Layout layout() const { return kStrided; }
   /// Always the CPU.
   Device device() const;
   bool is_cuda() const { return false; }
@@ -109,6 +122,15 @@ class Tensor {
   /// autograd state (libtorch's set_data, Python's `p.data = new_data`): what Module::to does to
   /// parameters. The gradient is dropped when its dtype no longer matches.
   void set_data(const Tensor& new_data) const;
+  /// libtorch's tensor_data(): a new tensor sharing this one's storage and geometry, with no
+  /// autograd history (requires_grad() false). It shares the version counter, so an in-place
+  /// write through it is seen by backward.
+  Tensor tensor_data() const;
+  /// libtorch's variable_data() (Python's x.data): the same, but in libtorch it gets a version
+  /// counter of its own, so writes through it are hidden from backward. minigrad keeps one
+  /// counter per storage: writes through it are seen (backward throws instead of silently using
+  /// a changed value).
+  Tensor variable_data() const;
 
   // ---- autograd ----
   bool requires_grad() const;
@@ -143,16 +165,27 @@ class Tensor {
   /// Calls hook with the gradient of this tensor during backward; the hook may return a
   /// replacement gradient. Returns the hook's index.
   std::size_t register_hook(TensorHook hook) const;
+  /// A hook that returns nothing (it only reads the gradient), as libtorch accepts.
+  template <typename F,
+            typename = std::enable_if_t<std::is_void_v<std::invoke_result_t<F&, const Tensor&>>>>
+  std::size_t register_hook(F&& hook) const {
+    return register_hook(TensorHook([f = std::forward<F>(hook)](const Tensor& grad) mutable {
+      f(grad);
+      return Tensor();
+    }));
+  }
   /// Calls hook(leaf) each time backward has accumulated a gradient into this leaf's grad(), as
   /// PyTorch's register_post_accumulate_grad_hook (DistributedDataParallel starts a bucket's
   /// all-reduce from it). Only for leaves that require grad. Returns the hook's index.
   std::size_t register_post_accumulate_grad_hook(PostAccumulateGradHook hook) const;
   /// Computes the gradient of this tensor with respect to the graph leaves and accumulates it into
   /// their grad(). A non-scalar tensor needs `gradient` (same shape). The graph's saved tensors are
-  /// freed afterwards unless retain_graph; create_graph records the backward pass itself so that
-  /// the gradients can be differentiated again.
-  void backward(const Tensor& gradient = Tensor(), bool retain_graph = false,
-                bool create_graph = false) const;
+  /// freed afterwards unless retain_graph (which defaults to create_graph); create_graph records
+  /// the backward pass itself so that the gradients can be differentiated again. With `inputs`
+  /// (libtorch's), only those tensors get a gradient: leaves into grad(), non-leaves too (they
+  /// retain_grad() from then on, as PyTorch's); see autograd::backward.
+  void backward(const Tensor& gradient = Tensor(), std::optional<bool> retain_graph = std::nullopt,
+                bool create_graph = false, std::optional<TensorList> inputs = std::nullopt) const;
 
   // ---- in-place ops: write this tensor's elements, as PyTorch ----
   // Each keeps this tensor's identity (same handle, storage and views) and, in grad mode, records

@@ -8,6 +8,7 @@
 // minigrad runs on the CPU only: Device exists so that libtorch code which picks a device
 // compiles and runs unchanged; asking for a CUDA tensor throws.
 #include <cstdint>
+#include <iosfwd>
 #include <optional>
 #include <string>
 
@@ -41,6 +42,14 @@ class Device {
   std::int8_t index_;
 };
 
+/// How a tensor's elements are laid out, as libtorch's Layout. minigrad tensors are always dense
+/// and strided, so kStrided is the only one: x.layout() and TensorOptions().layout() give it, and
+/// code that passes torch::kStrided compiles unchanged (there is no kSparse to ask for).
+enum class Layout : std::int8_t { Strided = 0 };
+inline constexpr Layout kStrided = Layout::Strided;
+/// Prints "Strided", as libtorch.
+std::ostream& operator<<(std::ostream& os, Layout layout);
+
 namespace cuda {
 /// Always false: minigrad has no GPU backend (torch::cuda::is_available()).
 inline bool is_available() { return false; }
@@ -58,6 +67,7 @@ class TensorOptions {
   TensorOptions(Dtype dtype) : dtype_(dtype) {}                  // NOLINT: implicit by design
   TensorOptions(Device device) : device_(device) {}              // NOLINT
   TensorOptions(DeviceType device) : device_(Device(device)) {}  // NOLINT
+  TensorOptions(Layout) {}                                       // NOLINT: kStrided only
 
   TensorOptions dtype(Dtype dtype) const {
     TensorOptions o = *this;
@@ -74,6 +84,9 @@ class TensorOptions {
     o.device_ = device;
     return o;
   }
+  /// Always kStrided (the only layout there is): accepted so that libtorch code compiles.
+  TensorOptions layout(Layout) const { return *this; }
+  Layout layout() const { return kStrided; }
   /// The dtype, or the default dtype (get_default_dtype()) when none was set.
   Dtype dtype() const { return dtype_.value_or(get_default_dtype()); }
   /// The dtype set, or fallback when none was (creation functions whose default is not the
@@ -93,6 +106,8 @@ class TensorOptions {
 inline TensorOptions dtype(Dtype d) { return TensorOptions().dtype(d); }
 /// TensorOptions().requires_grad(r), as torch::requires_grad(r).
 inline TensorOptions requires_grad(bool r = true) { return TensorOptions().requires_grad(r); }
+/// TensorOptions().layout(l), as torch::layout(l).
+inline TensorOptions layout(Layout l) { return TensorOptions().layout(l); }
 /// TensorOptions().device(d), as torch::device(d).
 inline TensorOptions device(Device d) { return TensorOptions().device(d); }
 

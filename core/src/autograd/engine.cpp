@@ -164,9 +164,11 @@ struct Capture {
   std::uint32_t output_nr;
 };
 
-/// Runs backward from `roots` (with their seed gradients). When `capture` is given, the gradient
-/// arriving at each captured node is stored into `captured` at its index instead of being
-/// accumulated into a leaf (torch.autograd.grad).
+/// Runs backward from `roots` (with their seed gradients). When `capture` is given, only the nodes
+/// that lead to a captured one run (Note [Pruning autograd::grad]); with `captured`, the gradient
+/// arriving at each captured node is stored there at its index instead of being accumulated into
+/// a leaf (torch.autograd.grad); without it (backward's `inputs`), the captured leaves'
+/// AccumulateGrad nodes run and no other leaf's does.
 void run_backward(const std::vector<Edge>& roots, std::vector<Tensor> root_grads, bool keep_graph,
                   bool create_graph, const std::unordered_map<Node*, std::vector<Capture>>* capture,
                   std::vector<Tensor>* captured) {
@@ -234,18 +236,22 @@ void run_backward(const std::vector<Edge>& roots, std::vector<Tensor> root_grads
     bool any = false;
     for (std::uint32_t k = 0; k < outputs; ++k) any |= in.at(k).defined();
     std::vector<Tensor> grads;
-    bool is_accumulator = dynamic_cast<detail::AccumulateGrad*>(n) != nullptr;
+    const bool is_accumulator = detail::NodeAccess::is_accumulate_grad(*n);
     if (any) {
       for (std::uint32_t k = 0; k < outputs; ++k)
         if (in.at(k).defined()) run_hooks(*n, k, in.at(k), create_graph);
       bool skip = false;
-      if (capture) {
+      if (capture && captured) {
         if (auto it = capture->find(n); it != capture->end()) {
           for (const Capture& c : it->second)
             if (in.at(c.output_nr).defined()) accumulate((*captured)[c.index], in.at(c.output_nr));
         }
         // autograd::grad never writes .grad, nor runs what cannot reach an input.
         skip = is_accumulator || !useful.count(n);
+      } else if (capture) {
+        // backward(inputs=...): only the listed leaves accumulate (a listed non-leaf's gradient
+        // was stored by run_hooks, as it retains grad), only what leads to them runs.
+        skip = is_accumulator ? !capture->count(n) : !useful.count(n);
       }
       if (!skip) {
         // Note [Profiler]: a backward node is timed under its name ("MmBackward0").
@@ -357,13 +363,41 @@ detail::BackwardObserverGuard::~BackwardObserverGuard() { t_observer = previous_
 namespace autograd {
 
 void backward(const std::vector<Tensor>& outputs, const std::vector<Tensor>& grad_outputs,
-              bool retain_graph, bool create_graph) {
+              std::optional<bool> retain_graph, bool create_graph,
+              const std::vector<Tensor>& inputs) {
   MG_CHECK(!outputs.empty(), "backward", "no outputs to differentiate");
   std::vector<Edge> roots;
   for (std::size_t i = 0; i < outputs.size(); ++i)
     roots.push_back(root_edge(outputs[i], i, "backward"));
-  run_backward(roots, root_gradients(outputs, grad_outputs, "backward"),
-               retain_graph || create_graph, create_graph, nullptr, nullptr);
+  std::vector<Tensor> seeds = root_gradients(outputs, grad_outputs, "backward");
+  const bool keep_graph = retain_graph.value_or(create_graph) || create_graph;
+  if (inputs.empty()) {
+    run_backward(roots, std::move(seeds), keep_graph, create_graph, nullptr, nullptr);
+    return;
+  }
+  // As PyTorch's run_backward: each input retains its gradient (a no-op for a leaf), which is
+  // what refuses one that does not require grad.
+  std::unordered_map<Node*, std::vector<Capture>> capture;
+  std::vector<Edge> keep_alive;
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    MG_CHECK(inputs[i].defined(), "backward", "input ", i, " of inputs is an undefined tensor");
+    MG_CHECK(inputs[i].requires_grad(), "backward",
+             "One of the differentiated Tensors does not require grad: input ", i,
+             " of inputs (can't retain_grad on Tensor that has requires_grad=False)");
+    if (!inputs[i].is_leaf()) inputs[i].retain_grad();
+    Edge e = detail::gradient_edge(inputs[i]);
+    keep_alive.push_back(e);
+    capture[e.fn.get()].push_back(Capture{i, e.input_nr});
+  }
+  run_backward(roots, std::move(seeds), keep_graph, create_graph, &capture, nullptr);
+}
+
+Tensor make_variable(const Tensor& data, bool requires_grad,
+                     bool /*allow_tensor_metadata_change*/) {
+  if (!data.defined()) return Tensor();
+  Tensor out = data.detach();
+  if (requires_grad) out.requires_grad_();
+  return out;
 }
 
 std::vector<Tensor> grad(const std::vector<Tensor>& outputs, const std::vector<Tensor>& inputs,

@@ -53,6 +53,8 @@ struct NodeAccess {
   static void set_creation_trace(Node& n, std::vector<void*> trace) {
     n.creation_trace_ = std::move(trace);
   }
+  static bool is_accumulate_grad(const Node& n) { return n.is_accumulate_grad_; }
+  static void mark_accumulate_grad(Node& n) { n.is_accumulate_grad_ = true; }
 };
 
 class FunctionNode;

@@ -456,7 +456,9 @@ void FunctionNode::release() {
   released_ = true;
 }
 
-AccumulateGrad::AccumulateGrad(std::shared_ptr<TensorImpl> leaf) : leaf_(std::move(leaf)) {}
+AccumulateGrad::AccumulateGrad(std::shared_ptr<TensorImpl> leaf) : leaf_(std::move(leaf)) {
+  NodeAccess::mark_accumulate_grad(*this);
+}
 
 namespace {
 /// Two backward passes on two threads may meet at one leaf (a shared parameter): its gradient is
