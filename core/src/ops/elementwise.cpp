@@ -68,7 +68,8 @@ using detail::unary::Op;
 Tensor float_unary(const char* name, const Tensor& x, Op op) {
   check_defined(name, {&x});
   Dtype dt = x.is_floating_point() ? x.dtype() : get_default_dtype();
-  Tensor in = convert(x, dt);
+  Tensor converted;
+  const Tensor& in = x.dtype() == dt ? x : (converted = convert(x, dt));
   Tensor out = detail::make_tensor(in.shape(), dt);
   detail::dispatch_floating(dt, name, [&]<typename T>() {
     detail::unary::forward<T>(op, in.shape(), in.impl()->data<T>(), in.strides(),
@@ -84,8 +85,18 @@ Tensor unary_backward(const char* name, const Tensor& g, const Tensor& v, Op op)
   Dtype dt = detail::result_type(g, v);
   MG_CHECK(is_floating_point(dt), name, "expected floating-point tensors but got ",
            dtype_name(g.dtype()), " and ", dtype_name(v.dtype()));
+  Tensor g_converted, v_converted;
+  const Tensor& gc = g.dtype() == dt ? g : (g_converted = convert(g, dt));
+  const Tensor& vc = v.dtype() == dt ? v : (v_converted = convert(v, dt));
+  if (g.shape() == v.shape()) {  // the usual case (autograd's): no broadcast
+    Tensor out = detail::make_tensor(v.shape(), dt);
+    detail::dispatch_floating(dt, name, [&]<typename T>() {
+      detail::unary::backward<T>(op, v.shape(), gc.impl()->data<T>(), gc.strides(),
+                                 vc.impl()->data<T>(), vc.strides(), out.impl()->data<T>());
+    });
+    return out;
+  }
   Shape shape = detail::broadcast_shapes(g.shape(), v.shape(), name);
-  Tensor gc = convert(g, dt), vc = convert(v, dt);
   Tensor out = detail::make_tensor(shape, dt);
   Shape sg = detail::broadcast_strides(gc, shape), sv = detail::broadcast_strides(vc, shape);
   detail::dispatch_floating(dt, name, [&]<typename T>() {

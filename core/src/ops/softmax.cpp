@@ -67,7 +67,8 @@ Tensor softmax_backward(const Tensor& g_in, const Tensor& y_in, std::int64_t dim
   MG_CHECK(g_in.shape() == y_in.shape(), op, "grad_output of shape ", g_in.shape(),
            " and output of shape ", y_in.shape(), " must have the same shape");
   const std::int64_t d = detail::wrap_dim(dim, y_in.dim(), op);
-  Tensor g = g_in.detach().contiguous(), y = y_in.detach().contiguous();
+  // Read only: contiguous() is the tensor itself when it already is (autograd's case).
+  const Tensor g = g_in.contiguous(), y = y_in.contiguous();
   Tensor gx = detail::make_tensor(y.shape(), y.dtype());
   const auto dims = split_dims(y.shape(), d);
   const std::int64_t outer = dims[0], n = dims[1], inner = dims[2];
