@@ -4105,6 +4105,7 @@ std::vector<OpInfo> build() {
   add_reduce_more(t);
   add_loss_more(t);
   add_matrix(t);
+  add_backward(t);
   return t;
 }
 

@@ -44,5 +44,7 @@ void add_reduce_more(std::vector<OpInfo>& t);
 void add_matrix(std::vector<OpInfo>& t);
 /// pairwise_distance and the losses of minigrad/nn/loss_more.h (op_table_loss_more.cpp).
 void add_loss_more(std::vector<OpInfo>& t);
+/// tanh_backward, sigmoid_backward, gelu_backward (op_table_backward.cpp).
+void add_backward(std::vector<OpInfo>& t);
 
 }  // namespace minigrad::testing

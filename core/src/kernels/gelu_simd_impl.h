@@ -20,7 +20,7 @@
 //   the tanh form's derivative is s + 2 x s (1 - s) u' with s = sigmoid(2u),
 //   u' = sqrt(2/pi) (1 + 3 * 0.044715 x^2).
 // float64 and non-contiguous tensors keep the scalar std::erf / std::tanh code of
-// ops/elementwise.cpp. Errors are measured against double-precision references in
+// kernels/unary.cpp. Errors are measured against double-precision references in
 // tests/core/test_vec_math.cpp on every level.
 #include "kernels/vec_math.h"
 

@@ -12,13 +12,13 @@
 // which of them may run and hands out their function table; off x86-64 the table is null and
 // callers keep their portable code. Why: one binary for every x86-64 (and non-x86) machine, yet
 // AVX2 / AVX-512 speed where available, as PyTorch's ATen dispatches its CPU kernels. Used by
-// softmax / log_softmax (ops/softmax.cpp), gelu (ops/elementwise.cpp) and the fused Adam update
-// (kernels/optim.cpp, optim_simd_impl.h); layer_norm's float32 rows are two more such files
-// (norm_avx2.cpp, norm_avx512.cpp: Note [Layer norm kernels] in norm.cpp). Not xsimd::dispatch:
-// xsimd 8.1.0's reads CPUID only, without XGETBV, so on a CPU whose OS does not save the YMM / ZMM
-// registers (a VM with AVX-512 masked off in XCR0) it would run AVX-512 code and crash; and it can
-// neither be capped (MINIGRAD_CPU_CAPABILITY) nor asked for one level (the tests run every level
-// this CPU has).
+// softmax / log_softmax (kernels/softmax.cpp), the float unary ops (kernels/unary.cpp) and the
+// fused Adam update (kernels/optim.cpp, optim_simd_impl.h); layer_norm's float32 rows are two more
+// such files (norm_avx2.cpp, norm_avx512.cpp: Note [Layer norm kernels] in norm.cpp). Not
+// xsimd::dispatch: xsimd 8.1.0's reads CPUID only, without XGETBV, so on a CPU whose OS does not
+// save the YMM / ZMM registers (a VM with AVX-512 masked off in XCR0) it would run AVX-512 code and
+// crash; and it can neither be capped (MINIGRAD_CPU_CAPABILITY) nor asked for one level (the tests
+// run every level this CPU has).
 // __builtin_cpu_supports checks both CPUID and XGETBV.
 #include <cstdint>
 

@@ -2,12 +2,14 @@
 // AVX-512 kernels for float32 (Note [Runtime SIMD dispatch]), the portable code otherwise.
 #include "kernels/softmax.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <type_traits>
 
 #include "kernels/simd.h"
 #include "kernels/xt.h"
+#include "parallel.h"
 
 namespace minigrad::detail::softmax {
 
@@ -155,7 +157,30 @@ void backward_rows_impl(const T* pg, const T* py, T* px, std::int64_t outer, std
   }
 }
 
+/// Blocks of `row` elements per parallel chunk (Note [Intra-op parallelism]): a softmax element
+/// costs a few cheap ops, so a chunk holds about kGrainSize / 4 of them.
+std::int64_t rows_grain(std::int64_t row) {
+  return std::max<std::int64_t>(1, kGrainSize / 4 / std::max<std::int64_t>(row, 1));
+}
+
 }  // namespace
+
+template <typename T>
+void forward(const T* x, T* y, std::int64_t outer, std::int64_t n, std::int64_t inner, bool log) {
+  const std::int64_t row = n * inner;
+  parallel_for(0, outer, rows_grain(row), [&](std::int64_t ob, std::int64_t oe) {
+    forward_rows<T>(x + ob * row, y + ob * row, oe - ob, n, inner, log);
+  });
+}
+
+template <typename T>
+void backward(const T* g, const T* y, T* gx, std::int64_t outer, std::int64_t n, std::int64_t inner,
+              bool log) {
+  const std::int64_t row = n * inner;
+  parallel_for(0, outer, rows_grain(row), [&](std::int64_t ob, std::int64_t oe) {
+    backward_rows<T>(g + ob * row, y + ob * row, gx + ob * row, oe - ob, n, inner, log);
+  });
+}
 
 template <typename T>
 void forward_rows(const T* x, T* y, std::int64_t outer, std::int64_t n, std::int64_t inner,
@@ -177,6 +202,13 @@ void backward_rows(const T* g, const T* y, T* gx, std::int64_t outer, std::int64
   }
 }
 
+template void forward<float>(const float*, float*, std::int64_t, std::int64_t, std::int64_t, bool);
+template void forward<double>(const double*, double*, std::int64_t, std::int64_t, std::int64_t,
+                              bool);
+template void backward<float>(const float*, const float*, float*, std::int64_t, std::int64_t,
+                              std::int64_t, bool);
+template void backward<double>(const double*, const double*, double*, std::int64_t, std::int64_t,
+                               std::int64_t, bool);
 template void forward_rows<float>(const float*, float*, std::int64_t, std::int64_t, std::int64_t,
                                   bool);
 template void forward_rows<double>(const double*, double*, std::int64_t, std::int64_t, std::int64_t,

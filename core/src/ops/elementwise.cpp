@@ -6,12 +6,11 @@
 #include "autograd/function.h"
 #include "kernels/dispatch.h"
 #include "kernels/loops.h"
-#include "kernels/simd.h"
+#include "kernels/unary.h"
 #include "kernels/wrapping.h"
-#include "kernels/xt.h"
+#include "minigrad/ops/backward.h"
 #include "minigrad/ops/creation.h"
 #include "minigrad/ops/elementwise.h"
-#include "parallel.h"
 #include "tensor_impl.h"
 
 namespace minigrad {
@@ -62,36 +61,47 @@ Tensor binary_kernel(const char* op, const Tensor& a, const Tensor& b, Dtype com
   return out;
 }
 
-/// A floating-point unary op: integer and bool inputs compute in float32, as PyTorch.
-/// Contiguous float32 inputs go through xtensor (vectorised by xsimd); float64 and strided inputs
-/// through the loop with the std:: function.
-// NOTE: not xsimd for float64 (fuzz finding F2): without AVX-512 there is no double -> int64
-// conversion instruction, and xsimd's exp (also inside tanh, sigmoid, ...) converts the exponent
-// of NaN or +-inf with a plain C++ cast, which is undefined behaviour.
-template <typename XtFn, typename F>
-Tensor float_unary(const char* op, const Tensor& x, XtFn xt_fn, F f) {
-  check_defined(op, {&x});
+using detail::unary::Op;
+
+/// A floating-point unary op: integer and bool inputs compute in float32 (the default dtype), as
+/// PyTorch; the kernel layer picks the code (kernels/unary.h).
+Tensor float_unary(const char* name, const Tensor& x, Op op) {
+  check_defined(name, {&x});
   Dtype dt = x.is_floating_point() ? x.dtype() : get_default_dtype();
-  Tensor in = convert(x, dt);
+  Tensor converted;
+  const Tensor& in = x.dtype() == dt ? x : (converted = convert(x, dt));
   Tensor out = detail::make_tensor(in.shape(), dt);
-  detail::dispatch_floating(dt, op, [&]<typename T>() {
-    auto n = static_cast<std::size_t>(in.numel());
-    if (std::is_same_v<T, float> && in.is_contiguous() && n > 0) {
-      const T* pi = in.impl()->data<T>();
-      T* po = out.impl()->data<T>();
-      detail::parallel_for(
-          0, in.numel(), detail::kGrainSize,
-          [&](std::int64_t b, std::int64_t e) {
-            auto len = static_cast<std::size_t>(e - b);
-            auto xi = detail::adapt_1d(pi + b, len);
-            auto xo = detail::adapt_1d(po + b, len);
-            xt::noalias(xo) = xt_fn(xi);
-          },
-          detail::kSimdAlign);
-    } else {
-      detail::unary_loop<T, T>(in.shape(), in.impl()->data<T>(), in.strides(),
-                               out.impl()->data<T>(), out.strides(), [&](T v) { return f(v); });
-    }
+  detail::dispatch_floating(dt, name, [&]<typename T>() {
+    detail::unary::forward<T>(op, in.shape(), in.impl()->data<T>(), in.strides(),
+                              out.impl()->data<T>());
+  });
+  return out;
+}
+
+/// g * op'(v), broadcasting g and v and promoting them as a binary op: the backward ops of
+/// tanh, sigmoid (v their output) and gelu (v its input), in one pass (kernels/unary.h).
+Tensor unary_backward(const char* name, const Tensor& g, const Tensor& v, Op op) {
+  check_defined(name, {&g, &v});
+  Dtype dt = detail::result_type(g, v);
+  MG_CHECK(is_floating_point(dt), name, "expected floating-point tensors but got ",
+           dtype_name(g.dtype()), " and ", dtype_name(v.dtype()));
+  Tensor g_converted, v_converted;
+  const Tensor& gc = g.dtype() == dt ? g : (g_converted = convert(g, dt));
+  const Tensor& vc = v.dtype() == dt ? v : (v_converted = convert(v, dt));
+  if (g.shape() == v.shape()) {  // the usual case (autograd's): no broadcast
+    Tensor out = detail::make_tensor(v.shape(), dt);
+    detail::dispatch_floating(dt, name, [&]<typename T>() {
+      detail::unary::backward<T>(op, v.shape(), gc.impl()->data<T>(), gc.strides(),
+                                 vc.impl()->data<T>(), vc.strides(), out.impl()->data<T>());
+    });
+    return out;
+  }
+  Shape shape = detail::broadcast_shapes(g.shape(), v.shape(), name);
+  Tensor out = detail::make_tensor(shape, dt);
+  Shape sg = detail::broadcast_strides(gc, shape), sv = detail::broadcast_strides(vc, shape);
+  detail::dispatch_floating(dt, name, [&]<typename T>() {
+    detail::unary::backward<T>(op, shape, gc.impl()->data<T>(), sg, vc.impl()->data<T>(), sv,
+                               out.impl()->data<T>());
   });
   return out;
 }
@@ -187,70 +197,13 @@ Tensor neg(const Tensor& x) {
 
 // ---------------------------------------------------------------- unary math
 
-namespace {
-
-/// fn (a float32 kernel of the table: exp, tanh, sigmoid) over a contiguous float32 x, across
-/// threads; an undefined Tensor where it does not apply (another dtype or layout, no AVX2), and
-/// the op takes float_unary's path: the table's kernels are several times faster than the
-/// xtensor expression (docs/performance.md, "Kernels alone").
-Tensor simd_unary(const Tensor& x,
-                  void (*const detail::simd::Kernels::*fn)(const float*, float*, std::int64_t)) {
-  const detail::simd::Kernels* k = detail::simd::kernels_f32();
-  if (!k || !x.defined() || x.dtype() != kFloat32 || !x.is_contiguous() || x.numel() == 0)
-    return Tensor();
-  Tensor out = detail::make_tensor(x.shape(), kFloat32);
-  const float* px = x.impl()->data<float>();
-  float* po = out.impl()->data<float>();
-  const auto f = k->*fn;
-  detail::parallel_for(
-      0, x.numel(), detail::kGrainSize,
-      [&](std::int64_t b, std::int64_t e) { f(px + b, po + b, e - b); }, detail::kSimdAlign);
-  return out;
-}
-
-/// g * f'(x) of tanh or sigmoid from their output y, in one pass and without history: their
-/// backward when it is not differentiated itself (no create_graph). The kernel table's `kernel`
-/// for float32 contiguous operands of one shape, else `f(g, y)` elementwise; both round as
-/// PyTorch (the kernels' comment in activation_simd_impl.h). The composite formulas made three
-/// temporaries.
-template <typename F>
-Tensor activation_backward(const char* name, const Tensor& g, const Tensor& y,
-                           void (*const detail::simd::Kernels::*kernel)(const float*, const float*,
-                                                                        float*, std::int64_t),
-                           F f) {
-  Tensor gc = convert(g, y.dtype());
-  Tensor out = detail::make_tensor(y.shape(), y.dtype());
-  const detail::simd::Kernels* k = detail::simd::kernels_f32();
-  if (k && y.dtype() == kFloat32 && y.is_contiguous() && gc.is_contiguous() &&
-      gc.shape() == y.shape() && y.numel() > 0) {
-    const float *pg = gc.impl()->data<float>(), *py = y.impl()->data<float>();
-    float* po = out.impl()->data<float>();
-    const auto fn = k->*kernel;
-    detail::parallel_for(
-        0, y.numel(), detail::kGrainSize,
-        [&](std::int64_t b, std::int64_t e) { fn(pg + b, py + b, po + b, e - b); },
-        detail::kSimdAlign);
-    return out;
-  }
-  Shape sg = detail::broadcast_strides(gc, y.shape());
-  detail::dispatch_floating(y.dtype(), name, [&]<typename T>() {
-    detail::binary_loop<T, T>(y.shape(), y.impl()->data<T>(), y.strides(), gc.impl()->data<T>(), sg,
-                              out.impl()->data<T>(), out.strides(),
-                              [&f](T yv, T gv) { return f(gv, yv); });
-  });
-  return out;
-}
-
-}  // namespace
+// Each op: its kernel, then its backward in one line of public ops. tanh, sigmoid and gelu call
+// their backward op (tanh_backward, ...), PyTorch's: a fused kernel that records its own
+// derivative, so double backward runs it too (Note [Backward ops] below).
 
 Tensor exp(const Tensor& x) {
   MG_PROFILE_OP("exp");
-  // The kernel table's exp (softmax's; <= 2 ulp over every float, VecMath tests).
-  Tensor out = simd_unary(x, &detail::simd::Kernels::exp);
-  if (!out.defined()) {
-    out = float_unary(
-        "exp", x, [](auto&& e) { return xt::exp(e); }, [](auto v) { return std::exp(v); });
-  }
+  Tensor out = float_unary("exp", x, Op::kExp);
   record("ExpBackward0", out, {&x}, {kOutput},
          [](const Tensor& g, FunctionNode& n) { return Grads{g * n.saved(0)}; });
   return out;
@@ -258,8 +211,7 @@ Tensor exp(const Tensor& x) {
 
 Tensor log(const Tensor& x) {
   MG_PROFILE_OP("log");
-  Tensor out = float_unary(
-      "log", x, [](auto&& e) { return xt::log(e); }, [](auto v) { return std::log(v); });
+  Tensor out = float_unary("log", x, Op::kLog);
   record("LogBackward0", out, {&x}, {&x},
          [](const Tensor& g, FunctionNode& n) { return Grads{g / n.saved(0)}; });
   return out;
@@ -267,8 +219,7 @@ Tensor log(const Tensor& x) {
 
 Tensor sqrt(const Tensor& x) {
   MG_PROFILE_OP("sqrt");
-  Tensor out = float_unary(
-      "sqrt", x, [](auto&& e) { return xt::sqrt(e); }, [](auto v) { return std::sqrt(v); });
+  Tensor out = float_unary("sqrt", x, Op::kSqrt);
   record("SqrtBackward0", out, {&x}, {kOutput},
          [](const Tensor& g, FunctionNode& n) { return Grads{g / (2 * n.saved(0))}; });
   return out;
@@ -276,9 +227,7 @@ Tensor sqrt(const Tensor& x) {
 
 Tensor rsqrt(const Tensor& x) {
   MG_PROFILE_OP("rsqrt");
-  Tensor out = float_unary(
-      "rsqrt", x, [](auto&& e) { return 1 / xt::sqrt(e); },
-      [](auto v) { return 1 / std::sqrt(v); });
+  Tensor out = float_unary("rsqrt", x, Op::kRsqrt);
   record("RsqrtBackward0", out, {&x}, {kOutput}, [](const Tensor& g, FunctionNode& n) {
     // d(x^-1/2)/dx = -1/2 x^-3/2 = -1/2 y^3
     Tensor y = n.saved(0);
@@ -289,59 +238,23 @@ Tensor rsqrt(const Tensor& x) {
 
 Tensor tanh(const Tensor& x) {
   MG_PROFILE_OP("tanh");
-  Tensor out = simd_unary(x, &detail::simd::Kernels::tanh);
-  if (!out.defined()) {
-    out = float_unary(
-        "tanh", x, [](auto&& e) { return xt::tanh(e); }, [](auto v) { return std::tanh(v); });
-  }
-  record("TanhBackward0", out, {&x}, {kOutput}, [](const Tensor& g, FunctionNode& n) {
-    Tensor y = n.saved(0);
-    if (!is_grad_enabled()) {
-      return Grads{
-          activation_backward("tanh_backward", g, y, &detail::simd::Kernels::tanh_backward,
-                              []<typename T>(T gv, T yv) { return gv * std::fma(-yv, yv, T(1)); })};
-    }
-    return Grads{g * (1 - y * y)};
-  });
+  Tensor out = float_unary("tanh", x, Op::kTanh);
+  record("TanhBackward0", out, {&x}, {kOutput},
+         [](const Tensor& g, FunctionNode& n) { return Grads{tanh_backward(g, n.saved(0))}; });
   return out;
 }
 
 Tensor sigmoid(const Tensor& x) {
   MG_PROFILE_OP("sigmoid");
-  // NOTE: with e = exp(-|x|), 1 / (1 + e) for x >= 0 and e / (1 + e) below: no exp overflows,
-  // and sigmoid keeps its denormal values down to x = -104 (float32), as the SIMD kernel (Note
-  // [Vectorised tanh and sigmoid]); PyTorch's 1 / (1 + exp(-x)) gives 0 there.
-  Tensor out = simd_unary(x, &detail::simd::Kernels::sigmoid);
-  if (!out.defined()) {
-    out = float_unary(
-        "sigmoid", x,
-        // NOTE: no local for exp(-|x|): an xtensor expression keeps an lvalue operand by
-        // reference, and the returned one would outlive it (the fuzzer's ASan build caught it).
-        [](auto&& e) {
-          return xt::where(e >= 0, 1 / (1 + xt::exp(-xt::abs(e))),
-                           xt::exp(-xt::abs(e)) / (1 + xt::exp(-xt::abs(e))));
-        },
-        [](auto v) {
-          const auto en = std::exp(-std::abs(v));
-          return v >= 0 ? 1 / (1 + en) : en / (1 + en);
-        });
-  }
-  record("SigmoidBackward0", out, {&x}, {kOutput}, [](const Tensor& g, FunctionNode& n) {
-    Tensor y = n.saved(0);
-    if (!is_grad_enabled()) {
-      return Grads{activation_backward("sigmoid_backward", g, y,
-                                       &detail::simd::Kernels::sigmoid_backward,
-                                       []<typename T>(T gv, T yv) { return gv * (1 - yv) * yv; })};
-    }
-    return Grads{g * (1 - y) * y};
-  });
+  Tensor out = float_unary("sigmoid", x, Op::kSigmoid);
+  record("SigmoidBackward0", out, {&x}, {kOutput},
+         [](const Tensor& g, FunctionNode& n) { return Grads{sigmoid_backward(g, n.saved(0))}; });
   return out;
 }
 
 Tensor erf(const Tensor& x) {
   MG_PROFILE_OP("erf");
-  Tensor out = float_unary(
-      "erf", x, [](auto&& e) { return xt::erf(e); }, [](auto v) { return std::erf(v); });
+  Tensor out = float_unary("erf", x, Op::kErf);
   record("ErfBackward0", out, {&x}, {&x}, [](const Tensor& g, FunctionNode& n) {
     // d erf(x)/dx = 2/sqrt(pi) exp(-x^2)
     Tensor self = n.saved(0);
@@ -351,149 +264,108 @@ Tensor erf(const Tensor& x) {
 }
 
 namespace {
-constexpr double kInvSqrt2 = 0.70710678118654752440;
 constexpr double kInvSqrt2Pi = 0.39894228040143267794;
 constexpr double kSqrt2OverPi = 0.79788456080286535588;
 constexpr double kC = 0.044715;  // the cubic coefficient of gelu's tanh approximation
-}  // namespace
 
-namespace {
-
-/// gelu's derivative at v, in T: Phi(v) + v phi(v), or the tanh form's derivative.
-template <typename T>
-T gelu_derivative(T v, bool tanh_form) {
-  if (!tanh_form)
-    return static_cast<T>(0.5) * (1 + std::erf(v * static_cast<T>(kInvSqrt2))) +
-           v * std::exp(v * v * static_cast<T>(-0.5)) * static_cast<T>(kInvSqrt2Pi);
-  const T k = static_cast<T>(kSqrt2OverPi), c = static_cast<T>(kC);
-  const T t = std::tanh((v + v * v * v * c) * k);
-  return static_cast<T>(0.5) * (1 + t) +
-         static_cast<T>(0.5) * v * (1 - t * t) * k * (1 + 3 * c * v * v);
+void check_approximate(const char* op, const std::string& approximate) {
+  MG_CHECK(approximate == "none" || approximate == "tanh", op,
+           "approximate must be \"none\" or \"tanh\", got \"", approximate, "\"");
 }
-
-/// gelu(x), or g * gelu'(x) when g is given, through the float32 SIMD kernels (Note [Vectorised
-/// GELU] in kernels/gelu_simd_impl.h); an undefined Tensor when they do not apply (not float32, not
-/// contiguous, g not x's shape, or no AVX2 on this CPU).
-Tensor gelu_simd(const Tensor& x, const Tensor* g, bool tanh_form) {
-  const detail::simd::Kernels* k = detail::simd::kernels_f32();
-  if (!k || x.dtype() != kFloat32 || !x.is_contiguous() || x.numel() == 0) return Tensor();
-  if (g && (g->dtype() != kFloat32 || !g->is_contiguous() || g->shape() != x.shape()))
-    return Tensor();
-  Tensor out = detail::make_tensor(x.shape(), kFloat32);
-  const float* px = x.impl()->data<float>();
-  const float* pg = g ? g->impl()->data<float>() : nullptr;
-  float* po = out.impl()->data<float>();
-  // 2 grains (the kernels cost about what an add does per element): the tiny_lm step's
-  // 196,608-element GELUs split in two.
-  detail::parallel_for(
-      0, x.numel(), detail::kGrainSize * 2,
-      [&](std::int64_t b, std::int64_t e) {
-        if (pg)
-          k->gelu_backward(pg + b, px + b, po + b, e - b, tanh_form);
-        else
-          k->gelu(px + b, po + b, e - b, tanh_form);
-      },
-      detail::kSimdAlign);
-  return out;
-}
-
-/// g * gelu'(x) in one pass, without recording history: gelu's backward when the backward is
-/// not differentiated itself (no create_graph). The composite formulas below it made eleven
-/// temporaries, and that was the largest part of a tiny_lm training step.
-Tensor gelu_backward_fused(const Tensor& g, const Tensor& x, bool tanh_form) {
-  Tensor gc = convert(g, x.dtype());
-  if (Tensor out = gelu_simd(x, &gc, tanh_form); out.defined()) return out;
-  Tensor out = detail::make_tensor(x.shape(), x.dtype());
-  Shape sg = detail::broadcast_strides(gc, x.shape());
-  detail::dispatch_floating(x.dtype(), "gelu_backward", [&]<typename T>() {
-    const auto n = static_cast<std::size_t>(x.numel());
-    if (std::is_same_v<T, float> && !tanh_form && n > 0 && x.is_contiguous() &&
-        gc.is_contiguous() && gc.shape() == x.shape()) {
-      // Vectorised through xsimd (float32 only: F2 in float_unary).
-      const T half = 0.5f, inv_sqrt2 = static_cast<T>(kInvSqrt2),
-              inv_sqrt2pi = static_cast<T>(kInvSqrt2Pi);
-      const T *px = x.impl()->data<T>(), *pg = gc.impl()->data<T>();
-      T* po = out.impl()->data<T>();
-      detail::parallel_for(
-          0, x.numel(), detail::kGrainSize,
-          [&](std::int64_t b, std::int64_t e) {
-            auto len = static_cast<std::size_t>(e - b);
-            auto xv = detail::adapt_1d(px + b, len);
-            auto gv = detail::adapt_1d(pg + b, len);
-            auto ov = detail::adapt_1d(po + b, len);
-            xt::noalias(ov) = gv * (half * (T{1} + xt::erf(xv * inv_sqrt2)) +
-                                    xv * xt::exp(xv * xv * -half) * inv_sqrt2pi);
-          },
-          detail::kSimdAlign);
-      return;
-    }
-    detail::binary_loop<T, T>(x.shape(), x.impl()->data<T>(), x.strides(), gc.impl()->data<T>(), sg,
-                              out.impl()->data<T>(), out.strides(), [tanh_form](T v, T gv) {
-                                return gv * gelu_derivative(v, tanh_form);
-                              });
-  });
-  return out;
-}
-
 }  // namespace
 
 Tensor gelu(const Tensor& x, const std::string& approximate) {
   MG_PROFILE_OP("gelu");
   check_defined("gelu", {&x});
-  MG_CHECK(approximate == "none" || approximate == "tanh", "gelu",
-           "approximate must be \"none\" or ", "\"tanh\", got \"", approximate, "\"");
+  check_approximate("gelu", approximate);
   MG_CHECK(x.is_floating_point(), "gelu", "expected a floating-point tensor but got ",
            dtype_name(x.dtype()));
-  Tensor out = gelu_simd(x, nullptr, approximate == "tanh");
-  if (approximate == "none") {
-    if (!out.defined())
-      out = float_unary(
-          "gelu", x,
-          [](auto&& e) {
-            // In the element type (float32 math for float32, as PyTorch), not promoted to double.
-            using T = typename std::decay_t<decltype(e)>::value_type;
-            return T(0.5) * e * (T(1) + xt::erf(e * T(kInvSqrt2)));
-          },
-          [](auto v) { return static_cast<decltype(v)>(0.5 * v * (1 + std::erf(v * kInvSqrt2))); });
-    record("GeluBackward0", out, {&x}, {&x}, [](const Tensor& g, FunctionNode& n) {
-      Tensor self = n.saved(0);
-      if (!is_grad_enabled()) return Grads{gelu_backward_fused(g, self, false)};
-      // Under create_graph, differentiable ops: d/dx self Phi(self) = Phi(self) + self phi(self)
-      Tensor cdf = 0.5 * (1 + erf(self * kInvSqrt2));
-      Tensor pdf = exp(self * self * -0.5) * kInvSqrt2Pi;
-      return Grads{g * (cdf + self * pdf)};
-    });
-  } else {
-    if (!out.defined())
-      out = float_unary(
-          "gelu", x,
-          [](auto&& e) {
-            using T = typename std::decay_t<decltype(e)>::value_type;
-            return T(0.5) * e * (T(1) + xt::tanh(T(kSqrt2OverPi) * (e + T(kC) * e * e * e)));
-          },
-          [](auto v) {
-            return static_cast<decltype(v)>(0.5 * v *
-                                            (1 + std::tanh(kSqrt2OverPi * (v + kC * v * v * v))));
-          });
-    record("GeluBackward0", out, {&x}, {&x}, [](const Tensor& g, FunctionNode& n) {
-      Tensor self = n.saved(0);
-      if (!is_grad_enabled()) return Grads{gelu_backward_fused(g, self, true)};
-      // u = k (self + c self^3), t = tanh(u): d/dx = 0.5 (1 + t) + 0.5 self (1 - t^2) k (1 + 3 c
-      // self^2)
-      Tensor t = tanh((self + self * self * self * kC) * kSqrt2OverPi);
-      Tensor d =
-          0.5 * (1 + t) + 0.5 * self * (1 - t * t) * kSqrt2OverPi * (1 + 3 * kC * self * self);
-      return Grads{g * d};
-    });
-  }
+  const bool tanh_form = approximate == "tanh";
+  Tensor out = float_unary("gelu", x, tanh_form ? Op::kGeluTanh : Op::kGelu);
+  record("GeluBackward0", out, {&x}, {&x}, [tanh_form](const Tensor& g, FunctionNode& n) {
+    return Grads{gelu_backward(g, n.saved(0), tanh_form ? "tanh" : "none")};
+  });
   return out;
 }
 
+// ---------------------------------------------------------------- backward ops
+
+// Note [Backward ops]
+// As PyTorch's derivatives.yaml, a forward whose gradient has a fused kernel calls it as an op of
+// its own, `sigmoid: self: sigmoid_backward(grad, result)`: tanh_backward, sigmoid_backward and
+// gelu_backward take PyTorch's arguments in PyTorch's order (aten::sigmoid_backward(grad_output,
+// output)), run one kernel pass (kernels/unary.h), and record their own derivative in public ops
+// (PyTorch's TanhBackwardBackward0, ...). So the forward's backward is one line, with or without
+// create_graph, and a double backward runs the fused kernel and then this derivative. Like any
+// binary op they broadcast and promote their two operands.
+
+Tensor tanh_backward(const Tensor& grad_output, const Tensor& output) {
+  MG_PROFILE_OP("tanh_backward");
+  Tensor out = unary_backward("tanh_backward", grad_output, output, Op::kTanh);
+  // g (1 - y^2): d/dg = 1 - y^2, d/dy = -2 y g
+  record("TanhBackwardBackward0", out, {&grad_output, &output},
+         {&output, needs_grad(output) ? &grad_output : nullptr},
+         [](const Tensor& gg, FunctionNode& n) {
+           Tensor y = n.saved(0);
+           return Grads{n.needs_input_grad(0) ? tanh_backward(gg, y) : Tensor(),
+                        n.needs_input_grad(1) ? gg * (-2 * y * n.saved(1)) : Tensor()};
+         });
+  return out;
+}
+
+Tensor sigmoid_backward(const Tensor& grad_output, const Tensor& output) {
+  MG_PROFILE_OP("sigmoid_backward");
+  Tensor out = unary_backward("sigmoid_backward", grad_output, output, Op::kSigmoid);
+  // g (1 - y) y: d/dg = (1 - y) y, d/dy = g (1 - 2 y)
+  record("SigmoidBackwardBackward0", out, {&grad_output, &output},
+         {&output, needs_grad(output) ? &grad_output : nullptr},
+         [](const Tensor& gg, FunctionNode& n) {
+           Tensor y = n.saved(0);
+           return Grads{n.needs_input_grad(0) ? sigmoid_backward(gg, y) : Tensor(),
+                        n.needs_input_grad(1) ? gg * n.saved(1) * (-2 * y + 1) : Tensor()};
+         });
+  return out;
+}
+
+Tensor gelu_backward(const Tensor& grad_output, const Tensor& self,
+                     const std::string& approximate) {
+  MG_PROFILE_OP("gelu_backward");
+  check_approximate("gelu_backward", approximate);
+  const bool tanh_form = approximate == "tanh";
+  Tensor out =
+      unary_backward("gelu_backward", grad_output, self, tanh_form ? Op::kGeluTanh : Op::kGelu);
+  // g gelu'(x): d/dg = gelu'(x) (this op again), d/dx = g gelu''(x)
+  record("GeluBackwardBackward0", out, {&grad_output, &self},
+         {&self, needs_grad(self) ? &grad_output : nullptr},
+         [tanh_form](const Tensor& gg, FunctionNode& n) {
+           Tensor x = n.saved(0);
+           Grads r(2);
+           if (n.needs_input_grad(0)) r[0] = gelu_backward(gg, x, tanh_form ? "tanh" : "none");
+           if (n.needs_input_grad(1)) {
+             Tensor second;
+             if (!tanh_form) {
+               // (Phi(x) + x phi(x))' = 2 phi(x) - x^2 phi(x)
+               Tensor pdf = exp(x * x * -0.5) * kInvSqrt2Pi;
+               second = pdf * (2 - x * x);
+             } else {
+               // t = tanh(u), u = k (x + c x^3): (0.5 (1 + t) + 0.5 x (1 - t^2) u')'
+               // = (1 - t^2) (u' - x t u'^2 + 3 k c x^2)
+               Tensor t = tanh((x + x * x * x * kC) * kSqrt2OverPi);
+               Tensor du = (1 + 3 * kC * x * x) * kSqrt2OverPi;
+               second = (1 - t * t) * (du - x * t * du * du + 3 * kC * kSqrt2OverPi * x * x);
+             }
+             r[1] = gg * n.saved(1) * second;
+           }
+           return r;
+         });
+  return out;
+}
+
+// ---------------------------------------------------------------- more activations
+
 Tensor silu(const Tensor& x) {
   MG_PROFILE_OP("silu");
-  Tensor out = float_unary(
-      "silu", x, [](auto&& e) { return e / (1 + xt::exp(-e)); },
-      [](auto v) { return v / (1 + std::exp(-v)); });
+  Tensor out = float_unary("silu", x, Op::kSilu);
   record("SiluBackward0", out, {&x}, {&x}, [](const Tensor& g, FunctionNode& n) {
     // d(x s(x))/dx = s (1 + x (1 - s)), s = sigmoid(x)
     Tensor self = n.saved(0);
@@ -505,9 +377,7 @@ Tensor silu(const Tensor& x) {
 
 Tensor mish(const Tensor& x) {
   MG_PROFILE_OP("mish");
-  Tensor out = float_unary(
-      "mish", x, [](auto&& e) { return e * xt::tanh(xt::log1p(xt::exp(e))); },
-      [](auto v) { return v * std::tanh(std::log1p(std::exp(v))); });
+  Tensor out = float_unary("mish", x, Op::kMish);
   record("MishBackward0", out, {&x}, {&x}, [](const Tensor& g, FunctionNode& n) {
     // d(x tanh(sp(x)))/dx = t + x sigmoid(x) (1 - t^2), t = tanh(softplus(x)); softplus written
     // as relu(x) + log(1 + exp(-|x|)), which does not overflow.

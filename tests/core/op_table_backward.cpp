@@ -1,0 +1,226 @@
+// The op table's family of minigrad/ops/backward.h (op_table.h): the backward ops tanh_backward,
+// sigmoid_backward, gelu_backward, _softmax_backward_data and _log_softmax_backward_data (Note
+// [Backward ops] in core/src/ops/elementwise.cpp), with
+// gradcheck and gradgradcheck of each as an op of its own (their derivatives are
+// TanhBackwardBackward0, ...). Reference values printed by PyTorch 1.13 from the expression each
+// carries (make as in tests/parity/compare.py, A = torch.ops.aten).
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/op_table.h"
+#include "core/op_table_builders.h"
+
+namespace minigrad::testing {
+
+namespace {
+
+Tensor gelu_backward_none(const Tensor& g, const Tensor& x) { return gelu_backward(g, x); }
+Tensor gelu_backward_tanh(const Tensor& g, const Tensor& x) { return gelu_backward(g, x, "tanh"); }
+
+/// The errors every backward op shares: integer operands, shapes that do not broadcast, an
+/// undefined operand.
+std::vector<ErrorInput> backward_errors(const std::string& op, BinaryOp f) {
+  return {e(op, "int64 operands", "expected floating-point tensors but got int64 and int64",
+            [f] {
+              f(indices({1, 2}, {2}), indices({1, 2}, {2}));
+            }),
+          e(op, "shapes that do not broadcast",
+            "shapes (2, 3) and (4,) cannot be broadcast: size 3 and size 4 differ at dim 1",
+            [f] {
+              f(make({2, 3}, 1), make({4}, 2));
+            }),
+          e(op, "undefined output",
+            "got an undefined tensor (a default-constructed Tensor, or one moved from)",
+            [f] { f(make({2}, 1), undefined()); })};
+}
+
+using SoftmaxBackward = Tensor (*)(const Tensor&, const Tensor&, std::int64_t, Dtype);
+
+/// Samples of a softmax backward op f (grad_output and output of one shape, a dim).
+std::vector<Sample> softmax_backward_samples(SoftmaxBackward f) {
+  auto along = [f](std::int64_t dim) {
+    return [f, dim](const V& v) { return f(v[0], v[1], dim, v[1].dtype()); };
+  };
+  return {s("dim 1", {arg({2, 3}, 1), arg({2, 3}, 2)}),
+          s("dim 0", {arg({2, 3}, 3), arg({2, 3}, 4)}, along(0)),
+          s("3-D, dim 1", {arg({2, 3, 2}, 5), arg({2, 3, 2}, 6)}, along(1)),
+          s("non-contiguous", {arg_t({3, 2}, 7), arg_t({3, 2}, 8)}, along(1)),
+          s("empty", {arg({0, 3}, 9), arg({0, 3}, 10)}),
+          s("only output requires grad", {make({2, 3}, 11), arg({2, 3}, 12)})};
+}
+
+/// The PyTorch calls of softmax_backward_samples, for torch.ops.aten.<name>.
+std::string softmax_backward_py(const std::string& name) {
+  return "torch.ops.aten." + name + "(x[0], x[1], 1, x[1].dtype)";
+}
+/// contiguous: the non-contiguous sample's operands are made contiguous first.
+std::vector<std::pair<std::string, std::string>> softmax_backward_py_by_desc(
+    const std::string& name, bool contiguous = false) {
+  std::vector<std::pair<std::string, std::string>> r = {
+      {"dim 0", "torch.ops.aten." + name + "(x[0], x[1], 0, x[1].dtype)"},
+      {"3-D, dim 1", "torch.ops.aten." + name + "(x[0], x[1], 1, x[1].dtype)"}};
+  const std::string operands = contiguous ? "x[0].contiguous(), x[1].contiguous()" : "x[0], x[1]";
+  r.push_back({"non-contiguous", "torch.ops.aten." + name + "(" + operands + ", 1, x[1].dtype)"});
+  return r;
+}
+
+/// The errors of a softmax backward op.
+std::vector<ErrorInput> softmax_backward_errors(const std::string& op, SoftmaxBackward f) {
+  return {
+      e(op, "shapes differ",
+        "grad_output of shape (3,) and output of shape (2, 3) must have the same shape",
+        [f] {
+          f(make({3}, 1), make({2, 3}, 2), 1, kFloat64);
+        }),
+      e(op, "dtypes differ", "grad_output (float32) and output (float64) must have the same dtype",
+        [f] {
+          f(make({2, 3}, 1).to(kFloat32), make({2, 3}, 2), 1, kFloat64);
+        }),
+      e(op, "int64 operands", "expected floating-point tensors but got int64 and int64",
+        [f] {
+          f(indices({1, 2}, {2}), indices({1, 2}, {2}), 0, kInt64);
+        }),
+      e(op, "dim out of range", "out of range",
+        [f] {
+          f(make({2, 3}, 1), make({2, 3}, 2), 2, kFloat64);
+        }),
+      e(op, "undefined grad_output",
+        "got an undefined tensor (a default-constructed Tensor, or one moved from)",
+        [f] { f(undefined(), make({2}, 2), 0, kFloat64); })};
+}
+
+}  // namespace
+
+void add_backward(std::vector<OpInfo>& t) {
+  t.push_back(
+      entry(
+          "tanh_backward", [](const V& v) { return tanh_backward(v[0], v[1]); },
+          binary_samples(arg, arg, tanh_backward), backward_errors("tanh_backward", tanh_backward))
+          .py("torch.ops.aten.tanh_backward(x[0], x[1])",
+              {{"expanded inside fn", "torch.ops.aten.tanh_backward(x[0].expand(4, 3), x[1])"}})
+          .ref("A.tanh_backward(make((2, 3), 1), make((2, 3), 2))",
+               [] {
+                 return tanh_backward(make({2, 3}, 1), make({2, 3}, 2));
+               },
+               {2, 3},
+               {-1.59332586420004, -1.5747865546176965, -0.27441112597851375, 0.2502829393166335,
+                -0.41293428682483474, -1.3875577668191135})
+          .ref("A.tanh_backward(make((3,), 3), make((2, 3), 4))",
+               [] {
+                 return tanh_backward(make({3}, 3), make({2, 3}, 4));
+               },
+               {2, 3},
+               {-0.03133648242702562, 0.4444846910034475, -1.5570285906561139, -2.0351295746650346,
+                0.05160783265968572, -0.8749051766935646}));
+
+  t.push_back(
+      entry(
+          "sigmoid_backward", [](const V& v) { return sigmoid_backward(v[0], v[1]); },
+          binary_samples(arg, arg, sigmoid_backward),
+          backward_errors("sigmoid_backward", sigmoid_backward))
+          .py("torch.ops.aten.sigmoid_backward(x[0], x[1])",
+              {{"expanded inside fn", "torch.ops.aten.sigmoid_backward(x[0].expand(4, 3), x[1])"}})
+          .ref("A.sigmoid_backward(make((2, 3), 1), make((2, 3), 2))",
+               [] {
+                 return sigmoid_backward(make({2, 3}, 1), make({2, 3}, 2));
+               },
+               {2, 3},
+               {1.030469283961175, -3.6257769059217346, -0.12664825514928543, -2.8009401165255925,
+                -0.26038829548913695, -0.3457474660974331})
+          .ref("A.sigmoid_backward(make((2, 3), 3), make((3,), 4))",
+               [] {
+                 return sigmoid_backward(make({2, 3}, 3), make({3}, 4));
+               },
+               {2, 3},
+               {-3.043781318361189, 0.27447846114705615, -0.3007954490738748, -1.9768676826198108,
+                0.7955908614036715, 0.33199342777128427}));
+
+  std::vector<ErrorInput> gelu_errors = backward_errors("gelu_backward", gelu_backward_none);
+  gelu_errors.push_back(e("gelu_backward", "unknown approximate",
+                          "approximate must be \"none\" or \"tanh\", got \"fast\"",
+                          [] { gelu_backward(make({2}, 1), make({2}, 2), "fast"); }));
+  t.push_back(entry(
+                  "gelu_backward", [](const V& v) { return gelu_backward(v[0], v[1]); },
+                  binary_samples(arg, arg, gelu_backward_none), gelu_errors)
+                  .py("torch.ops.aten.gelu_backward(*[t.contiguous() for t in "
+                      "torch.broadcast_tensors(x[0], x[1])])",
+                      {{"expanded inside fn",
+                        "torch.ops.aten.gelu_backward(*[t.contiguous() for t in "
+                        "torch.broadcast_tensors(x[0].expand(4, 3), x[1])])"}},
+                      "PyTorch 1.13's float32 gelu_backward (oneDNN) rejects broadcast operands "
+                      "and misreads strided ones; the operands are broadcast and made contiguous "
+                      "first (same values)")
+                  .ref("A.gelu_backward(make((2, 3), 1), make((2, 3), 2))",
+                       [] {
+                         return gelu_backward(make({2, 3}, 1), make({2, 3}, 2));
+                       },
+                       {2, 3},
+                       {-0.3809349283643644, -0.08097128931150165, -1.07659323508857,
+                        -0.09701762454688682, 0.24053757093808267, -1.1777537528450723}));
+  t.push_back(
+      entry(
+          "gelu_backward_tanh", [](const V& v) { return gelu_backward(v[0], v[1], "tanh"); },
+          binary_samples(arg, arg, gelu_backward_tanh))
+          .py("torch.ops.aten.gelu_backward(x[0], x[1], approximate='tanh')",
+              {{"expanded inside fn",
+                "torch.ops.aten.gelu_backward(x[0].expand(4, 3), x[1], approximate='tanh')"}})
+          .ref("A.gelu_backward(make((2, 3), 1), make((2, 3), 2), approximate='tanh')",
+               [] {
+                 return gelu_backward(make({2, 3}, 1), make({2, 3}, 2), "tanh");
+               },
+               {2, 3},
+               {-0.3810622767173808, -0.08148627330633852, -1.0762440053115605,
+                -0.09645685116387857, 0.2406686561807512, -1.1776870061787938}));
+
+  t.push_back(
+      entry(
+          "_softmax_backward_data",
+          [](const V& v) { return _softmax_backward_data(v[0], v[1], 1, v[1].dtype()); },
+          softmax_backward_samples(_softmax_backward_data),
+          softmax_backward_errors("_softmax_backward_data", _softmax_backward_data))
+          .py(softmax_backward_py("_softmax_backward_data"),
+              softmax_backward_py_by_desc("_softmax_backward_data", true),
+              "PyTorch 1.13's _softmax_backward_data gives wrong values for transposed operands "
+              "(its result is laid out as if they were contiguous); the non-contiguous sample's "
+              "operands are made contiguous first (same values)")
+          .ref("A._softmax_backward_data(make((2, 3), 1), make((2, 3), 2), 1, torch.float64)",
+               [] {
+                 return _softmax_backward_data(make({2, 3}, 1), make({2, 3}, 2), 1, kFloat64);
+               },
+               {2, 3},
+               {0.16790306778809133, -3.8846117369768574, 0.36197898660246197, -2.9378650520161402,
+                3.115704246703361, 0.01666921698652726})
+          .ref("A._softmax_backward_data(make((2, 3), 1), make((2, 3), 2), 0, torch.float64)",
+               [] {
+                 return _softmax_backward_data(make({2, 3}, 1), make({2, 3}, 2), 0, kFloat64);
+               },
+               {2, 3},
+               {0.4569256275788544, -2.9746426244906212, 0.31689205708600326, -2.121744504926141,
+                1.9756758915580048, -0.05160907744760443}));
+  t.push_back(
+      entry(
+          "_log_softmax_backward_data",
+          [](const V& v) { return _log_softmax_backward_data(v[0], v[1], 1, v[1].dtype()); },
+          softmax_backward_samples(_log_softmax_backward_data),
+          softmax_backward_errors("_log_softmax_backward_data", _log_softmax_backward_data))
+          .py(softmax_backward_py("_log_softmax_backward_data"),
+              softmax_backward_py_by_desc("_log_softmax_backward_data"))
+          .ref("A._log_softmax_backward_data(make((2, 3), 1), make((2, 3), 2), 1, torch.float64)",
+               [] {
+                 return _log_softmax_backward_data(make({2, 3}, 1), make({2, 3}, 2), 1, kFloat64);
+               },
+               {2, 3},
+               {-0.4140165243687508, 1.1126316626873163, 4.0955675150385735, 1.4920878057074392,
+                -1.1475976192398334, -1.9039862590295817})
+          .ref("A._log_softmax_backward_data(make((2, 3), 1), make((2, 3), 2), 0, torch.float64)",
+               [] {
+                 return _log_softmax_backward_data(make({2, 3}, 1), make({2, 3}, 2), 0, kFloat64);
+               },
+               {2, 3},
+               {-1.6860398269574843, 0.5776838768405829, 5.0767468562105, 1.7078814640318682,
+                -5.058184385115148, 2.0547440955948684}));
+}
+
+}  // namespace minigrad::testing
