@@ -167,3 +167,27 @@ TEST(ModuleCloneReset, ErrorsAreDocumented) {
        "it from nn::Cloneable<GELUImpl> and define reset(), or hold it through a holder"},
   });
 }
+
+TEST(ModuleCloneReset, ACopyHasNoHooksAndSharesNoHookList) {
+  mg::manual_seed(0);
+  nn::MultiheadAttention mha(4, 2);
+  mha->dropout = 0.25;  // set after construction: the copy constructor keeps it
+  auto h1 = mha->register_attention_weights_hook(
+      [](const nn::MultiheadAttentionImpl&, const mg::Tensor&) {});
+  auto h2 = mha->out_proj->register_forward_hook(
+      [](nn::Module&, const std::vector<mg::Tensor>&, const mg::Tensor&) {});
+  auto copy = std::dynamic_pointer_cast<nn::MultiheadAttentionImpl>(mha->clone());
+  ASSERT_NE(copy, nullptr);
+  EXPECT_EQ(copy->dropout, 0.25);
+  EXPECT_EQ(copy->num_attention_weights_hooks(), 0u);
+  EXPECT_FALSE(copy->out_proj->has_forward_hooks());
+  EXPECT_NE(copy->out_proj.get(), mha->out_proj.get());
+  EXPECT_EQ(copy->named_children()["out_proj"].get(), copy->out_proj.get());
+  EXPECT_TRUE(mg::equal(copy->out_proj->weight, mha->out_proj->weight));
+  EXPECT_FALSE(copy->out_proj->weight.is_same(mha->out_proj->weight));
+  // A hook added to the copy is the copy's alone.
+  auto h3 = copy->register_attention_weights_hook(
+      [](const nn::MultiheadAttentionImpl&, const mg::Tensor&) {});
+  EXPECT_EQ(mha->num_attention_weights_hooks(), 1u);
+  EXPECT_EQ(copy->num_attention_weights_hooks(), 1u);
+}
