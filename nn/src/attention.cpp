@@ -318,12 +318,18 @@ NonDynamicallyQuantizableLinearImpl::NonDynamicallyQuantizableLinearImpl(std::in
                                                                          std::int64_t out,
                                                                          bool with_bias,
                                                                          Dtype dtype)
-    : Module("NonDynamicallyQuantizableLinear"),
+    : Cloneable("NonDynamicallyQuantizableLinear"),
       in_features(in),
       out_features(out),
       linear_(in, out, with_bias, dtype) {
   weight = register_parameter("weight", linear_.weight);
   if (with_bias) bias = register_parameter("bias", linear_.bias);
+}
+
+void NonDynamicallyQuantizableLinearImpl::reset() {
+  linear_.reset();
+  weight = register_parameter("weight", linear_.weight);
+  bias = linear_.bias.defined() ? register_parameter("bias", linear_.bias) : Tensor();
 }
 
 MultiheadAttentionImpl::MultiheadAttentionImpl(std::int64_t embed, std::int64_t heads,
@@ -333,7 +339,7 @@ MultiheadAttentionImpl::MultiheadAttentionImpl(std::int64_t embed, std::int64_t 
 }
 
 MultiheadAttentionImpl::MultiheadAttentionImpl(const MultiheadAttentionOptions& o)
-    : Module("MultiheadAttention"),
+    : Cloneable("MultiheadAttention"),
       options(checked(o)),
       embed_dim(o.embed_dim()),
       num_heads(o.num_heads()),
@@ -344,8 +350,12 @@ MultiheadAttentionImpl::MultiheadAttentionImpl(const MultiheadAttentionOptions& 
       batch_first(o.batch_first()),
       add_zero_attn(o.add_zero_attn()),
       dropout(o.dropout()),
-      // PyTorch builds out_proj (drawing Linear's initial values) before _reset_parameters.
-      out_proj(o.embed_dim(), o.embed_dim(), o.bias(), o.dtype()) {
+      out_proj(nullptr) {
+  reset();
+}
+
+void MultiheadAttentionImpl::reset() {
+  const MultiheadAttentionOptions& o = options;
   const std::int64_t E = embed_dim;
   const Dtype dtype = o.dtype();
   if (_qkv_same_embed_dim) {
@@ -360,7 +370,8 @@ MultiheadAttentionImpl::MultiheadAttentionImpl(const MultiheadAttentionOptions& 
     bias_k = register_parameter("bias_k", empty({1, 1, E}, dtype));
     bias_v = register_parameter("bias_v", empty({1, 1, E}, dtype));
   }
-  register_module("out_proj", out_proj);
+  // PyTorch builds out_proj (drawing Linear's initial values) before _reset_parameters.
+  out_proj = register_module("out_proj", NonDynamicallyQuantizableLinear(E, E, o.bias(), dtype));
   reset_parameters();
 }
 
@@ -461,21 +472,6 @@ std::vector<AttentionRecord> capture_attention(const Module& model,
   AttentionRecorder recorder(model);
   fn();
   return recorder.records();
-}
-
-std::shared_ptr<Module> NonDynamicallyQuantizableLinearImpl::clone() const {
-  return clone_with([&] {
-    return std::make_shared<NonDynamicallyQuantizableLinearImpl>(in_features, out_features,
-                                                                 bias.defined());
-  });
-}
-
-std::shared_ptr<Module> MultiheadAttentionImpl::clone() const {
-  return clone_with([&] {
-    auto copy = std::make_shared<MultiheadAttentionImpl>(options);
-    copy->dropout = dropout;
-    return copy;
-  });
 }
 
 }  // namespace minigrad::nn

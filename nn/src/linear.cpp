@@ -11,11 +11,19 @@
 namespace minigrad::nn {
 
 LinearImpl::LinearImpl(std::int64_t in, std::int64_t out, bool with_bias, Dtype dtype)
-    : Module("Linear"), in_features(in), out_features(out) {
+    : Cloneable("Linear"),
+      in_features(in),
+      out_features(out),
+      with_bias_(with_bias),
+      dtype_(dtype) {
   MG_CHECK(in >= 0 && out >= 0, "Linear", "in_features (", in, ") and out_features (", out,
            ") must be non-negative");
-  weight = register_parameter("weight", empty({out, in}, dtype));
-  if (with_bias) bias = register_parameter("bias", empty({out}, dtype));
+  reset();
+}
+
+void LinearImpl::reset() {
+  weight = register_parameter("weight", empty({out_features, in_features}, dtype_));
+  bias = with_bias_ ? register_parameter("bias", empty({out_features}, dtype_)) : Tensor();
   reset_parameters();
 }
 
@@ -44,11 +52,6 @@ std::string LinearImpl::extra_repr() const {
   return "in_features=" + std::to_string(in_features) +
          ", out_features=" + std::to_string(out_features) +
          ", bias=" + (bias.defined() ? "True" : "False");
-}
-
-std::shared_ptr<Module> LinearImpl::clone() const {
-  return clone_with(
-      [&] { return std::make_shared<LinearImpl>(in_features, out_features, bias.defined()); });
 }
 
 }  // namespace minigrad::nn

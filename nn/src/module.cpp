@@ -480,6 +480,41 @@ std::shared_ptr<Module> Module::clone() const {
            type_name(), "Impl>(...); })");
 }
 
+Module::Module(const Module& other)
+    : std::enable_shared_from_this<Module>(),
+      type_name_(other.type_name()),
+      named_(true),
+      training_(other.training_) {}
+
+void Module::rebuild_as_copy_of(const Module& /*original*/) {
+  MG_ERROR("Module.clone", type_name(),
+           " is registered by reference (a member held by value) in a module cloned with "
+           "reset(), so it is copied with its parent and must be rebuilt in place: derive it "
+           "from nn::Cloneable<",
+           type_name(), "Impl> and define reset(), or hold it through a holder");
+}
+
+void Module::rebuild_with(const Module& original, const std::function<void()>& reset) {
+  parameters_.clear();
+  buffers_.clear();
+  children_.clear();
+  reset();
+  for (Child& c : children_) {
+    auto it = std::find_if(original.children_.begin(), original.children_.end(),
+                           [&](const Child& o) { return o.name == c.name; });
+    if (it == original.children_.end()) continue;  // copy_state_to names the difference
+    MG_CHECK(c.module != it->module, "Module.clone", type_name(),
+             ": reset() registered the "
+             "original's child \"",
+             c.name,
+             "\" instead of making a new one, so the copy would "
+             "share it; make the child in reset() (fc = register_module(\"fc\", nn::Linear(...)))");
+    // A child registered by reference is a member copied with this module: rebuild it too. An
+    // owned child was made by reset() and has tensors of its own already.
+    if (!c.owner) c.module->rebuild_as_copy_of(*it->module);
+  }
+}
+
 void Module::copy_state_to(Module& copy) const {
   auto copy_tensors = [&](const OrderedDict<std::string, Tensor>& from,
                           OrderedDict<std::string, Tensor> to, const char* what) {

@@ -42,7 +42,11 @@ MultiheadAttention attention(const TransformerEncoderLayerOptions& o) {
 // ---------------------------------------------------------------- encoder layer
 
 TransformerEncoderLayerImpl::TransformerEncoderLayerImpl(TransformerEncoderLayerOptions options_)
-    : Module("TransformerEncoderLayer"), options(std::move(options_)) {
+    : Cloneable("TransformerEncoderLayer"), options(std::move(options_)) {
+  reset();
+}
+
+void TransformerEncoderLayerImpl::reset() {
   const auto& o = options;
   // PyTorch's construction order, which is also the order of the initial values' draws.
   self_attn = register_module("self_attn", attention(o));
@@ -82,14 +86,14 @@ Tensor TransformerEncoderLayerImpl::forward(const Tensor& src, const Tensor& src
   return norm2(x + feed_forward_block(x));
 }
 
-std::shared_ptr<Module> TransformerEncoderLayerImpl::clone() const {
-  return clone_with([&] { return std::make_shared<TransformerEncoderLayerImpl>(options); });
-}
-
 // ---------------------------------------------------------------- decoder layer
 
 TransformerDecoderLayerImpl::TransformerDecoderLayerImpl(TransformerDecoderLayerOptions options_)
-    : Module("TransformerDecoderLayer"), options(std::move(options_)) {
+    : Cloneable("TransformerDecoderLayer"), options(std::move(options_)) {
+  reset();
+}
+
+void TransformerDecoderLayerImpl::reset() {
   const auto& o = options;
   self_attn = register_module("self_attn", attention(o));
   multihead_attn = register_module("multihead_attn", attention(o));
@@ -135,10 +139,6 @@ Tensor TransformerDecoderLayerImpl::forward(const Tensor& tgt, const Tensor& mem
   x = norm1(x + self_block(x));
   x = norm2(x + memory_block(x));
   return norm3(x + feed_forward_block(x));
-}
-
-std::shared_ptr<Module> TransformerDecoderLayerImpl::clone() const {
-  return clone_with([&] { return std::make_shared<TransformerDecoderLayerImpl>(options); });
 }
 
 // ---------------------------------------------------------------- stacks

@@ -116,12 +116,13 @@ std::tuple<Tensor, Tensor> multi_head_attention_forward(
 
 /// PyTorch's NonDynamicallyQuantizableLinear: a Linear (same parameters, initial values and
 /// forward) that prints under its own name. MultiheadAttention's out_proj is one.
-class NonDynamicallyQuantizableLinearImpl : public Module {
+class NonDynamicallyQuantizableLinearImpl : public Cloneable<NonDynamicallyQuantizableLinearImpl> {
  public:
-  /// A deep copy of this module (Module::clone).
-  std::shared_ptr<Module> clone() const override;
   NonDynamicallyQuantizableLinearImpl(std::int64_t in_features, std::int64_t out_features,
                                       bool bias = true, Dtype dtype = get_default_dtype());
+  /// Makes the Linear's tensors anew and registers them (libtorch's reset(); clone() calls it,
+  /// Note [Cloning]). The constructor registers the Linear's first ones, drawn once.
+  void reset() override;
 
   Tensor forward(const Tensor& x) const { return linear_.forward(x); }
   Tensor operator()(const Tensor& x) const {
@@ -143,10 +144,8 @@ class NonDynamicallyQuantizableLinearImpl : public Module {
 };
 MG_MODULE(NonDynamicallyQuantizableLinear);
 
-class MultiheadAttentionImpl : public Module {
+class MultiheadAttentionImpl : public Cloneable<MultiheadAttentionImpl> {
  public:
-  /// A deep copy of this module (Module::clone).
-  std::shared_ptr<Module> clone() const override;
   /// Parameters, registered in PyTorch's order: in_proj_weight [3E, E] (q, k, v rows stacked)
   /// when kdim = vdim = E, else q_proj_weight [E, E], k_proj_weight [E, kdim], v_proj_weight
   /// [E, vdim]; in_proj_bias [3E] (if bias); bias_k, bias_v [1, 1, E] (if add_bias_kv); then
@@ -187,6 +186,10 @@ class MultiheadAttentionImpl : public Module {
   /// zero in_proj_bias and out_proj.bias, xavier_normal_(bias_k), xavier_normal_(bias_v).
   /// out_proj.weight keeps its values, as in PyTorch.
   void reset_parameters();
+  /// Registers the parameters anew (empty), makes out_proj (its Linear initialisation is drawn
+  /// first, as in PyTorch), then reset_parameters() (libtorch's reset(); clone() calls it,
+  /// Note [Cloning]).
+  void reset() override;
   /// The same, libtorch's name.
   void _reset_parameters() { reset_parameters(); }
   /// Registers fn to receive the attention weights per head, [N, num_heads, L, S]

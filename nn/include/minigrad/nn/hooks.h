@@ -56,6 +56,11 @@ std::size_t next_hook_id();
 template <typename Fn>
 class HookList {
  public:
+  HookList() = default;
+  /// A copy is empty: a module copied by its copy constructor (clone(), Note [Cloning]) starts
+  /// without hooks, as clone() promises, and never shares the original's list.
+  HookList(const HookList& /*other*/) {}
+  HookList& operator=(const HookList& /*other*/) { return *this; }
   RemovableHandle add(Fn fn) {
     if (!entries_) entries_ = std::make_shared<Entries>();
     const std::size_t id = hook_detail::next_hook_id();

@@ -4,10 +4,8 @@
 
 namespace minigrad::nn {
 
-class LinearImpl : public Module {
+class LinearImpl : public Cloneable<LinearImpl> {
  public:
-  /// A deep copy of this module (Module::clone).
-  std::shared_ptr<Module> clone() const override;
   /// weight [out_features, in_features] and, if bias, bias [out_features], initialised as
   /// PyTorch does: kaiming_uniform_(weight, a = sqrt(5)), bias U(-1/sqrt(in), 1/sqrt(in)).
   LinearImpl(std::int64_t in_features, std::int64_t out_features, bool bias = true,
@@ -19,6 +17,9 @@ class LinearImpl : public Module {
   Tensor operator()(const Tensor& x) const {
     return call_with_hooks([this](const Tensor& a) { return forward(a); }, x);
   }
+  /// Registers new weight and bias tensors and initialises them (libtorch's reset(); clone()
+  /// calls it, Note [Cloning]).
+  void reset() override;
   /// Draws new initial values (PyTorch's reset_parameters).
   void reset_parameters();
   std::string extra_repr() const override;
@@ -27,6 +28,10 @@ class LinearImpl : public Module {
   std::int64_t out_features;
   Tensor weight;
   Tensor bias;  // undefined when bias = false
+
+ private:
+  bool with_bias_;
+  Dtype dtype_;  // the dtype reset() makes the parameters in
 };
 MG_MODULE(Linear);
 

@@ -62,7 +62,6 @@ class Module : public std::enable_shared_from_this<Module> {
   /// A module printed and named in errors as type_name ("Linear").
   explicit Module(std::string type_name) : type_name_(std::move(type_name)), named_(true) {}
   virtual ~Module();
-  Module(const Module&) = delete;
   Module& operator=(const Module&) = delete;
 
   /// The class name printed by operator<< and named in errors ("Linear").
@@ -208,11 +207,12 @@ class Module : public std::enable_shared_from_this<Module> {
   // ---- end of serialization archives ------------------------------------------------------------
 
   /// A deep copy: a new module of the same type and configuration whose parameters and buffers
-  /// are copies of this one's (values, requires_grad, gradients) and whose training mode is the
-  /// same, as copy.deepcopy(model) and libtorch's clone(). The built-in modules implement it; a
-  /// module of yours derives from nn::Cloneable<NameImpl> (cloned through its default
-  /// constructor) or overrides clone() with clone_with(). Making the copy draws no random
-  /// numbers from the default generator. Throws for a module that implements neither.
+  /// are copies of this one's (values, dtype, requires_grad, gradients), whose submodules are
+  /// such copies too, and whose training mode is the same, as copy.deepcopy(model) and
+  /// libtorch's clone(). The built-in modules implement it; a module of yours derives from
+  /// nn::Cloneable<NameImpl> and defines reset() (Note [Cloning]), or overrides clone() with
+  /// clone_with(). Making the copy draws no random numbers from the default generator. Throws
+  /// for a module that implements neither.
   virtual std::shared_ptr<Module> clone() const;
 
   /// Writes the module tree as PyTorch prints it.
@@ -366,6 +366,27 @@ class Module : public std::enable_shared_from_this<Module> {
   /// Copies parameters and buffers (values, requires_grad, gradients) and the training mode of
   /// every module into copy, a module of the same structure; throws naming what differs.
   void copy_state_to(Module& copy) const;
+
+  // Note [Cloning]
+  // libtorch's scheme (nn::Cloneable<Derived>::clone): the copy is made with Derived's copy
+  // constructor, which copies the configuration (options, flags) and, through Module's protected
+  // copy constructor, the type name and training mode but no registry: its Tensor and holder
+  // members still name the original's. rebuild_as_copy_of() then empties the registries and
+  // calls reset(), which registers new parameters, buffers and children and assigns the members;
+  // a child registered by reference (a member held by value) was copied with its parent and is
+  // rebuilt the same way. Last, copy_state_to() copies every value (with its dtype, so a module
+  // converted with to(kFloat64) clones as float64), requires_grad, gradient and training mode.
+
+  /// A copy made by a copy constructor: the original's type name and training mode, no
+  /// parameters, buffers, children or hooks (Note [Cloning]).
+  Module(const Module& other);
+  /// Makes this module, copied by a copy constructor from original, a structural copy of it with
+  /// tensors of its own (Note [Cloning]). nn::Cloneable<Derived> with a reset() implements it;
+  /// the default throws, naming the module.
+  virtual void rebuild_as_copy_of(const Module& original);
+  /// rebuild_as_copy_of's work: empties the registries, calls reset (which registers everything
+  /// anew) and rebuilds the children registered by reference.
+  void rebuild_with(const Module& original, const std::function<void()>& reset);
 
  private:
   void add_child(const std::string& name, Module* child, std::shared_ptr<Module> owner);
@@ -580,19 +601,64 @@ class ModuleHolder {
   std::shared_ptr<Contained> impl_;
 };
 
-/// Base for a module of yours that clone() copies through its default constructor, as
-/// libtorch's torch::nn::Cloneable<Derived> (which calls a reset() instead):
-/// `struct NetImpl : nn::Cloneable<NetImpl> { NetImpl() : Cloneable("Net") {...} };`.
+/// Base for a module that clone() copies as libtorch's torch::nn::Cloneable<Derived> does
+/// (Note [Cloning]): define reset() to (re)create the parameters, buffers and children from the
+/// configuration, call it from the constructor, and clone() needs nothing more:
+///   struct NetImpl : nn::Cloneable<NetImpl> {
+///     NetImpl() { reset(); }
+///     void reset() override { fc = register_module("fc", nn::Linear(4, 2)); }
+///     nn::Linear fc{nullptr};
+///   };
 template <typename Derived>
 class Cloneable : public Module {
  public:
   using Module::Module;
+  Cloneable() = default;
+  /// (Re)creates the module's parameters, buffers and children from its configuration, as
+  /// libtorch's reset(). Pure virtual in libtorch; here a module that does not define it is
+  /// cloned through its default constructor instead (what nn::Cloneable did before reset()
+  /// existed, and what modules that build themselves in the constructor still rely on).
+  virtual void reset() {}
+
   std::shared_ptr<Module> clone() const override {
-    static_assert(std::is_default_constructible_v<Derived>,
-                  "nn::Cloneable<Derived> clones through Derived's default constructor; "
-                  "override clone() with clone_with() for a module without one");
-    return clone_with([] { return std::make_shared<Derived>(); });
+    if constexpr (defines_reset()) {
+      std::shared_ptr<Derived> copy;
+      {
+        // reset() draws initial values that are overwritten: leave the generator untouched,
+        // also when reset() throws.
+        struct RestoreGenerator {
+          std::vector<std::uint8_t> state = default_generator().get_state();
+          ~RestoreGenerator() { default_generator().set_state(state); }
+        } restore;
+        copy = std::make_shared<Derived>(static_cast<const Derived&>(*this));
+        static_cast<Cloneable&>(*copy).rebuild_as_copy_of(*this);
+      }
+      copy_state_to(*copy);
+      return copy;
+    } else {
+      static_assert(std::is_default_constructible_v<Derived>,
+                    "nn::Cloneable<Derived> without reset() clones through Derived's default "
+                    "constructor; define reset(), or override clone() with clone_with()");
+      return clone_with([] { return std::make_shared<Derived>(); });
+    }
   }
+
+ protected:
+  Cloneable(const Cloneable&) = default;
+  void rebuild_as_copy_of(const Module& original) override {
+    if constexpr (defines_reset())
+      rebuild_with(original, [this] { reset(); });
+    else
+      Module::rebuild_as_copy_of(original);
+  }
+
+ private:
+  /// Whether Derived overrides reset() (else &Derived::reset names Cloneable's).
+  static constexpr bool defines_reset() {
+    return !std::is_same_v<decltype(&Derived::reset), void (Cloneable::*)()>;
+  }
+
+ public:
   /// `net(x)` on a module of yours: Derived::forward(x) through the hooks, as PyTorch's
   /// `net(x)` (Note [Forward hooks]). A class that derives from nn::Module directly has no call
   /// operator (C++20 gives a base no way to name its derived class's forward): give it a holder

@@ -92,11 +92,12 @@ struct TransformerDecoderLayerOptions : TransformerEncoderLayerOptions {
 /// (after the residual, or before the block with norm_first), as torch.nn.TransformerEncoderLayer.
 /// Children in PyTorch's order: self_attn, linear1, dropout, linear2, norm1, norm2, dropout1,
 /// dropout2. In eval mode no dropout is applied.
-class TransformerEncoderLayerImpl : public Module {
+class TransformerEncoderLayerImpl : public Cloneable<TransformerEncoderLayerImpl> {
  public:
-  /// A deep copy of this module (Module::clone).
-  std::shared_ptr<Module> clone() const override;
   explicit TransformerEncoderLayerImpl(TransformerEncoderLayerOptions options);
+  /// Makes the children from options, in PyTorch's order (libtorch's reset(); clone() calls it,
+  /// Note [Cloning]).
+  void reset() override;
   /// PyTorch's positional form: TransformerEncoderLayer(d_model, nhead, dim_feedforward, dropout).
   TransformerEncoderLayerImpl(std::int64_t d_model, std::int64_t nhead,
                               std::int64_t dim_feedforward = 2048, double dropout = 0.1);
@@ -126,11 +127,12 @@ MG_MODULE(TransformerEncoderLayer);
 /// with a residual connection and a LayerNorm, as torch.nn.TransformerDecoderLayer. Children in
 /// PyTorch's order: self_attn, multihead_attn, linear1, dropout, linear2, norm1, norm2, norm3,
 /// dropout1, dropout2, dropout3.
-class TransformerDecoderLayerImpl : public Module {
+class TransformerDecoderLayerImpl : public Cloneable<TransformerDecoderLayerImpl> {
  public:
-  /// A deep copy of this module (Module::clone).
-  std::shared_ptr<Module> clone() const override;
   explicit TransformerDecoderLayerImpl(TransformerDecoderLayerOptions options);
+  /// Makes the children from options, in PyTorch's order (libtorch's reset(); clone() calls it,
+  /// Note [Cloning]).
+  void reset() override;
   /// PyTorch's positional form: TransformerDecoderLayer(d_model, nhead, dim_feedforward, dropout).
   TransformerDecoderLayerImpl(std::int64_t d_model, std::int64_t nhead,
                               std::int64_t dim_feedforward = 2048, double dropout = 0.1);
