@@ -293,6 +293,12 @@ Generator& default_generator() {
   return g;
 }
 
+// The one way to a public Generator's engine (Generator::impl() is private; this file alone
+// defines its friend).
+struct GeneratorAccess {
+  static Generator& engine(const minigrad::Generator& generator) { return generator.impl(); }
+};
+
 }  // namespace detail
 
 // ---------------------------------------------------------------- public API
@@ -386,14 +392,14 @@ Tensor randint(std::int64_t high, const Shape& shape, const TensorOptions& optio
 }
 
 Tensor rand(const Shape& shape, Generator& generator, Dtype dtype) {
-  return rand_from(generator.impl(), shape, dtype);
+  return rand_from(detail::GeneratorAccess::engine(generator), shape, dtype);
 }
 Tensor randn(const Shape& shape, Generator& generator, Dtype dtype) {
-  return randn_from(generator.impl(), shape, dtype);
+  return randn_from(detail::GeneratorAccess::engine(generator), shape, dtype);
 }
 Tensor randint(std::int64_t low, std::int64_t high, const Shape& shape, Generator& generator,
                Dtype dtype) {
-  return randint_from(generator.impl(), low, high, shape, dtype);
+  return randint_from(detail::GeneratorAccess::engine(generator), low, high, shape, dtype);
 }
 
 // Note [Fused dropout]
@@ -459,7 +465,7 @@ std::pair<Tensor, Tensor> dropout_with_mask(const Tensor& x, double p) {
 Tensor randperm(std::int64_t n, Generator& generator) {
   MG_PROFILE_OP("randperm");
   MG_CHECK(n >= 0, "randperm", "n must be non-negative, got ", n);
-  detail::Generator& g = generator.impl();
+  detail::Generator& g = detail::GeneratorAccess::engine(generator);
   Tensor out = detail::make_tensor({n}, kInt64);
   std::int64_t* p = out.data_ptr<std::int64_t>();
   for (std::int64_t i = 0; i < n; ++i) p[i] = i;
@@ -497,7 +503,7 @@ Tensor multinomial(const Tensor& probs, std::int64_t num_samples, bool replaceme
   MG_CHECK(replacement || num_samples <= cats, op, "cannot draw ", num_samples,
            " samples without replacement from ", cats, " categories");
   Tensor p = probs.detach().contiguous();
-  detail::Generator& g = generator.impl();
+  detail::Generator& g = detail::GeneratorAccess::engine(generator);
   Tensor result;
   detail::dispatch_floating(p.dtype(), op, [&]<typename T>() {
     const T* pp = p.data_ptr<T>();
@@ -706,24 +712,26 @@ Tensor& Tensor::uniform_(double from, double to) {
   return uniform_impl(*this, from, to, detail::default_generator());
 }
 Tensor& Tensor::uniform_(double from, double to, Generator& generator) {
-  return uniform_impl(*this, from, to, generator.impl());
+  return uniform_impl(*this, from, to, detail::GeneratorAccess::engine(generator));
 }
 Tensor& Tensor::normal_(double mean, double std) {
   return normal_impl(*this, mean, std, detail::default_generator());
 }
 Tensor& Tensor::normal_(double mean, double std, Generator& generator) {
-  return normal_impl(*this, mean, std, generator.impl());
+  return normal_impl(*this, mean, std, detail::GeneratorAccess::engine(generator));
 }
 Tensor& Tensor::random_(std::int64_t from, std::int64_t to) {
   return random_from_to_impl(*this, from, to, detail::default_generator());
 }
 Tensor& Tensor::random_(std::int64_t from, std::int64_t to, Generator& generator) {
-  return random_from_to_impl(*this, from, to, generator.impl());
+  return random_from_to_impl(*this, from, to, detail::GeneratorAccess::engine(generator));
 }
 Tensor& Tensor::random_(std::int64_t to) { return random_(0, to); }
 Tensor& Tensor::random_(std::int64_t to, Generator& generator) { return random_(0, to, generator); }
 Tensor& Tensor::random_() { return random_full_impl(*this, detail::default_generator()); }
-Tensor& Tensor::random_(Generator& generator) { return random_full_impl(*this, generator.impl()); }
+Tensor& Tensor::random_(Generator& generator) {
+  return random_full_impl(*this, detail::GeneratorAccess::engine(generator));
+}
 
 // ---------------------------------------------------------------- Generator
 

@@ -61,7 +61,44 @@ std::vector<std::size_t> read_state(std::istream& stream, const char* kind) {
   return values;
 }
 
+// One integer under key, as libtorch writes it (torch::tensor(int64_t), is_buffer).
+void write_count(serialize::OutputArchive& archive, const char* key, std::size_t value) {
+  archive.write(key, scalar_tensor(static_cast<double>(value), kInt64), /*is_buffer=*/true);
+}
+
+// The integers of the tensor under key (one if `one`), each >= 0.
+std::vector<std::size_t> read_counts(serialize::InputArchive& archive, const char* key,
+                                     const char* kind, bool one) {
+  Tensor t;
+  archive.read(key, t, /*is_buffer=*/true);
+  MG_CHECK(!t.is_floating_point() && t.dtype() != kBool && (!one || t.numel() == 1), kind,
+           "the archive's \"", key, "\" must be ", one ? "one integer" : "integers", ", got shape ",
+           t.shape(), " ", dtype_name(t.dtype()));
+  std::vector<std::size_t> out;
+  for (std::int64_t v : t.to(kInt64).contiguous().to_vector<std::int64_t>()) {
+    MG_CHECK(v >= 0, kind, "the archive's \"", key, "\" holds ", v, ", which is negative");
+    out.push_back(static_cast<std::size_t>(v));
+  }
+  return out;
+}
+
+std::size_t read_count(serialize::InputArchive& archive, const char* key, const char* kind) {
+  return read_counts(archive, key, kind, /*one=*/true)[0];
+}
+
 }  // namespace detail
+
+void Sampler::save(serialize::OutputArchive& /*archive*/) const {
+  throw Error(
+      "[Sampler] this sampler cannot be saved: it does not override "
+      "save(serialize::OutputArchive&)");
+}
+
+void Sampler::load(serialize::InputArchive& /*archive*/) {
+  throw Error(
+      "[Sampler] this sampler cannot be loaded: it does not override "
+      "load(serialize::InputArchive&)");
+}
 
 void Sampler::save(std::ostream& /*stream*/) const {
   throw Error("[Sampler] this sampler cannot be saved: it does not override save(std::ostream&)");
@@ -76,7 +113,18 @@ void SequentialSampler::save(std::ostream& stream) const {
 }
 
 void SequentialSampler::load(std::istream& stream) {
-  const auto v = detail::read_state(stream, "SequentialSampler");
+  restore(detail::read_state(stream, "SequentialSampler"));
+}
+
+void SequentialSampler::save(serialize::OutputArchive& archive) const {
+  detail::write_count(archive, "index", index_);
+}
+
+void SequentialSampler::load(serialize::InputArchive& archive) {
+  restore({detail::read_count(archive, "index", "SequentialSampler")});
+}
+
+void SequentialSampler::restore(const std::vector<std::size_t>& v) {
   MG_CHECK(v.size() == 1 && v[0] <= size_, "SequentialSampler", "the saved index ",
            v.empty() ? 0 : v[0], " does not fit a sampler of ", size_, " indices");
   index_ = v[0];
@@ -94,7 +142,26 @@ void RandomSampler::save(std::ostream& stream) const {
 void RandomSampler::load(std::istream& stream) {
   MG_CHECK(!python_, "RandomSampler",
            "a RandomSampler made with RandomSamplerOptions (Python's) cannot be loaded");
-  const auto v = detail::read_state(stream, "RandomSampler");
+  restore(detail::read_state(stream, "RandomSampler"));
+}
+
+void RandomSampler::save(serialize::OutputArchive& archive) const {
+  MG_CHECK(!python_, "RandomSampler",
+           "a RandomSampler made with RandomSamplerOptions (Python's) cannot be saved");
+  detail::write_count(archive, "index", index_);
+  archive.write("indices", indices_, /*is_buffer=*/true);
+}
+
+void RandomSampler::load(serialize::InputArchive& archive) {
+  MG_CHECK(!python_, "RandomSampler",
+           "a RandomSampler made with RandomSamplerOptions (Python's) cannot be loaded");
+  std::vector<std::size_t> v{detail::read_count(archive, "index", "RandomSampler")};
+  const auto indices = detail::read_counts(archive, "indices", "RandomSampler", /*one=*/false);
+  v.insert(v.end(), indices.begin(), indices.end());
+  restore(v);
+}
+
+void RandomSampler::restore(const std::vector<std::size_t>& v) {
   MG_CHECK(!v.empty() && v[0] <= v.size() - 1, "RandomSampler",
            "malformed saved state: index past the saved permutation");
   std::vector<std::int64_t> perm;
@@ -123,7 +190,18 @@ void StreamSampler::save(std::ostream& stream) const {
 }
 
 void StreamSampler::load(std::istream& stream) {
-  const auto v = detail::read_state(stream, "StreamSampler");
+  restore(detail::read_state(stream, "StreamSampler"));
+}
+
+void StreamSampler::save(serialize::OutputArchive& archive) const {
+  detail::write_count(archive, "examples_retrieved_so_far", examples_retrieved_so_far_);
+}
+
+void StreamSampler::load(serialize::InputArchive& archive) {
+  restore({detail::read_count(archive, "examples_retrieved_so_far", "StreamSampler")});
+}
+
+void StreamSampler::restore(const std::vector<std::size_t>& v) {
   MG_CHECK(v.size() == 1, "StreamSampler", "malformed saved state");
   examples_retrieved_so_far_ = v[0];
 }
@@ -184,7 +262,21 @@ void DistributedRandomSampler::save(std::ostream& stream) const {
 }
 
 void DistributedRandomSampler::load(std::istream& stream) {
-  const auto v = detail::read_state(stream, "DistributedRandomSampler");
+  restore(detail::read_state(stream, "DistributedRandomSampler"));
+}
+
+void DistributedRandomSampler::save(serialize::OutputArchive& archive) const {
+  detail::write_count(archive, "sample_index_", sample_index_);
+  detail::write_count(archive, "epoch_", epoch_);
+}
+
+// As libtorch's: the epoch first (reset() reshuffles with it), then the position.
+void DistributedRandomSampler::load(serialize::InputArchive& archive) {
+  const std::size_t epoch = detail::read_count(archive, "epoch_", "DistributedRandomSampler");
+  restore({epoch, detail::read_count(archive, "sample_index_", "DistributedRandomSampler")});
+}
+
+void DistributedRandomSampler::restore(const std::vector<std::size_t>& v) {
   MG_CHECK(v.size() == 2, "DistributedRandomSampler", "malformed saved state");
   epoch_ = v[0];
   reset(size_);
@@ -233,7 +325,18 @@ void DistributedSequentialSampler::save(std::ostream& stream) const {
 }
 
 void DistributedSequentialSampler::load(std::istream& stream) {
-  const auto v = detail::read_state(stream, "DistributedSequentialSampler");
+  restore(detail::read_state(stream, "DistributedSequentialSampler"));
+}
+
+void DistributedSequentialSampler::save(serialize::OutputArchive& archive) const {
+  detail::write_count(archive, "sample_index_", sample_index_);
+}
+
+void DistributedSequentialSampler::load(serialize::InputArchive& archive) {
+  restore({detail::read_count(archive, "sample_index_", "DistributedSequentialSampler")});
+}
+
+void DistributedSequentialSampler::restore(const std::vector<std::size_t>& v) {
   MG_CHECK(v.size() == 1 && v[0] >= begin_index_ && v[0] <= end_index_,
            "DistributedSequentialSampler", "the saved index is outside this replica's share [",
            begin_index_, ", ", end_index_, "]");

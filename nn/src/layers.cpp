@@ -11,6 +11,7 @@
 
 #include "minigrad/custom_function.h"
 #include "minigrad/dispatch.h"
+#include "minigrad/nn/aten.h"
 #include "minigrad/nn/init.h"
 #include "minigrad/ops/creation.h"
 #include "minigrad/ops/elementwise.h"
@@ -184,6 +185,20 @@ void EmbeddingImpl::reset_parameters() {
   }
 }
 
+namespace {
+// scale_grad_by_freq (nn::Embedding's option and ATen's embedding argument): each position's
+// gradient divided by its index's count in the batch, before the rows add up.
+void scale_grad_by_frequency(Tensor& out, const Tensor& indices, const Tensor& weight) {
+  if (!out.requires_grad()) return;
+  const Tensor flat = indices.reshape({-1});
+  Tensor scale =
+      ones({1}, weight.dtype()) /
+      flat.bincount(std::nullopt, weight.size(0)).index_select(0, flat).to(weight.dtype());
+  scale = scale.reshape(indices.shape()).unsqueeze(-1);
+  out.register_hook([scale](const Tensor& g) { return g * scale; });
+}
+}  // namespace
+
 Tensor EmbeddingImpl::forward(const Tensor& indices) const {
   if (max_norm && indices.defined() && indices.dtype() == kInt64 && indices.numel() > 0) {
     // PyTorch's embedding_renorm_: each distinct looked-up row, in place, without autograd.
@@ -202,15 +217,7 @@ Tensor EmbeddingImpl::forward(const Tensor& indices) const {
     }
   }
   Tensor out = minigrad::detail::embedding(indices, weight, padding_idx, "Embedding");
-  if (scale_grad_by_freq && out.requires_grad()) {
-    // Each position's gradient divided by its index's count in the batch, before the rows add up.
-    const Tensor flat = indices.reshape({-1});
-    Tensor scale =
-        ones({1}, weight.dtype()) /
-        flat.bincount(std::nullopt, num_embeddings).index_select(0, flat).to(weight.dtype());
-    scale = scale.reshape(indices.shape()).unsqueeze(-1);
-    out.register_hook([scale](const Tensor& g) { return g * scale; });
-  }
+  if (scale_grad_by_freq) scale_grad_by_frequency(out, indices, weight);
   return out;
 }
 
@@ -222,6 +229,32 @@ std::string EmbeddingImpl::extra_repr() const {
   if (scale_grad_by_freq) out += ", scale_grad_by_freq=True";
   return out;
 }
+
+}  // namespace minigrad::nn
+
+namespace minigrad {
+
+// torch::embedding (minigrad/nn/aten.h): ATen's argument order over the same lookup and gradient
+// scaling as nn::Embedding.
+Tensor embedding(const Tensor& weight, const Tensor& indices, std::int64_t padding_idx,
+                 bool scale_grad_by_freq, bool sparse) {
+  MG_CHECK(!sparse, "embedding",
+           "sparse=true is not supported (minigrad has no sparse tensors): call "
+           "embedding(weight, indices, padding_idx, scale_grad_by_freq, /*sparse=*/false), whose "
+           "dense gradient has the values of the sparse one's to_dense()");
+  MG_CHECK(padding_idx >= -1, "embedding", "padding_idx ", padding_idx,
+           " is invalid at ATen level: pass -1 for none or a row in [0, num_embeddings) "
+           "(F::embedding counts a negative padding_idx from the end)");
+  Tensor out = minigrad::detail::embedding(
+      indices, weight, padding_idx >= 0 ? std::optional<std::int64_t>(padding_idx) : std::nullopt,
+      "embedding");
+  if (scale_grad_by_freq) nn::scale_grad_by_frequency(out, indices, weight);
+  return out;
+}
+
+}  // namespace minigrad
+
+namespace minigrad::nn {
 
 Embedding Embedding::from_pretrained(const Tensor& embeddings,
                                      const EmbeddingFromPretrainedOptions& options) {

@@ -25,6 +25,15 @@ Tensor smooth_l1_loss(const Tensor& input, const Tensor& target,
                                     options.beta());
 }
 
+Tensor smooth_l1_loss(const Tensor& input, const Tensor& target,
+                      const SmoothL1LossFuncOptions& options, double beta) {
+  MG_CHECK(options.beta() == SmoothL1LossFuncOptions().beta() || options.beta() == beta,
+           "smooth_l1_loss", "expected beta not to be provided in 'options', but got ",
+           options.beta(), " (and beta ", beta,
+           " as an argument): give beta once, in the options or as the argument");
+  return functional::smooth_l1_loss(input, target, reduction_name(options.reduction()), beta);
+}
+
 Tensor huber_loss(const Tensor& input, const Tensor& target, const HuberLossFuncOptions& options) {
   return functional::huber_loss(input, target, reduction_name(options.reduction()),
                                 options.delta());

@@ -18,15 +18,15 @@ Adagrad::Adagrad(std::vector<OptimizerParamGroup> groups, const AdagradOptions& 
 }
 
 void Adagrad::check_options(const AdagradOptions& o) const {
-  MG_CHECK(o.lr() >= 0, "Adagrad", "invalid learning rate: ", o.lr(), " (must be >= 0)");
-  MG_CHECK(o.lr_decay() >= 0, "Adagrad", "invalid lr_decay value: ", o.lr_decay(),
+  MG_CHECK(o.lr() >= 0, "Adagrad", "Invalid learning rate: ", o.lr(), " (must be >= 0)");
+  MG_CHECK(o.lr_decay() >= 0, "Adagrad", "Invalid lr_decay value: ", o.lr_decay(),
            " (must be >= 0)");
-  MG_CHECK(o.weight_decay() >= 0, "Adagrad", "invalid weight_decay value: ", o.weight_decay(),
+  MG_CHECK(o.weight_decay() >= 0, "Adagrad", "Invalid weight_decay value: ", o.weight_decay(),
            " (must be >= 0)");
   MG_CHECK(o.initial_accumulator_value() >= 0, "Adagrad",
-           "invalid initial_accumulator_value value: ", o.initial_accumulator_value(),
+           "Invalid initial_accumulator_value value: ", o.initial_accumulator_value(),
            " (must be >= 0)");
-  MG_CHECK(o.eps() >= 0, "Adagrad", "invalid epsilon value: ", o.eps(), " (must be >= 0)");
+  MG_CHECK(o.eps() >= 0, "Adagrad", "Invalid epsilon value: ", o.eps(), " (must be >= 0)");
 }
 
 // torch/optim/adagrad.py, _single_tensor_adagrad.

@@ -17,14 +17,14 @@ namespace {
 // The options Adam and AdamW check alike, with PyTorch's messages.
 template <typename Options>
 void check_adam_options(const char* name, const Options& o) {
-  MG_CHECK(o.lr() >= 0, name, "invalid learning rate: ", o.lr(), " (must be >= 0)");
-  MG_CHECK(o.eps() >= 0, name, "invalid epsilon value: ", o.eps(), " (must be >= 0)");
+  MG_CHECK(o.lr() >= 0, name, "Invalid learning rate: ", o.lr(), " (must be >= 0)");
+  MG_CHECK(o.eps() >= 0, name, "Invalid epsilon value: ", o.eps(), " (must be >= 0)");
   const double betas[2] = {std::get<0>(o.betas()), std::get<1>(o.betas())};
   for (int i = 0; i < 2; ++i) {
-    MG_CHECK(betas[i] >= 0 && betas[i] < 1, name, "invalid beta parameter at index ", i, ": ",
+    MG_CHECK(betas[i] >= 0 && betas[i] < 1, name, "Invalid beta parameter at index ", i, ": ",
              betas[i], " (must be in [0, 1))");
   }
-  MG_CHECK(o.weight_decay() >= 0, name, "invalid weight_decay value: ", o.weight_decay(),
+  MG_CHECK(o.weight_decay() >= 0, name, "Invalid weight_decay value: ", o.weight_decay(),
            " (must be >= 0)");
 }
 
@@ -61,11 +61,18 @@ bool fused_update(const Tensor& param, ParamState& state, double step, const Opt
                              o.amsgrad() ? state["max_exp_avg_sq"] : Tensor(), step, f);
 }
 
-// The part Adam and AdamW share (the non-capturable branch of _single_tensor_adam/adamw): update
-// the moments, then p += -step_size * exp_avg / denom.
+// One parameter's update, Adam's and AdamW's (the non-capturable branch of _single_tensor_adam
+// and _single_tensor_adamw): they differ only in where the weight decay goes, into the gradient
+// (Adam's L2 penalty) or, decoupled, onto the parameter first (AdamW's p *= 1 - lr * wd). Then
+// the moments, and p += -step_size * exp_avg / denom.
 template <typename Options>
-void adam_update(Tensor& param, const Tensor& grad, ParamState& state, double step,
-                 const Options& o) {
+void adam_update(Tensor& param, ParamState& state, double step, const Options& o, bool decoupled) {
+  Tensor grad = o.maximize() ? -param.grad() : param.grad();
+  if (decoupled)
+    param.copy_(param * (1 - o.lr() * o.weight_decay()));
+  else if (o.weight_decay() != 0)
+    grad = grad + param * o.weight_decay();
+
   const auto [beta1, beta2] = o.betas();
   Tensor& exp_avg = state["exp_avg"];
   Tensor& exp_avg_sq = state["exp_avg_sq"];
@@ -102,24 +109,9 @@ Adam::Adam(std::vector<OptimizerParamGroup> groups, const AdamOptions& defaults)
 
 void Adam::check_options(const AdamOptions& o) const { check_adam_options("Adam", o); }
 
-// torch/optim/adam.py, _single_tensor_adam (fused when the tensors allow).
+// torch/optim/adam.py, _single_tensor_adam: the weight decay goes into the gradient.
 Tensor Adam::step(LossClosure closure) {
-  Tensor loss = evaluate_closure(closure);
-  check_gradients();
-  NoGradGuard no_grad;
-  for (OptimizerParamGroup& group : param_groups()) {
-    const AdamOptions& o = options_of(group);
-    for (Tensor& param : group.params()) {
-      if (!param.grad().defined()) continue;
-      ParamState& state = this->state(param);
-      const double step = init_and_count_step(state, param, o.amsgrad());
-      if (fused_update(param, state, step, o, /*decoupled=*/false)) continue;
-      Tensor grad = o.maximize() ? -param.grad() : param.grad();
-      if (o.weight_decay() != 0) grad = grad + param * o.weight_decay();
-      adam_update(param, grad, state, step, o);
-    }
-  }
-  return loss;
+  return ::minigrad::detail::AdamStep::run(*this, closure, /*decoupled=*/false);
 }
 
 AdamW::AdamW(std::vector<Tensor> params, const AdamWOptions& defaults)
@@ -134,24 +126,33 @@ AdamW::AdamW(std::vector<OptimizerParamGroup> groups, const AdamWOptions& defaul
 
 void AdamW::check_options(const AdamWOptions& o) const { check_adam_options("AdamW", o); }
 
-// torch/optim/adamw.py, _single_tensor_adamw (fused when the tensors allow).
+// torch/optim/adamw.py, _single_tensor_adamw: the weight decay is decoupled.
 Tensor AdamW::step(LossClosure closure) {
-  Tensor loss = evaluate_closure(closure);
-  check_gradients();
+  return ::minigrad::detail::AdamStep::run(*this, closure, /*decoupled=*/true);
+}
+
+}  // namespace minigrad::optim
+
+namespace minigrad::detail {
+
+// Adam's and AdamW's step(): one loop, decoupled weight decay the only difference (fused when the
+// tensors allow).
+template <typename AdamOrAdamW>
+Tensor AdamStep::run(AdamOrAdamW& opt, const optim::LossClosure& closure, bool decoupled) {
+  Tensor loss = opt.evaluate_closure(closure);
+  opt.check_gradients();
   NoGradGuard no_grad;
-  for (OptimizerParamGroup& group : param_groups()) {
-    const AdamWOptions& o = options_of(group);
+  for (optim::OptimizerParamGroup& group : opt.param_groups()) {
+    const auto& o = opt.options_of(group);
     for (Tensor& param : group.params()) {
       if (!param.grad().defined()) continue;
-      ParamState& state = this->state(param);
-      const double step = init_and_count_step(state, param, o.amsgrad());
-      if (fused_update(param, state, step, o, /*decoupled=*/true)) continue;
-      Tensor grad = o.maximize() ? -param.grad() : param.grad();
-      param.copy_(param * (1 - o.lr() * o.weight_decay()));
-      adam_update(param, grad, state, step, o);
+      optim::ParamState& state = opt.state(param);
+      const double step = optim::init_and_count_step(state, param, o.amsgrad());
+      if (!optim::fused_update(param, state, step, o, decoupled))
+        optim::adam_update(param, state, step, o, decoupled);
     }
   }
   return loss;
 }
 
-}  // namespace minigrad::optim
+}  // namespace minigrad::detail

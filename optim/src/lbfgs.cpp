@@ -56,7 +56,7 @@ LBFGS::LBFGS(std::vector<Tensor> params, const LBFGSOptions& defaults)
 }
 
 void LBFGS::check_options(const LBFGSOptions& o) const {
-  MG_CHECK(o.lr() >= 0, "LBFGS", "invalid learning rate: ", o.lr(), " (must be >= 0)");
+  MG_CHECK(o.lr() >= 0, "LBFGS", "Invalid learning rate: ", o.lr(), " (must be >= 0)");
   MG_CHECK(o.max_iter() > 0, "LBFGS", "invalid max_iter value: ", o.max_iter(), " (must be > 0)");
   MG_CHECK(o.max_eval() > 0, "LBFGS", "invalid max_eval value: ", o.max_eval(), " (must be > 0)");
   MG_CHECK(o.history_size() > 0, "LBFGS", "invalid history_size value: ", o.history_size(),

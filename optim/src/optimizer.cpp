@@ -183,7 +183,7 @@ void Optimizer::check_new_params(const std::vector<Tensor>& new_params) const {
     // NOTE: PyTorch only warns about a duplicate inside one group; we refuse it, since a
     // duplicate would be stepped twice.
     MG_CHECK(seen.insert(p.impl()).second, name_.c_str(),
-             "some parameters appear more than once in the parameter groups");
+             "some parameters appear in more than one parameter group (or twice in one)");
   }
 }
 

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "minigrad/ops/creation.h"
+#include "minigrad/ops/elementwise.h"
 #include "minigrad/optim/optimizer.h"
 
 namespace minigrad::optim {
@@ -32,6 +33,33 @@ void OptimizerParamState::set_step(std::int64_t step) {
     t.fill_(static_cast<double>(step));
   else
     t = scalar_tensor(static_cast<double>(step), kFloat32);
+}
+
+std::int64_t OptimizerParamState::get_count(const char* key) const {
+  const Tensor t = get(key);
+  return t.defined() ? static_cast<std::int64_t>(t.item<double>()) : 0;
+}
+
+void OptimizerParamState::set_count(const char* key, std::int64_t value) {
+  Tensor& t = (*this)[key];
+  if (t.defined())
+    t.fill_(static_cast<double>(value));
+  else
+    t = scalar_tensor(static_cast<double>(value), kInt64);
+}
+
+bool OptimizerParamState::equals(const OptimizerParamState& other) const {
+  if (get_step() != other.get_step()) return false;
+  // torch::equal_if_defined on each entry either side has ("step" is compared as a number, as
+  // libtorch's int64 step).
+  auto same = [](const Tensor& a, const Tensor& b) {
+    return a.defined() == b.defined() && (!a.defined() || equal(a, b));
+  };
+  for (const auto& [key, t] : *this)
+    if (key != "step" && !same(t, other.get(key.c_str()))) return false;
+  for (const auto& [key, t] : other)
+    if (key != "step" && !contains(key) && !same(get(key.c_str()), t)) return false;
+  return true;
 }
 
 void Optimizer::replace_state(std::unordered_map<const TensorImpl*, ParamState> state) {

@@ -18,13 +18,13 @@ RMSprop::RMSprop(std::vector<OptimizerParamGroup> groups, const RMSpropOptions& 
 }
 
 void RMSprop::check_options(const RMSpropOptions& o) const {
-  MG_CHECK(o.lr() >= 0, "RMSprop", "invalid learning rate: ", o.lr(), " (must be >= 0)");
-  MG_CHECK(o.eps() >= 0, "RMSprop", "invalid epsilon value: ", o.eps(), " (must be >= 0)");
-  MG_CHECK(o.momentum() >= 0, "RMSprop", "invalid momentum value: ", o.momentum(),
+  MG_CHECK(o.lr() >= 0, "RMSprop", "Invalid learning rate: ", o.lr(), " (must be >= 0)");
+  MG_CHECK(o.eps() >= 0, "RMSprop", "Invalid epsilon value: ", o.eps(), " (must be >= 0)");
+  MG_CHECK(o.momentum() >= 0, "RMSprop", "Invalid momentum value: ", o.momentum(),
            " (must be >= 0)");
-  MG_CHECK(o.weight_decay() >= 0, "RMSprop", "invalid weight_decay value: ", o.weight_decay(),
+  MG_CHECK(o.weight_decay() >= 0, "RMSprop", "Invalid weight_decay value: ", o.weight_decay(),
            " (must be >= 0)");
-  MG_CHECK(o.alpha() >= 0, "RMSprop", "invalid alpha value: ", o.alpha(), " (must be >= 0)");
+  MG_CHECK(o.alpha() >= 0, "RMSprop", "Invalid alpha value: ", o.alpha(), " (must be >= 0)");
 }
 
 // torch/optim/rmsprop.py, _single_tensor_rmsprop.

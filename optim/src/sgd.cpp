@@ -17,12 +17,12 @@ SGD::SGD(std::vector<OptimizerParamGroup> groups, const SGDOptions& defaults)
 }
 
 void SGD::check_options(const SGDOptions& o) const {
-  MG_CHECK(o.lr() >= 0, "SGD", "invalid learning rate: ", o.lr(), " (must be >= 0)");
-  MG_CHECK(o.momentum() >= 0, "SGD", "invalid momentum value: ", o.momentum(), " (must be >= 0)");
-  MG_CHECK(o.weight_decay() >= 0, "SGD", "invalid weight_decay value: ", o.weight_decay(),
+  MG_CHECK(o.lr() >= 0, "SGD", "Invalid learning rate: ", o.lr(), " (must be >= 0)");
+  MG_CHECK(o.momentum() >= 0, "SGD", "Invalid momentum value: ", o.momentum(), " (must be >= 0)");
+  MG_CHECK(o.weight_decay() >= 0, "SGD", "Invalid weight_decay value: ", o.weight_decay(),
            " (must be >= 0)");
   MG_CHECK(!o.nesterov() || (o.momentum() > 0 && o.dampening() == 0), "SGD",
-           "nesterov momentum requires a momentum and zero dampening, got momentum = ",
+           "Nesterov momentum requires a momentum and zero dampening, got momentum = ",
            o.momentum(), " and dampening = ", o.dampening());
 }
 

@@ -616,26 +616,26 @@ const std::vector<BadInput>& bad_inputs() {
          auto p = mg::ones({2}).requires_grad_();
          mg::optim::SGD opt({p}, mg::optim::SGDOptions(-0.1));
        },
-       "[SGD] invalid learning rate: -0.1 (must be >= 0)"},
+       "[SGD] Invalid learning rate: -0.1 (must be >= 0)"},
       {"optim", "SGD nesterov without momentum",
        [] {
          auto p = mg::ones({2}).requires_grad_();
          mg::optim::SGD opt({p}, mg::optim::SGDOptions(0.1).nesterov(true));
        },
-       "[SGD] nesterov momentum requires a momentum and zero dampening, got momentum = 0 and "
+       "[SGD] Nesterov momentum requires a momentum and zero dampening, got momentum = 0 and "
        "dampening = 0"},
       {"optim", "Adam with beta1 = 1",
        [] {
          auto p = mg::ones({2}).requires_grad_();
          mg::optim::Adam opt({p}, mg::optim::AdamOptions().betas({1.0, 0.999}));
        },
-       "[Adam] invalid beta parameter at index 0: 1 (must be in [0, 1))"},
+       "[Adam] Invalid beta parameter at index 0: 1 (must be in [0, 1))"},
       {"optim", "Adam with a negative eps",
        [] {
          auto p = mg::ones({2}).requires_grad_();
          mg::optim::Adam opt({p}, mg::optim::AdamOptions().eps(-1e-8));
        },
-       "[Adam] invalid epsilon value: -1e-08 (must be >= 0)"},
+       "[Adam] Invalid epsilon value: -1e-08 (must be >= 0)"},
       {"optim", "an optimizer with no parameters",
        [] { mg::optim::Adam opt(std::vector<mg::Tensor>{}, {}); },
        "[Adam] optimizer got an empty parameter list"},
@@ -650,25 +650,25 @@ const std::vector<BadInput>& bad_inputs() {
          auto p = mg::ones({2}).requires_grad_();
          mg::optim::RMSprop opt({p}, mg::optim::RMSpropOptions().alpha(-1));
        },
-       "[RMSprop] invalid alpha value: -1 (must be >= 0)"},
+       "[RMSprop] Invalid alpha value: -1 (must be >= 0)"},
       {"optim", "Adagrad with a negative lr_decay",
        [] {
          auto p = mg::ones({2}).requires_grad_();
          mg::optim::Adagrad opt({p}, mg::optim::AdagradOptions().lr_decay(-0.1));
        },
-       "[Adagrad] invalid lr_decay value: -0.1 (must be >= 0)"},
+       "[Adagrad] Invalid lr_decay value: -0.1 (must be >= 0)"},
       {"optim", "Adagrad with a negative initial_accumulator_value",
        [] {
          auto p = mg::ones({2}).requires_grad_();
          mg::optim::Adagrad opt({p}, mg::optim::AdagradOptions().initial_accumulator_value(-1));
        },
-       "[Adagrad] invalid initial_accumulator_value value: -1 (must be >= 0)"},
+       "[Adagrad] Invalid initial_accumulator_value value: -1 (must be >= 0)"},
       {"optim", "LBFGS with a negative lr",
        [] {
          auto p = mg::ones({2}).requires_grad_();
          mg::optim::LBFGS opt({p}, mg::optim::LBFGSOptions(-1));
        },
-       "[LBFGS] invalid learning rate: -1 (must be >= 0)"},
+       "[LBFGS] Invalid learning rate: -1 (must be >= 0)"},
       {"optim", "LBFGS with an unknown line search",
        [] {
          auto p = mg::ones({2}).requires_grad_();

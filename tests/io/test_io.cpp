@@ -1192,7 +1192,7 @@ TEST_F(Io, OptimizerLoadStateDictChecksEverythingFirst) {
       {"option type", [](auto& d) { d.param_groups[1].options[4].second = 1.0; },
        "option \"nesterov\" of parameter group 1 must be true or false"},
       {"invalid option", [](auto& d) { d.param_groups[1].options[0].second = -1.0; },
-       "[SGD] invalid learning rate: -1 (must be >= 0)"},
+       "[SGD] Invalid learning rate: -1 (must be >= 0)"},
       {"state shape", [](auto& d) { d.state.at(1).at("momentum_buffer") = mg::zeros({4}); },
        "state \"momentum_buffer\" of parameter 1 has shape (4,) float32, the parameter has "
        "(3,) float32"},

@@ -581,13 +581,13 @@ TEST(OptimNoGradient, OptimizerKeepsTheNamesItWasGiven) {
 TEST(OptimErrors, SGDOptions) {
   mg::Tensor w = mg::zeros({2}).requires_grad_();
   expect_error([&] { optim::SGD({w}, optim::SGDOptions(-0.1)); }, "SGD",
-               "invalid learning rate: -0.1 (must be >= 0)");
+               "Invalid learning rate: -0.1 (must be >= 0)");
   expect_error([&] { optim::SGD({w}, optim::SGDOptions(0.1).momentum(-0.5)); }, "SGD",
-               "invalid momentum value: -0.5");
+               "Invalid momentum value: -0.5");
   expect_error([&] { optim::SGD({w}, optim::SGDOptions(0.1).weight_decay(-1)); }, "SGD",
-               "invalid weight_decay value: -1");
+               "Invalid weight_decay value: -1");
   expect_error([&] { optim::SGD({w}, optim::SGDOptions(0.1).nesterov(true)); }, "SGD",
-               "nesterov momentum requires a momentum and zero dampening");
+               "Nesterov momentum requires a momentum and zero dampening");
   expect_error(
       [&] { optim::SGD({w}, optim::SGDOptions(0.1).momentum(0.9).dampening(0.1).nesterov(true)); },
       "SGD", "dampening = 0.1");
@@ -596,30 +596,30 @@ TEST(OptimErrors, SGDOptions) {
 TEST(OptimErrors, AdamOptions) {
   mg::Tensor w = mg::zeros({2}).requires_grad_();
   expect_error([&] { optim::Adam({w}, optim::AdamOptions(-1)); }, "Adam",
-               "invalid learning rate: -1");
+               "Invalid learning rate: -1");
   expect_error([&] { optim::Adam({w}, optim::AdamOptions().eps(-1e-8)); }, "Adam",
-               "invalid epsilon value: -1e-08");
+               "Invalid epsilon value: -1e-08");
   expect_error(
       [&] {
         optim::Adam({w}, optim::AdamOptions().betas({1.5, 0.999}));
       },
-      "Adam", "invalid beta parameter at index 0: 1.5");
+      "Adam", "Invalid beta parameter at index 0: 1.5");
   expect_error(
       [&] {
         optim::Adam({w}, optim::AdamOptions().betas({0.9, 1.0}));
       },
-      "Adam", "invalid beta parameter at index 1: 1");
+      "Adam", "Invalid beta parameter at index 1: 1");
   expect_error([&] { optim::Adam({w}, optim::AdamOptions().weight_decay(-0.1)); }, "Adam",
-               "invalid weight_decay value: -0.1");
+               "Invalid weight_decay value: -0.1");
   expect_error([&] { optim::AdamW({w}, optim::AdamWOptions(-1)); }, "AdamW",
-               "invalid learning rate: -1");
+               "Invalid learning rate: -1");
   expect_error(
       [&] {
         optim::AdamW({w}, optim::AdamWOptions().betas({0.9, -0.1}));
       },
-      "AdamW", "invalid beta parameter at index 1: -0.1");
+      "AdamW", "Invalid beta parameter at index 1: -0.1");
   expect_error([&] { optim::AdamW({w}, optim::AdamWOptions().weight_decay(-1)); }, "AdamW",
-               "invalid weight_decay value: -1");
+               "Invalid weight_decay value: -1");
 }
 
 TEST(OptimErrors, Parameters) {
@@ -629,20 +629,20 @@ TEST(OptimErrors, Parameters) {
   expect_error([&] { optim::Adam(std::vector<optim::OptimizerParamGroup>{}); }, "Adam",
                "empty parameter list");
   expect_error([&] { optim::AdamW({w * 2}); }, "AdamW", "can't optimize a non-leaf Tensor");
-  expect_error([&] { optim::SGD({w, w}, optim::SGDOptions(0.1)); }, "SGD", "more than once");
+  expect_error([&] { optim::SGD({w, w}, optim::SGDOptions(0.1)); }, "SGD", "twice in one");
   expect_error([&] { optim::Adam({mg::Tensor()}); }, "Adam", "undefined tensor");
   optim::SGD opt({w}, optim::SGDOptions(0.1));
   expect_error(
       [&] {
         opt.add_param_group({{w}, optim::SGDOptions(0.1)});
       },
-      "SGD", "more than once");
+      "SGD", "some parameters appear in more than one parameter group");  // libtorch's phrase
   mg::Tensor v = mg::zeros({2}).requires_grad_();
   expect_error(
       [&] {
         opt.add_param_group({{v}, optim::SGDOptions(-2)});
       },
-      "SGD", "invalid learning rate: -2");
+      "SGD", "Invalid learning rate: -2");
   expect_error(
       [&] {
         opt.add_param_group({{v}, optim::AdamOptions(0.1)});

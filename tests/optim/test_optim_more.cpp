@@ -129,7 +129,7 @@ TEST(OptimParamGroups, OptionsByNameAndState) {
   EXPECT_EQ(opt.lr(0), 0.25);
   expect_error([&] { opt.set_option(0, "momentum", 0.9); }, "Adam", "unknown option \"momentum\"");
   expect_error([&] { opt.set_option(0, "lr", true); }, "Adam", "option \"lr\" must be a number");
-  expect_error([&] { opt.set_option(0, "lr", -1.0); }, "Adam", "invalid learning rate: -1");
+  expect_error([&] { opt.set_option(0, "lr", -1.0); }, "Adam", "Invalid learning rate: -1");
   EXPECT_EQ(opt.lr(0), 0.25);
 
   EXPECT_TRUE(opt.state().empty());
@@ -287,7 +287,7 @@ class SignSGD : public optim::OptimizerWithOptions<SignSGDOptions> {
 
  protected:
   void check_options(const SignSGDOptions& o) const override {
-    MG_CHECK(o.lr() >= 0, "SignSGD", "invalid learning rate: ", o.lr());
+    MG_CHECK(o.lr() >= 0, "SignSGD", "Invalid learning rate: ", o.lr());
   }
   StateKeys state_keys() const override { return {{"step"}, {}}; }
 };
@@ -310,7 +310,7 @@ TEST(OptimCustom, UserDefinedOptimizer) {
   sched::StepLR s(opt, /*step_size=*/1, /*gamma=*/0.5);
   s.step();
   EXPECT_EQ(opt.lr(0), 0.05);
-  expect_error([&] { SignSGD({p.w}, SignSGDOptions(-1)); }, "SignSGD", "invalid learning rate: -1");
+  expect_error([&] { SignSGD({p.w}, SignSGDOptions(-1)); }, "SignSGD", "Invalid learning rate: -1");
 }
 
 // ---------------------------------------------------------------- RMSprop, Adagrad
@@ -548,7 +548,7 @@ TEST(OptimLBFGS, DefaultsAndErrors) {
   expect_error([&] { opt.step([&] { return p.X.sum(); }); }, "LBFGS.step",
                "LBFGS doesn't support per-parameter options (parameter groups), got 2 groups");
   expect_error([&] { optim::LBFGS({c}, optim::LBFGSOptions(-1)); }, "LBFGS",
-               "invalid learning rate: -1");
+               "Invalid learning rate: -1");
   expect_error([&] { optim::LBFGS({c}, optim::LBFGSOptions().max_iter(0)); }, "LBFGS",
                "invalid max_iter value: 0");
   expect_error([&] { optim::LBFGS({c}, optim::LBFGSOptions().line_search_fn("backtracking")); },
@@ -632,23 +632,23 @@ TEST(OptimCheckpoint, RMSpropAndAdagradResumeBitForBit) {
 TEST(OptimErrors, RMSpropAdagradOptions) {
   mg::Tensor w = mg::zeros({2}).requires_grad_();
   expect_error([&] { optim::RMSprop({w}, optim::RMSpropOptions(-0.1)); }, "RMSprop",
-               "invalid learning rate: -0.1 (must be >= 0)");
+               "Invalid learning rate: -0.1 (must be >= 0)");
   expect_error([&] { optim::RMSprop({w}, optim::RMSpropOptions().alpha(-1)); }, "RMSprop",
-               "invalid alpha value: -1");
+               "Invalid alpha value: -1");
   expect_error([&] { optim::RMSprop({w}, optim::RMSpropOptions().eps(-1)); }, "RMSprop",
-               "invalid epsilon value: -1");
+               "Invalid epsilon value: -1");
   expect_error([&] { optim::RMSprop({w}, optim::RMSpropOptions().weight_decay(-1)); }, "RMSprop",
-               "invalid weight_decay value: -1");
+               "Invalid weight_decay value: -1");
   expect_error([&] { optim::RMSprop({w}, optim::RMSpropOptions().momentum(-0.9)); }, "RMSprop",
-               "invalid momentum value: -0.9");
+               "Invalid momentum value: -0.9");
   expect_error([&] { optim::Adagrad({w}, optim::AdagradOptions(-1)); }, "Adagrad",
-               "invalid learning rate: -1");
+               "Invalid learning rate: -1");
   expect_error([&] { optim::Adagrad({w}, optim::AdagradOptions().lr_decay(-1)); }, "Adagrad",
-               "invalid lr_decay value: -1");
+               "Invalid lr_decay value: -1");
   expect_error([&] { optim::Adagrad({w}, optim::AdagradOptions().initial_accumulator_value(-1)); },
-               "Adagrad", "invalid initial_accumulator_value value: -1");
+               "Adagrad", "Invalid initial_accumulator_value value: -1");
   expect_error([&] { optim::Adagrad({w}, optim::AdagradOptions().eps(-1)); }, "Adagrad",
-               "invalid epsilon value: -1");
+               "Invalid epsilon value: -1");
 }
 
 // ---------------------------------------------------------------- lr schedulers

@@ -21,7 +21,8 @@ namespace minigrad {
 
 namespace detail {
 struct Generator;
-}
+struct GeneratorAccess;
+}  // namespace detail
 
 class Generator {
  public:
@@ -37,10 +38,11 @@ class Generator {
   /// state of the wrong size or with impossible values, and leaves the generator unchanged.
   void set_state(const std::vector<std::uint8_t>& state);
 
-  /// The engine (for minigrad's own code).
-  detail::Generator& impl() const { return *impl_; }
-
  private:
+  // The engine: only core/src/random.cpp draws from it (through detail::GeneratorAccess, which
+  // only that file defines).
+  friend struct detail::GeneratorAccess;
+  detail::Generator& impl() const { return *impl_; }
   explicit Generator(std::shared_ptr<detail::Generator> impl) : impl_(std::move(impl)) {}
   friend Generator default_generator();
   std::shared_ptr<detail::Generator> impl_;

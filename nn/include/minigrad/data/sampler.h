@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "minigrad/generator.h"
+#include "minigrad/serialize.h"
 #include "minigrad/tensor.h"
 
 namespace minigrad::data::samplers {
@@ -29,6 +30,15 @@ class Sampler {
   /// Reads what save() wrote; throws when it was written by another kind of sampler or is
   /// malformed.
   virtual void load(std::istream& stream);
+  /// The same state in an archive, as libtorch's save(serialize::OutputArchive&): under
+  /// libtorch's keys, each an int64 tensor ("index" and "indices" for RandomSampler, "index" for
+  /// SequentialSampler, "sample_index_" and "epoch_" for the distributed ones), so
+  /// `mg::save(sampler, "sampler.pt")` and `mg::load(sampler, "sampler.pt")` work. Throws for a
+  /// sampler that cannot be saved.
+  virtual void save(serialize::OutputArchive& archive) const;
+  /// Reads what save(archive) wrote; throws for a missing key ("No such serialized tensor"), a
+  /// value that is not one integer, or a position that does not fit the sampler.
+  virtual void load(serialize::InputArchive& archive);
 };
 
 namespace detail {
@@ -48,8 +58,12 @@ class SequentialSampler : public Sampler {
   std::size_t index() const { return index_; }
   void save(std::ostream& stream) const override;
   void load(std::istream& stream) override;
+  void save(serialize::OutputArchive& archive) const override;
+  void load(serialize::InputArchive& archive) override;
 
  private:
+  // Applies a saved state (the stream's values, or the archive's in the same order), checked.
+  void restore(const std::vector<std::size_t>& state);
   std::size_t size_;
   std::size_t index_ = 0;
 };
@@ -121,8 +135,12 @@ class RandomSampler : public Sampler {
   /// RandomSamplerOptions cannot be saved: it throws).
   void save(std::ostream& stream) const override;
   void load(std::istream& stream) override;
+  void save(serialize::OutputArchive& archive) const override;
+  void load(serialize::InputArchive& archive) override;
 
  private:
+  // Applies a saved state (the stream's values, or the archive's in the same order), checked.
+  void restore(const std::vector<std::size_t>& state);
   // Python's sampler: its options and this epoch's generator and drawn-but-unused indices.
   struct Python {
     std::size_t size;
@@ -181,8 +199,13 @@ class StreamSampler {
   std::size_t index() const { return examples_retrieved_so_far_; }
   void save(std::ostream& stream) const;
   void load(std::istream& stream);
+  /// Its position under libtorch's key "examples_retrieved_so_far" (an int64 tensor).
+  void save(serialize::OutputArchive& archive) const;
+  void load(serialize::InputArchive& archive);
 
  private:
+  // Applies a saved state (the stream's values, or the archive's in the same order), checked.
+  void restore(const std::vector<std::size_t>& state);
   std::size_t examples_retrieved_so_far_ = 0;
   std::size_t epoch_size_;
 };
@@ -224,8 +247,12 @@ class DistributedRandomSampler : public DistributedSamplerBase {
   std::optional<std::vector<std::size_t>> next(std::size_t batch_size) override;
   void save(std::ostream& stream) const override;
   void load(std::istream& stream) override;
+  void save(serialize::OutputArchive& archive) const override;
+  void load(serialize::InputArchive& archive) override;
 
  private:
+  // Applies a saved state (the stream's values, or the archive's in the same order), checked.
+  void restore(const std::vector<std::size_t>& state);
   void populate_indices();
   std::vector<std::size_t> all_indices_;
 };
@@ -240,9 +267,35 @@ class DistributedSequentialSampler : public DistributedSamplerBase {
   std::optional<std::vector<std::size_t>> next(std::size_t batch_size) override;
   void save(std::ostream& stream) const override;
   void load(std::istream& stream) override;
+  void save(serialize::OutputArchive& archive) const override;
+  void load(serialize::InputArchive& archive) override;
 
  private:
+  // Applies a saved state (the stream's values, or the archive's in the same order), checked.
+  void restore(const std::vector<std::size_t>& state);
   void populate_indices();
 };
 
 }  // namespace minigrad::data::samplers
+
+namespace minigrad::serialize {
+/// `archive << sampler` / `archive >> sampler`: the sampler's save / load, so that
+/// mg::save(sampler, path) and mg::load(sampler, path) work, as libtorch's torch::save.
+inline OutputArchive& operator<<(OutputArchive& archive, const data::samplers::Sampler& sampler) {
+  sampler.save(archive);
+  return archive;
+}
+inline InputArchive& operator>>(InputArchive& archive, data::samplers::Sampler& sampler) {
+  sampler.load(archive);
+  return archive;
+}
+inline OutputArchive& operator<<(OutputArchive& archive,
+                                 const data::samplers::StreamSampler& sampler) {
+  sampler.save(archive);
+  return archive;
+}
+inline InputArchive& operator>>(InputArchive& archive, data::samplers::StreamSampler& sampler) {
+  sampler.load(archive);
+  return archive;
+}
+}  // namespace minigrad::serialize

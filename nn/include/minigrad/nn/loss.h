@@ -336,6 +336,12 @@ Tensor mse_loss(const Tensor& input, const Tensor& target, const MSELossFuncOpti
 /// smooth_l1_loss(input, target, reduction, beta) from options (libtorch's overload).
 Tensor smooth_l1_loss(const Tensor& input, const Tensor& target,
                       const SmoothL1LossFuncOptions& options);
+/// libtorch 1.13's smooth_l1_loss(input, target, options, beta): the reduction from options, beta
+/// given apart. options.beta() must then be left at its default 1.0 (or equal beta): libtorch
+/// 1.13 ignores it here and libtorch 2 refuses it ("expected beta not to be provided in
+/// 'options'"), so a different one throws instead of being silently dropped.
+Tensor smooth_l1_loss(const Tensor& input, const Tensor& target,
+                      const SmoothL1LossFuncOptions& options, double beta);
 /// huber_loss(input, target, reduction, delta) from options (libtorch's overload).
 Tensor huber_loss(const Tensor& input, const Tensor& target, const HuberLossFuncOptions& options);
 /// binary_cross_entropy(input, target, weight, reduction) from options (libtorch's overload).

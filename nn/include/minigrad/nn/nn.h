@@ -2,6 +2,7 @@
 // minigrad::nn: modules, layers, functional, init, utils, and every op (minigrad/ops.h): the
 // headers of the pieces include only what their declarations need, this one is for scripts.
 #include "minigrad/nn/activation.h"
+#include "minigrad/nn/aten.h"
 #include "minigrad/nn/attention.h"
 #include "minigrad/nn/containers.h"
 #include "minigrad/nn/functional.h"

@@ -21,6 +21,7 @@ struct AdagradOptions : public OptimizerCloneableOptions<AdagradOptions> {
   MG_ARG(bool, maximize) = false;
 
  public:
+  MG_OPTIONS_EQUAL(AdagradOptions)
   /// Calls f(name, field) for each option by PyTorch's name (Note [Optimizer options in a
   /// state_dict], optimizer.h).
   template <typename Self, typename F>
@@ -41,6 +42,7 @@ extern template class OptimizerWithOptions<AdagradOptions>;
 /// parameter state].
 struct AdagradParamState : public OptimizerParamState {
   MG_PARAM_STATE_CLONE(AdagradParamState)
+  MG_PARAM_STATE_EQUAL(AdagradParamState)
   MG_PARAM_STATE_STEP(AdagradParamState)
   MG_PARAM_STATE_TENSOR(AdagradParamState, sum)
 };

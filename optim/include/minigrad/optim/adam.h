@@ -5,6 +5,15 @@
 
 #include "minigrad/optim/optimizer.h"
 
+namespace minigrad::detail {
+/// The one implementation of Adam's and AdamW's step() (adam.cpp): decoupled weight decay is a
+/// flag.
+struct AdamStep {
+  template <typename AdamOrAdamW>
+  static Tensor run(AdamOrAdamW& optimizer, const optim::LossClosure& closure, bool decoupled);
+};
+}  // namespace minigrad::detail
+
 namespace minigrad::optim {
 
 /// Adam's options, named and defaulted as torch.optim.Adam's keyword arguments, set as libtorch's:
@@ -23,6 +32,7 @@ struct AdamOptions : public OptimizerCloneableOptions<AdamOptions> {
   MG_ARG(bool, maximize) = false;
 
  public:
+  MG_OPTIONS_EQUAL(AdamOptions)
   /// Calls f(name, field) for each option by PyTorch's name (Note [Optimizer options in a
   /// state_dict], optimizer.h).
   template <typename Self, typename F>
@@ -52,6 +62,7 @@ struct AdamWOptions : public OptimizerCloneableOptions<AdamWOptions> {
   MG_ARG(bool, maximize) = false;
 
  public:
+  MG_OPTIONS_EQUAL(AdamWOptions)
   /// Calls f(name, field) for each option by PyTorch's name (Note [Optimizer options in a
   /// state_dict], optimizer.h).
   template <typename Self, typename F>
@@ -73,6 +84,7 @@ extern template class OptimizerWithOptions<AdamWOptions>;
 /// max_exp_avg_sq() (undefined without amsgrad); Note [Typed parameter state].
 struct AdamParamState : public OptimizerParamState {
   MG_PARAM_STATE_CLONE(AdamParamState)
+  MG_PARAM_STATE_EQUAL(AdamParamState)
   MG_PARAM_STATE_STEP(AdamParamState)
   MG_PARAM_STATE_TENSOR(AdamParamState, exp_avg)
   MG_PARAM_STATE_TENSOR(AdamParamState, exp_avg_sq)
@@ -82,6 +94,7 @@ struct AdamParamState : public OptimizerParamState {
 /// AdamW's state of one parameter, as libtorch's AdamWParamState (the same fields as Adam's).
 struct AdamWParamState : public OptimizerParamState {
   MG_PARAM_STATE_CLONE(AdamWParamState)
+  MG_PARAM_STATE_EQUAL(AdamWParamState)
   MG_PARAM_STATE_STEP(AdamWParamState)
   MG_PARAM_STATE_TENSOR(AdamWParamState, exp_avg)
   MG_PARAM_STATE_TENSOR(AdamWParamState, exp_avg_sq)
@@ -100,6 +113,7 @@ class Adam : public OptimizerWithOptions<AdamOptions> {
   Tensor step(LossClosure closure = nullptr) override;
 
  protected:
+  friend struct ::minigrad::detail::AdamStep;
   void check_options(const AdamOptions& options) const override;
   std::unique_ptr<OptimizerParamState> make_param_state() const override {
     return std::make_unique<AdamParamState>();
@@ -121,6 +135,7 @@ class AdamW : public OptimizerWithOptions<AdamWOptions> {
   Tensor step(LossClosure closure = nullptr) override;
 
  protected:
+  friend struct ::minigrad::detail::AdamStep;
   void check_options(const AdamWOptions& options) const override;
   std::unique_ptr<OptimizerParamState> make_param_state() const override {
     return std::make_unique<AdamWParamState>();

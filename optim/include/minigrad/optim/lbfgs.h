@@ -2,6 +2,7 @@
 // L-BFGS, as torch.optim.LBFGS (PyTorch 1.13): full-batch quasi-Newton steps that re-evaluate the
 // loss through the closure step() is given.
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,11 @@ struct LBFGSOptions : public OptimizerCloneableOptions<LBFGSOptions> {
   MG_ARG(std::string, line_search_fn) = "";
 
  public:
+  /// Field by field, line_search_fn included, as libtorch's operator==.
+  friend bool operator==(const LBFGSOptions& a, const LBFGSOptions& b) {
+    return ::minigrad::detail::option_fields_equal(a, b) &&
+           a.line_search_fn() == b.line_search_fn();
+  }
   /// Calls f(name, field) for each option by PyTorch's name (Note [Optimizer options in a
   /// state_dict], optimizer.h); line_search_fn is left out.
   template <typename Self, typename F>
@@ -45,6 +51,15 @@ struct LBFGSOptions : public OptimizerCloneableOptions<LBFGSOptions> {
 // Compiled once, in lbfgs.cpp, not in every file that includes this header (compile time).
 extern template class OptimizerWithOptions<LBFGSOptions>;
 
+/// LBFGS's state (the first parameter's), as libtorch's LBFGSParamState: func_evals() and n_iter()
+/// (the history is kept inside the optimizer: see LBFGS); Note [Typed parameter state].
+struct LBFGSParamState : public OptimizerParamState {
+  MG_PARAM_STATE_CLONE(LBFGSParamState)
+  MG_PARAM_STATE_EQUAL(LBFGSParamState)
+  MG_PARAM_STATE_COUNT(LBFGSParamState, func_evals)
+  MG_PARAM_STATE_COUNT(LBFGSParamState, n_iter)
+};
+
 /// L-BFGS over all parameters as one flat vector (one parameter group only, as PyTorch).
 /// step(closure) requires the closure: it calls it up to max_eval times and returns the loss of
 /// its first call. Its state is PyTorch's: "func_evals" and "n_iter" in the first parameter's
@@ -60,6 +75,9 @@ class LBFGS : public OptimizerWithOptions<LBFGSOptions> {
 
  protected:
   void check_options(const LBFGSOptions& options) const override;
+  std::unique_ptr<OptimizerParamState> make_param_state() const override {
+    return std::make_unique<LBFGSParamState>();
+  }
   StateKeys state_keys() const override {
     return {{"func_evals", "n_iter"}, {}, {"func_evals", "n_iter"}};
   }

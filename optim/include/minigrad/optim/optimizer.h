@@ -14,7 +14,9 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <tuple>
+#include <type_traits>
 #include <unordered_map>
 #include <unordered_set>
 #include <utility>
@@ -65,6 +67,20 @@ inline const char* option_type_name(std::int64_t) { return "an integer"; }
 inline const char* option_type_name(bool) { return "true or false"; }
 inline const char* option_type_name(const std::tuple<double, double>&) {
   return "a list of 2 numbers";
+}
+/// libtorch's operator== on an optimizer's options: every field fields() lists equal (exactly, in
+/// its own type: a NaN option is unequal to itself, as in libtorch).
+template <typename Options>
+bool option_fields_equal(const Options& a, const Options& b) {
+  bool equal = true;
+  Options::fields(a, [&](const char* name, const auto& field_a) {
+    Options::fields(b, [&](const char* other_name, const auto& field_b) {
+      if constexpr (std::is_same_v<decltype(field_a), decltype(field_b)>) {
+        if (std::string_view(name) == other_name && !(field_a == field_b)) equal = false;
+      }
+    });
+  });
+  return equal;
 }
 }  // namespace minigrad::detail
 
@@ -182,6 +198,19 @@ class OptimizerParamState : public std::map<std::string, Tensor> {
   std::int64_t get_step() const;
   /// Writes the "step" entry (a float32 scalar, as PyTorch's, made if missing).
   void set_step(std::int64_t step);
+  /// Entry `key` as an integer (0 without one); writes it (an int64 scalar if missing).
+  std::int64_t get_count(const char* key) const;
+  void set_count(const char* key, std::int64_t value);
+  /// libtorch's operator== on a typed state: the same step() and, entry by entry, tensors equal
+  /// as torch::equal (an entry absent on both sides, or undefined on both, is equal).
+  bool equals(const OptimizerParamState& other) const;
+
+ public:
+  /// The same comparison through the base, `*opt1.state().at(k) == *opt2.state().at(k)` (each
+  /// typed state has its own, as libtorch's).
+  friend bool operator==(const OptimizerParamState& a, const OptimizerParamState& b) {
+    return a.equals(b);
+  }
 };
 /// PyTorch's name for one parameter's state (a map from state names to tensors).
 using ParamState = OptimizerParamState;
@@ -239,6 +268,22 @@ class ParamStateMap : public std::unordered_map<std::string, std::unique_ptr<Opt
   Self& name(const Tensor& value) {          \
     set(#name, value);                       \
     return *this;                            \
+  }
+/// A typed state's integer accessors (libtorch's TORCH_ARG(int64_t, name)), e.g. LBFGS's
+/// func_evals.
+#define MG_PARAM_STATE_COUNT(Self, name)                 \
+  std::int64_t name() const { return get_count(#name); } \
+  Self& name(std::int64_t value) {                       \
+    set_count(#name, value);                             \
+    return *this;                                        \
+  }
+/// operator== as libtorch's on a typed state (OptimizerParamState::equals): `s1 == s2`.
+#define MG_PARAM_STATE_EQUAL(Self) \
+  friend bool operator==(const Self& a, const Self& b) { return a.equals(b); }
+/// Field by field, as libtorch's operator== on an optimizer's options: `o1 == o2`.
+#define MG_OPTIONS_EQUAL(Options)                              \
+  friend bool operator==(const Options& a, const Options& b) { \
+    return ::minigrad::detail::option_fields_equal(a, b);      \
   }
 /// clone() returning a copy of the typed state.
 #define MG_PARAM_STATE_CLONE(Self)                              \
@@ -562,16 +607,20 @@ void OptimizerWithOptions<Options>::load_state_dict(const OptimizerStateDict& di
   MG_CHECK(dict.optimizer.empty() || dict.optimizer == me, op, me, ": the state_dict is ",
            dict.optimizer, "'s, not ", me, "'s");
   std::vector<OptimizerParamGroup>& groups = param_groups();
-  MG_CHECK(dict.param_groups.size() == groups.size(), op, me, ": the state_dict has ",
+  // libtorch's (and torch.optim's) phrases first, then the counts.
+  MG_CHECK(dict.param_groups.size() == groups.size(), op, me,
+           ": loaded state dict has a different number of parameter groups: the state_dict has ",
            dict.param_groups.size(), " parameter groups, the optimizer has ", groups.size());
   // Options: start from the current ones, apply the dict's, check the result.
   std::vector<Options> options;
   std::map<std::int64_t, const Tensor*> by_position;  // the dict's positions -> our parameters
   for (std::size_t i = 0; i < groups.size(); ++i) {
     const ParamGroupState& loaded = dict.param_groups[i];
-    MG_CHECK(loaded.params.size() == groups[i].params().size(), op, me, ": parameter group ", i,
-             " of the state_dict has ", loaded.params.size(), " parameters, the optimizer's has ",
-             groups[i].params().size());
+    MG_CHECK(loaded.params.size() == groups[i].params().size(), op, me,
+             ": loaded state dict contains a parameter group that has a different size than the "
+             "optimizer's parameter group: parameter group ",
+             i, " of the state_dict has ", loaded.params.size(),
+             " parameters, the optimizer's has ", groups[i].params().size());
     for (std::size_t j = 0; j < loaded.params.size(); ++j) {
       MG_CHECK(by_position.emplace(loaded.params[j], &groups[i].params()[j]).second, op, me,
                ": parameter position ", loaded.params[j], " appears twice in param_groups");

@@ -22,6 +22,7 @@ struct RMSpropOptions : public OptimizerCloneableOptions<RMSpropOptions> {
   MG_ARG(bool, maximize) = false;
 
  public:
+  MG_OPTIONS_EQUAL(RMSpropOptions)
   /// Calls f(name, field) for each option by PyTorch's name (Note [Optimizer options in a
   /// state_dict], optimizer.h).
   template <typename Self, typename F>
@@ -43,6 +44,7 @@ extern template class OptimizerWithOptions<RMSpropOptions>;
 /// momentum_buffer() (with momentum), grad_avg() (centered); Note [Typed parameter state].
 struct RMSpropParamState : public OptimizerParamState {
   MG_PARAM_STATE_CLONE(RMSpropParamState)
+  MG_PARAM_STATE_EQUAL(RMSpropParamState)
   MG_PARAM_STATE_STEP(RMSpropParamState)
   MG_PARAM_STATE_TENSOR(RMSpropParamState, square_avg)
   MG_PARAM_STATE_TENSOR(RMSpropParamState, momentum_buffer)

@@ -19,6 +19,7 @@ struct SGDOptions : public OptimizerCloneableOptions<SGDOptions> {
   MG_ARG(bool, maximize) = false;
 
  public:
+  MG_OPTIONS_EQUAL(SGDOptions)
   /// Calls f(name, field) for each option by PyTorch's name (Note [Optimizer options in a
   /// state_dict], optimizer.h).
   template <typename Self, typename F>
@@ -39,6 +40,7 @@ extern template class OptimizerWithOptions<SGDOptions>;
 /// without momentum, as SGD keeps no state then); Note [Typed parameter state].
 struct SGDParamState : public OptimizerParamState {
   MG_PARAM_STATE_CLONE(SGDParamState)
+  MG_PARAM_STATE_EQUAL(SGDParamState)
   MG_PARAM_STATE_TENSOR(SGDParamState, momentum_buffer)
 };
 
