@@ -2,12 +2,12 @@
 
 #include <atomic>
 #include <cstdint>
-#include <iostream>
 #include <sstream>
 #include <unordered_set>
 #include <utility>
 
 #include "minigrad/parameter_names.h"
+#include "minigrad/warning.h"
 
 namespace minigrad::optim {
 
@@ -17,9 +17,6 @@ Optimizer::~Optimizer() = default;
 namespace {
 std::atomic<bool> g_warn_no_gradient{true};
 std::atomic<bool> g_strict_gradients{false};
-
-// One write, so lines from two threads do not interleave.
-void warn(const std::string& message) { std::cerr << ("minigrad warning: " + message + "\n"); }
 }  // namespace
 
 void set_warn_no_gradient(bool enabled) { g_warn_no_gradient.store(enabled); }
@@ -108,7 +105,7 @@ void Optimizer::check_gradients() {
                   "(was the optimizer given another model's parameters()?)");
     if (strict) throw Error(message);
     reported_no_grads_ = true;
-    warn(message);
+    minigrad::warn(message);  // through the WarningHandler (minigrad/warning.h)
     return;
   }
   for (const Missing& m : missing) {
@@ -128,7 +125,7 @@ void Optimizer::check_gradients() {
         "NoGradGuard, item()); use it in the loss, or freeze it with requires_grad_(false)");
     if (strict) throw Error(message);
     reported_.insert(impl);
-    warn(message);
+    minigrad::warn(message);  // through the WarningHandler (minigrad/warning.h)
   }
 }
 
