@@ -256,7 +256,7 @@ TEST(Reduction, TwoNormOfALongTensorSumsItsChunks) {
 
 // ---------------------------------------------------------------- numerically extreme inputs
 
-// exp of a contiguous float32 tensor runs the kernel table's exp (ops/elementwise.cpp), other
+// exp of a contiguous float32 tensor runs the kernel table's exp (kernels/unary.cpp), other
 // tensors the xtensor / std::exp path: both within 2 ulp of exp in double, with the IEEE special
 // values exact. torch.exp(torch.tensor([-inf, -104., 0., 88.72, 89., inf, nan]))
 //   -> [0.0, 0.0, 1.0, 3.3931806003874245e+38, inf, inf, nan]

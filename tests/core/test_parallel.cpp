@@ -89,7 +89,7 @@ TEST(Parallel, LargeOpsGiveTheSameBitsOnOneAndTwoThreads) {
   expect_same_on_one_and_two_threads([&] { return a * b + 1.5; }, {a, b}, "broadcast mul, add");
   expect_same_on_one_and_two_threads([&] { return a.t() - a.t().exp(); }, {a}, "strided exp");
   expect_same_on_one_and_two_threads([&] { return a.exp().tanh(); }, {a}, "contiguous exp, tanh");
-  // gelu's grain is 2 * kGrainSize (ops/elementwise.cpp).
+  // gelu's grain is 2 * kGrainSize (kernels/unary.cpp).
   mg::Tensor big = mg::randn({1100, 501}).requires_grad_();
   expect_same_on_one_and_two_threads([&] { return mg::gelu(big); }, {big}, "gelu");
   expect_same_on_one_and_two_threads([&] { return mg::gelu(big, "tanh"); }, {big}, "gelu tanh");

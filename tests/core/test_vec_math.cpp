@@ -692,7 +692,7 @@ TEST(VecMath, GemmOnTwoThreadsHasTheBitsOfOne) {
   }
 }
 
-// tanh's and sigmoid's backward (ops/elementwise.cpp; the kernel table's tanh_backward and
+// tanh's and sigmoid's backward (kernels/unary.cpp; the kernel table's tanh_backward and
 // sigmoid_backward) round as PyTorch's: torch 1.13's tanh_backward(g, y) equals g * fma(-y, y, 1)
 // and sigmoid_backward(g, y) equals (g * (1 - y)) * y on every one of 10^6 random float32 and
 // 2000 float64 elements (g * (1 - y * y) and g * y * (1 - y) differ in 30% and 36%). So the
