@@ -29,14 +29,14 @@
 
 namespace minigrad {
 
-// ---- elementwise, one input: at::exp_out(out, self) ...
-#define MG_OUT_UNARY_OPS(X)                                                                      \
-  X(neg)                                                                                         \
-  X(exp)                                                                                         \
-  X(log) X(sqrt) X(rsqrt) X(abs) X(sign) X(tanh) X(sigmoid) X(erf) X(silu) X(mish) X(sin) X(cos) \
-      X(tan) X(asin) X(acos) X(atan) X(sinh) X(cosh) X(asinh) X(acosh) X(atanh) X(log1p) X(log2) \
-          X(log10) X(expm1) X(exp2) X(floor) X(ceil) X(round) X(trunc) X(frac) X(reciprocal)     \
-              X(square) X(hardsigmoid) X(hardswish) X(relu)
+// ---- elementwise, one input: at::exp_out(out, self) ... (clang-format 14 re-indents the list)
+// clang-format off
+#define MG_OUT_UNARY_OPS(X) \
+  X(neg) X(exp) X(log) X(sqrt) X(rsqrt) X(abs) X(sign) X(tanh) X(sigmoid) X(erf) X(silu) \
+  X(mish) X(sin) X(cos) X(tan) X(asin) X(acos) X(atan) X(sinh) X(cosh) X(asinh) X(acosh) \
+  X(atanh) X(log1p) X(log2) X(log10) X(expm1) X(exp2) X(floor) X(ceil) X(round) X(trunc) \
+  X(frac) X(reciprocal) X(square) X(hardsigmoid) X(hardswish) X(relu)
+// clang-format on
 #define MG_DECLARE_UNARY_OUT(name) Tensor& name##_out(Tensor& out, const Tensor& self);
 MG_OUT_UNARY_OPS(MG_DECLARE_UNARY_OUT)
 #undef MG_DECLARE_UNARY_OUT
