@@ -1,4 +1,7 @@
-// learn_projections --emergent: nobody tells the adjective where to look.
+// emergent: nobody tells the adjective where to look.
+//
+//   emergent [--seed 0] [--steps 100] [--lr 0.05] [--dim 8] [--value-dim 3]
+//            [--picture emergent_attention.png]
 //
 // The main example trains W_q and W_k towards a table written by hand. Here the table is not
 // given. A small generated language has adjectives that fit only some nouns ("woolen" fits jacket,
@@ -13,10 +16,9 @@
 // words are one-hot features without positions, so the only way to succeed is for W_q and W_k to
 // learn which nouns each adjective fits (so that it attends to them) and for W_v to carry the
 // noun's identity to the readout. The lesson's pattern, adjective attends to noun, has to emerge.
-#include "emergent.h"
-
 #include <cairo.h>
 #include <unistd.h>
+#include <CLI/CLI.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -40,6 +42,16 @@ namespace mg = minigrad;
 namespace nn = minigrad::nn;
 
 namespace {
+
+/// The knobs (main, at the bottom, reads them from the command line).
+struct EmergentOptions {
+  std::uint64_t seed = 0;
+  int steps = 100;
+  double lr = 0.05;
+  std::int64_t dim = 8;                            // d_k
+  std::int64_t value_dim = 3;                      // d_v
+  std::string picture = "emergent_attention.png";  // adjectives' attention in held-out phrases
+};
 
 // ---------------------------------------------------------------- the language
 
@@ -406,8 +418,7 @@ bool write_picture(const std::string& path, const std::vector<std::string>& text
   return status == CAIRO_STATUS_SUCCESS;
 }
 
-}  // namespace
-
+/// Trains W_q, W_k, W_v and a readout; returns 0 when the held-out accuracy is at least 0.9.
 int run_emergent(const EmergentOptions& options) {
   Corpus c = make_corpus();
   const auto V = static_cast<std::int64_t>(c.vocab.size());
@@ -557,4 +568,28 @@ int run_emergent(const EmergentOptions& options) {
     std::printf("picture: %s\n", options.picture.c_str());
   }
   return ok ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{
+      "No target table: W_q, W_k, W_v learn where adjectives look from a prediction task over a "
+      "generated corpus."};
+  EmergentOptions o;
+  app.add_option("--seed", o.seed, "random seed for the initial weights")->capture_default_str();
+  app.add_option("--steps", o.steps, "training steps (full batches)")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  app.add_option("--lr", o.lr, "Adam's learning rate")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  app.add_option("--dim", o.dim, "d_k")->check(CLI::PositiveNumber)->capture_default_str();
+  app.add_option("--value-dim", o.value_dim, "d_v")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  app.add_option("--picture", o.picture, "PNG of the adjectives' attention ('' for none)")
+      ->capture_default_str();
+  CLI11_PARSE(app, argc, argv);
+  return run_emergent(o);
 }

@@ -3,15 +3,18 @@
 // "warm" attends to the nouns "jacket" and "winter", and the words with nothing to look for spread
 // their attention evenly: the table the lesson built by hand with W_Q and W_K, found by training.
 //
-//   learn_projections [--seed 0] [--steps 1000] [--lr 2] [--optimizer sgd|adam]
+//   learn_projections [--seed 0] [--steps 1000] [--optimizer sgd|adam] [--lr 2]
 //                     [--picture learn_projections.png] [--loss-log losses.txt]
-//   learn_projections --emergent [--seed 0] [--steps 100] [--lr 0.05] [--dim 8]
-//                     [--picture emergent_attention.png]      (see emergent.cpp)
+//
+// Read it top to bottom: the knobs, the data, the model, the training loop; the printing and the
+// command line come after. (The pattern can also emerge without a target: examples/emergent.cpp.)
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <iostream>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -19,14 +22,43 @@
 #include <minigrad/utils.h>
 #include <minigrad/viz.h>
 
-#include "emergent.h"
-
 namespace mg = minigrad;
 namespace nn = minigrad::nn;
 
 namespace {
 
+// ---------------------------------------------------------------- the knobs
+
+struct Knobs {
+  std::uint64_t seed = 0;  // the initial projections
+  int steps = 1000;        // at most; training stops when the table is reached
+  std::string optimizer = "sgd";
+  double lr = 0;                                  // 0: 2 for sgd, 0.1 for adam
+  std::string picture = "learn_projections.png";  // before/after heatmap ("": none)
+  std::string loss_log;                           // "step loss" per step ("": none)
+};
+
+// ---------------------------------------------------------------- the data
+
 const std::vector<std::string> kWords = {"warm", "jacket", "for", "winter"};
+
+/// One row of features per word: adjective, noun, neither.
+mg::Tensor words() {
+  return mg::tensor({{1.0, 0.0, 0.0},    // warm   adjective
+                     {0.0, 1.0, 0.0},    // jacket noun
+                     {0.0, 0.0, 1.0},    // for    neither
+                     {0.0, 1.0, 0.0}});  // winter noun
+}
+
+/// The lesson's table: warm splits its attention over the two nouns; the others spread evenly.
+mg::Tensor target_table() {
+  return mg::tensor({{0.0, 0.5, 0.0, 0.5},  // warm looks for the nouns
+                     {0.25, 0.25, 0.25, 0.25},
+                     {0.25, 0.25, 0.25, 0.25},
+                     {0.25, 0.25, 0.25, 0.25}});
+}
+
+// ---------------------------------------------------------------- the model
 
 /// The lesson's attention(Q, K) = softmax(Q K^T), one row per word.
 struct Attention : nn::Module {
@@ -42,126 +74,21 @@ struct Attention : nn::Module {
   }
 };
 
-/// Prints a table as the lesson does with np.round(table, 2), with the words as labels.
-void print_table(const char* title, const mg::Tensor& table) {
-  std::printf("%s\n%8s", title, "");
-  for (const auto& w : kWords) std::printf("%8s", w.c_str());
-  std::printf("\n");
-  auto v = table.to_vector<double>();
-  for (std::size_t i = 0; i < kWords.size(); ++i) {
-    std::printf("%8s", kWords[i].c_str());
-    for (std::size_t j = 0; j < kWords.size(); ++j) std::printf("%8.2f", v[i * 4 + j]);
-    std::printf("\n");
-  }
-}
+// Printing, below the training loop.
+bool reached(const mg::Tensor& table);
+void print_table(const char* title, const mg::Tensor& table);
+void print_heatmap(const mg::Tensor& table);
+void print_what_was_learned(const Attention& model);
+bool draw(const Knobs& k, const mg::Tensor& before, const mg::Tensor& after, bool ok, int step);
 
-/// The table as shaded blocks, darker for more attention (for terminals); the darkest is the
-/// table's maximum. A cell is 8 columns wide (a space, 3 blocks of 2, a space), as its label.
-void print_heatmap(const mg::Tensor& table) {
-  static const char* kShades[] = {"  ", "░░", "▒▒", "▓▓", "██"};
-  auto v = table.to_vector<double>();
-  const double max = *std::max_element(v.begin(), v.end());
-  std::printf("%8s", "");
-  for (const auto& w : kWords) std::printf(" %-7.6s", w.c_str());
-  std::printf("\n");
-  for (std::size_t i = 0; i < 4; ++i) {
-    std::printf("%8s", kWords[i].c_str());
-    for (std::size_t j = 0; j < 4; ++j) {
-      int level = static_cast<int>(std::lround(v[i * 4 + j] / max * 4));
-      std::printf(" %s%s%s ", kShades[std::min(level, 4)], kShades[std::min(level, 4)],
-                  kShades[std::min(level, 4)]);
-    }
-    std::printf("\n");
-  }
-  std::printf("%8s (blank 0, %s %.2f)\n", "", kShades[4], max);
-}
+// ---------------------------------------------------------------- training
 
-/// The lesson's target: warm splits its attention over the two nouns; the others spread evenly.
-bool reached(const mg::Tensor& table) {
-  auto v = table.to_vector<double>();
-  bool warm = v[1] >= 0.45 && v[3] >= 0.45 && v[0] <= 0.05;
-  bool even = true;
-  for (std::size_t i = 4; i < 16; ++i) even &= std::fabs(v[i] - 0.25) <= 0.02;
-  return warm && even;
-}
-
-}  // namespace
-
-int main(int argc, char** argv) {
-  CLI::App app{"Train query/key projections until 'warm' attends to the nouns."};
-  std::uint64_t seed = 0;
-  int steps = 1000;
-  double lr = 0;  // 0: the optimizer's default below
-  std::string optimizer = "sgd";
-  std::string picture = "learn_projections.png";
-  std::string loss_log;
-  const EmergentOptions emergent_defaults;
-  app.add_option("--seed", seed, "random seed for the initial projections")->capture_default_str();
-  app.add_option("--steps", steps,
-                 "maximum number of training steps [1000; --emergent: " +
-                     std::to_string(emergent_defaults.steps) + "]")
-      ->check(CLI::PositiveNumber);
-  app.add_option("--lr", lr, "learning rate [2 for sgd, 0.1 for adam; --emergent: 0.05]")
-      ->check(CLI::PositiveNumber);
-  app.add_option("--optimizer", optimizer, "sgd or adam (not with --emergent)")
-      ->check(CLI::IsMember({"sgd", "adam"}))
-      ->capture_default_str();
-  app.add_option("--picture", picture,
-                 "PNG file for the before/after attention ('' for none) [learn_projections.png; "
-                 "--emergent: emergent_attention.png]");
-  app.add_option("--loss-log", loss_log,
-                 "write 'step loss' for every step to this file (not with --emergent)");
-  bool emergent = false;
-  std::int64_t dim = emergent_defaults.dim;
-  app.add_flag("--emergent", emergent,
-               "no target table: W_q, W_k, W_v learn where adjectives look from a prediction task "
-               "over a generated corpus");
-  std::int64_t value_dim = emergent_defaults.value_dim;
-  app.add_option("--dim", dim, "--emergent only: d_k")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str();
-  app.add_option("--value-dim", value_dim, "--emergent only: d_v")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str();
-  CLI11_PARSE(app, argc, argv);
-
-  if (emergent) {
-    for (const char* flag : {"--optimizer", "--loss-log"})
-      if (app.count(flag)) {
-        std::fprintf(stderr,
-                     "%s does not apply with --emergent (it trains with its own Adam and writes "
-                     "no loss log); drop %s or --emergent\n",
-                     flag, flag);
-        return 2;
-      }
-    EmergentOptions o;
-    o.seed = seed;
-    if (app.count("--steps")) o.steps = steps;
-    if (lr != 0) o.lr = lr;
-    o.dim = dim;
-    o.value_dim = value_dim;
-    o.picture = app.count("--picture") ? picture : "emergent_attention.png";
-    return run_emergent(o);
-  }
-
-  if (lr == 0) lr = optimizer == "adam" ? 0.1 : 2.0;
-  mg::manual_seed(seed);
-  mg::Tensor X = mg::tensor({{1.0, 0.0, 0.0},            // warm   adjective
-                             {0.0, 1.0, 0.0},            // jacket noun
-                             {0.0, 0.0, 1.0},            // for    neither
-                             {0.0, 1.0, 0.0}});          // winter noun
-  mg::Tensor target = mg::tensor({{0.0, 0.5, 0.0, 0.5},  // warm looks for the nouns
-                                  {0.25, 0.25, 0.25, 0.25},
-                                  {0.25, 0.25, 0.25, 0.25},
-                                  {0.25, 0.25, 0.25, 0.25}});
+int train(Knobs k) {
+  if (k.lr == 0) k.lr = k.optimizer == "adam" ? 0.1 : 2.0;
+  mg::manual_seed(k.seed);
+  mg::Tensor X = words(), target = target_table();
   Attention model;
-  std::printf("%s\n\n",
-              [&] {
-                std::ostringstream os;
-                os << model;
-                return os.str();
-              }()
-                  .c_str());
+  std::cout << model << "\n\n";
 
   mg::Tensor before;
   {
@@ -170,29 +97,30 @@ int main(int argc, char** argv) {
   }
   print_table("attention before training:", before);
 
-  // Cross-entropy against the target rows (KL divergence up to a constant): its gradient
-  // softmax - target does not fade as the weights saturate, unlike a squared error.
   std::unique_ptr<mg::optim::Optimizer> opt;
-  if (optimizer == "adam")
-    opt = std::make_unique<mg::optim::Adam>(model.parameters(), mg::optim::AdamOptions(lr));
+  if (k.optimizer == "adam")
+    opt = std::make_unique<mg::optim::Adam>(model.parameters(), mg::optim::AdamOptions(k.lr));
   else
-    opt = std::make_unique<mg::optim::SGD>(model.parameters(), mg::optim::SGDOptions(lr));
-  const double target_entropy = -(0.5 * std::log(0.5) * 2 + 3 * 4 * 0.25 * std::log(0.25)) / 4;
+    opt = std::make_unique<mg::optim::SGD>(model.parameters(), mg::optim::SGDOptions(k.lr));
 
-  std::FILE* log = loss_log.empty() ? nullptr : std::fopen(loss_log.c_str(), "w");
-  if (!loss_log.empty() && !log) {
-    std::fprintf(stderr, "could not write %s\n", loss_log.c_str());
+  std::FILE* log = k.loss_log.empty() ? nullptr : std::fopen(k.loss_log.c_str(), "w");
+  if (!k.loss_log.empty() && !log) {
+    std::fprintf(stderr, "could not write %s\n", k.loss_log.c_str());
     return 2;
   }
+  // The loss's floor: the target rows' own entropy (the loss minus it is the KL divergence).
+  const double target_entropy = -(0.5 * std::log(0.5) * 2 + 3 * 4 * 0.25 * std::log(0.25)) / 4;
+  // On a terminal the bar redraws one line; into a file or a pipe it prints plain lines.
+  mg::utils::ProgressBar bar(k.steps, "train", {.out = &std::cout, .unit = "step"});
   mg::Tensor table;
   int step = 0;  // updates made so far
-  // On a terminal the bar redraws one line; into a file or a pipe it prints plain lines.
-  mg::utils::ProgressBar bar(steps, "train", {.out = &std::cout, .unit = "step"});
   for (;; ++step) {
+    // Cross-entropy against the target rows (KL divergence up to a constant): its gradient
+    // softmax - target does not fade as the weights saturate, unlike a squared error.
     mg::Tensor logp = mg::log_softmax(model.scores(X), -1);
     mg::Tensor loss = -(target * logp).sum(-1).mean();
     table = logp.detach().exp();
-    bool done = reached(table) || step == steps;
+    bool done = reached(table) || step == k.steps;
     if (log) std::fprintf(log, "%d %.9g\n", step, loss.item<double>());
     bar.set_postfix("loss", loss.item<double>());
     bar.set_postfix("KL to target", loss.item<double>() - target_entropy);
@@ -204,13 +132,71 @@ int main(int argc, char** argv) {
   }
   bar.close();
   if (log) std::fclose(log);
+
   std::printf("\n");
   print_table("attention after training:", table);
   std::printf("\n");
   print_heatmap(table);
+  print_what_was_learned(model);
 
-  // What the projections learned: score(i, j) = x_i^T (W_q^T W_k) x_j, so M = W_q^T W_k says how
-  // much a word with feature r (row) wants a word with feature c (column).
+  bool ok = reached(table);
+  std::printf("\n%s after %d steps (%s, lr %g, seed %llu)\n",
+              ok ? "target reached" : "target NOT reached", step, k.optimizer.c_str(), k.lr,
+              static_cast<unsigned long long>(k.seed));
+  if (!draw(k, before, table, ok, step)) return 2;
+  return ok ? 0 : 1;
+}
+
+// ---------------------------------------------------------------- printing
+
+/// The lesson's target reached: warm splits its attention over the two nouns, the others even.
+bool reached(const mg::Tensor& table) {
+  auto v = table.to_vector<double>();
+  bool warm = v[1] >= 0.45 && v[3] >= 0.45 && v[0] <= 0.05;
+  bool even = true;
+  for (std::size_t i = 4; i < 16; ++i) even &= std::fabs(v[i] - 0.25) <= 0.02;
+  return warm && even;
+}
+
+/// Prints a table as the lesson does with np.round(table, 2), with the words as labels.
+void print_table(const char* title, const mg::Tensor& table) {
+  const std::size_t n = kWords.size();
+  std::printf("%s\n%8s", title, "");
+  for (const auto& w : kWords) std::printf("%8s", w.c_str());
+  std::printf("\n");
+  auto v = table.to_vector<double>();
+  for (std::size_t i = 0; i < n; ++i) {
+    std::printf("%8s", kWords[i].c_str());
+    for (std::size_t j = 0; j < n; ++j) std::printf("%8.2f", v[i * n + j]);
+    std::printf("\n");
+  }
+}
+
+/// The table as shaded blocks, darker for more attention (for terminals); the darkest is the
+/// table's maximum. A cell is 8 columns wide (a space, 3 blocks of 2, a space), as its label.
+void print_heatmap(const mg::Tensor& table) {
+  static const char* kShades[] = {"  ", "░░", "▒▒", "▓▓", "██"};
+  const std::size_t n = kWords.size();
+  auto v = table.to_vector<double>();
+  const double max = *std::max_element(v.begin(), v.end());
+  std::printf("%8s", "");
+  for (const auto& w : kWords) std::printf(" %-7.6s", w.c_str());
+  std::printf("\n");
+  for (std::size_t i = 0; i < n; ++i) {
+    std::printf("%8s", kWords[i].c_str());
+    for (std::size_t j = 0; j < n; ++j) {
+      const char* shade =
+          kShades[std::min(static_cast<int>(std::lround(v[i * n + j] / max * 4)), 4)];
+      std::printf(" %s%s%s ", shade, shade, shade);
+    }
+    std::printf("\n");
+  }
+  std::printf("%8s (blank 0, %s %.2f)\n", "", kShades[4], max);
+}
+
+/// What the projections learned: score(i, j) = x_i^T (W_q^T W_k) x_j, so M = W_q^T W_k says how
+/// much a word with feature r (row) wants a word with feature c (column).
+void print_what_was_learned(const Attention& model) {
   std::cout << "\nW_q.weight = " << model.W_q->weight << "\nW_k.weight = " << model.W_k->weight
             << "\n";
   mg::Tensor M = mg::matmul(model.W_q->weight.t(), model.W_k->weight).detach();
@@ -229,29 +215,60 @@ int main(int argc, char** argv) {
       "An adjective's row rewards nouns (%.2f) over adjectives (%.2f) and other words (%.2f);\n"
       "the other rows are flat, so nouns and 'for' spread their attention evenly.\n",
       m[1], m[0], m[2]);
+}
 
-  bool ok = reached(table);
-  std::printf("\n%s after %d steps (%s, lr %g, seed %llu)\n",
-              ok ? "target reached" : "target NOT reached", step, optimizer.c_str(), lr,
-              static_cast<unsigned long long>(seed));
-  if (!picture.empty()) {
-    char caption[160];
-    std::snprintf(caption, sizeof caption,
-                  "learn_projections --seed %llu --optimizer %s --lr %g: %s after %d steps",
-                  static_cast<unsigned long long>(seed), optimizer.c_str(), lr,
-                  ok ? "target reached" : "target NOT reached", step);
-    try {
-      mg::viz::attention_heatmap(mg::stack({before, table}, 0), kWords, kWords, picture,
-                                 "attention of each word (softmax of q k^T)",
-                                 {.caption = caption,
-                                  .x_label = "the word attended to",
-                                  .y_label = "the word that looks",
-                                  .panel_titles = {"before training", "after training"}});
-      std::printf("picture: %s\n", picture.c_str());
-    } catch (const mg::Error& e) {
-      std::fprintf(stderr, "%s\n", e.what());
-      return 2;
-    }
+/// The before/after heatmap as a PNG (k.picture; nothing when empty). False when not written.
+bool draw(const Knobs& k, const mg::Tensor& before, const mg::Tensor& after, bool ok, int step) {
+  if (k.picture.empty()) return true;
+  char caption[160];
+  std::snprintf(caption, sizeof caption,
+                "learn_projections --seed %llu --optimizer %s --lr %g: %s after %d steps",
+                static_cast<unsigned long long>(k.seed), k.optimizer.c_str(), k.lr,
+                ok ? "target reached" : "target NOT reached", step);
+  try {
+    mg::viz::attention_heatmap(mg::stack({before, after}, 0), kWords, kWords, k.picture,
+                               "attention of each word (softmax of q k^T)",
+                               {.caption = caption,
+                                .x_label = "the word attended to",
+                                .y_label = "the word that looks",
+                                .panel_titles = {"before training", "after training"}});
+  } catch (const mg::Error& e) {
+    std::fprintf(stderr, "%s\n", e.what());
+    return false;
   }
-  return ok ? 0 : 1;
+  std::printf("picture: %s\n", k.picture.c_str());
+  return true;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------- the command line
+
+int main(int argc, char** argv) {
+  CLI::App app{"Train query/key projections until 'warm' attends to the nouns."};
+  Knobs k;
+  app.add_option("--seed", k.seed, "random seed for the initial projections")
+      ->capture_default_str();
+  app.add_option("--steps", k.steps, "maximum number of training steps")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  app.add_option("--optimizer", k.optimizer, "sgd or adam")
+      ->check(CLI::IsMember({"sgd", "adam"}))
+      ->capture_default_str();
+  app.add_option("--lr", k.lr, "learning rate [2 for sgd, 0.1 for adam]")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--picture", k.picture, "PNG file for the before/after attention ('' for none)")
+      ->capture_default_str();
+  app.add_option("--loss-log", k.loss_log, "write 'step loss' for every step to this file");
+  bool emergent = false;
+  app.add_flag("--emergent", emergent, "moved: the emergent variant is its own example, emergent");
+  CLI11_PARSE(app, argc, argv);
+  if (emergent) {
+    std::fprintf(stderr,
+                 "learn_projections: --emergent is its own example now: run "
+                 "build/examples/emergent (same options: --seed, --steps, --lr, --dim, "
+                 "--value-dim, --picture)\n");
+    return 2;
+  }
+  return train(k);
 }

@@ -45,7 +45,7 @@ CHAR_GPT_ONE_STEP = ["examples/char_gpt/char_gpt", "--steps", "2", "--warmup", "
 RUNS = {
     "learn_projections": (["examples/learn_projections", "--picture", "learn_projections.png"],
                           ["docs/images/learn_projections.png"], "exact", False),
-    "emergent": (["examples/learn_projections", "--emergent", "--picture",
+    "emergent": (["examples/emergent", "--picture",
                   "emergent_attention.png"], ["docs/images/emergent_attention.png"], "exact", False),
     "attention_graph": (["examples/attention_graph", "attention_graph.png"],
                         ["docs/images/attention_graph.png"], "exact", False),

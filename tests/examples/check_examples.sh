@@ -4,7 +4,7 @@
 # running the lesson's code with /usr/bin/python3); every one of its lines must appear in the
 # C++ example's output (letter case aside: C++ prints true where Python prints True).
 # Then learn_projections must reach the lesson's table from 10 seeds, with SGD and with Adam, and
-# learn_projections --emergent must reach a held-out accuracy of at least 0.9 from 3 seeds while its
+# emergent must reach a held-out accuracy of at least 0.9 from 3 seeds while its
 # control (attention frozen uniform) stays below 0.7: the task needs the learned attention.
 # With a second argument `smoke` (the sanitizer builds) one seed of each: there the runs look for
 # memory and undefined-behaviour errors, and the seeds' statistics are the Release build's test.
@@ -46,17 +46,17 @@ for opt in sgd adam; do
   done
 done
 for seed in "${emergent_seeds[@]}"; do
-  out="$("$bin/learn_projections" --emergent --seed "$seed" --picture '' | tr '\r' '\n')" || {
-    echo "FAIL learn_projections --emergent --seed $seed: $(tail -n 1 <<<"$out")"
+  out="$("$bin/emergent" --seed "$seed" --picture '' | tr '\r' '\n')" || {
+    echo "FAIL emergent --seed $seed: $(tail -n 1 <<<"$out")"
     fail=1
     continue
   }
   control="$(sed -n 's/^the control.*held-out accuracy \([0-9.]*\),.*/\1/p' <<<"$out")"
   if [ -z "$control" ] || ! awk -v c="$control" 'BEGIN { exit !(c < 0.7) }'; then
-    echo "FAIL learn_projections --emergent --seed $seed: the control reached '$control'"
+    echo "FAIL emergent --seed $seed: the control reached '$control'"
     fail=1
   else
-    echo "ok   learn_projections --emergent: $(tail -n 1 <<<"$out") (control $control)"
+    echo "ok   emergent: $(tail -n 1 <<<"$out") (control $control)"
   fi
 done
 exit "$fail"

@@ -28,7 +28,7 @@ char_gpt=(--steps 2 --warmup 1 --dim 16 --heads 2 --layers 1 --block 8 --batch 4
   --eval-every 1 --samples 1 --length 10 --sample-every 0 --curve '' --attention '')
 
 programs=(warm_jacket train_attention hand_built_projections batched_qkv attention_backward
-  attention_graph learn_projections tiny_lm/tiny_lm tiny_lm/tiny_lm_ddp char_gpt/char_gpt)
+  attention_graph learn_projections emergent tiny_lm/tiny_lm tiny_lm/tiny_lm_ddp char_gpt/char_gpt)
 for name in "${programs[@]}"; do
   program="$bin/$name"
   if [ ! -x "$program" ]; then
@@ -72,7 +72,7 @@ LSAN_OPTIONS="$(lsan viz)" expect_unwritable attention_graph "$missing/graph.png
 expect_unwritable learn_projections "$missing/lp.png" --picture "$missing/lp.png"
 expect_unwritable learn_projections "$missing/losses.txt" --picture '' --loss-log \
   "$missing/losses.txt"
-expect_unwritable learn_projections "$missing/em.png" --emergent --steps 2 --picture "$missing/em.png"
+expect_unwritable emergent "$missing/em.png" --steps 2 --picture "$missing/em.png"
 expect_unwritable tiny_lm/tiny_lm "$missing/curve.png" "${tiny_lm[@]}" --attention '' \
   --curve "$missing/curve.png"
 expect_unwritable tiny_lm/tiny_lm "$missing/att.png" "${tiny_lm[@]}" --curve '' \
@@ -119,7 +119,7 @@ check_lines() {
   fi
 }
 check_lines learn_projections --picture ''
-check_lines learn_projections --emergent --steps 20 --picture ''
+check_lines emergent --steps 20 --picture ''
 check_lines tiny_lm/tiny_lm "${tiny_lm[@]}" --curve '' --attention ''
 
 # learn_projections' text heatmap: every label stands over its column, in display columns.
