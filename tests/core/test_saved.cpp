@@ -161,10 +161,29 @@ TEST(SavedTensors, SavedOutputIsItsDataNotACopy) {
     auto x = mg::tensor({1.0, 2.0}).requires_grad_();
     y = (x * 2).exp();
   }
-  // The graph holds x (its AccumulateGrad) and the constant 2 (MulBackward0 reads it for x's
-  // gradient); x * 2 is freed, since ExpBackward0 reads y's own data.
-  EXPECT_EQ(mg::live_storage_count() - before, 3);  // x, the constant 2, y
+  // The graph holds x (its AccumulateGrad); MulBackward0 keeps the number 2 itself, not a tensor
+  // (as libtorch's MulBackward1); x * 2 is freed, since ExpBackward0 reads y's own data.
+  EXPECT_EQ(mg::live_storage_count() - before, 2);  // x, y
   y.sum().backward();
+}
+
+// A tensor and a number (x * 2, 2 * x, x / 4, x + 3, x - 1, 5 - x): the node keeps the number,
+// not a 0-dim tensor holding it, so a chain of them holds no storage but its ends. PyTorch 1.13:
+//   x = torch.tensor([1., 2.], requires_grad=True)
+//   y = ((((x * 2) / 4) + 3) - 1); y = 5 - y; y = 3 * y; y = 1 + y
+//   y -> [8.5, 7.0], AddBackward0; torch.autograd.grad(y.sum(), x) -> [-1.5, -1.5]
+TEST(SavedTensors, TensorAndNumberOpsKeepTheNumberNotATensor) {
+  std::int64_t before = mg::live_storage_count();
+  auto x = mg::tensor({1.0, 2.0}).requires_grad_();
+  mg::Tensor y = ((((x * 2) / 4) + 3) - 1);
+  y = 5 - y;
+  y = 3 * y;
+  y = 1 + y;
+  EXPECT_EQ(mg::live_storage_count() - before, 2);  // x, y
+  EXPECT_EQ(y.to_vector<double>(), (std::vector<double>{8.5, 7.0}));
+  EXPECT_EQ(y.grad_fn()->name(), "AddBackward0");
+  mg::Tensor g = mg::autograd::grad({y.sum()}, {x}, {}, std::nullopt, /*create_graph=*/true)[0];
+  EXPECT_EQ(g.to_vector<double>(), (std::vector<double>{-1.5, -1.5}));
 }
 
 // Fuzz finding F8 (Note [Saved inputs are snapshots]): b = a * x saves a; then a *= b gives a a

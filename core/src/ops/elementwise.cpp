@@ -181,10 +181,41 @@ Tensor div(const Tensor& a, const Tensor& b) {
   return out;
 }
 
-Tensor add(const Tensor& a, Scalar b) { return add(a, wrap("add", a, b)); }
-Tensor sub(const Tensor& a, Scalar b) { return sub(a, wrap("sub", a, b)); }
-Tensor mul(const Tensor& a, Scalar b) { return mul(a, wrap("mul", a, b)); }
-Tensor div(const Tensor& a, Scalar b) { return div(a, wrap("div", a, b)); }
+// A tensor and a number: the number is not an input of the graph. Each op computes as its tensor
+// form on the number wrapped as a 0-dim tensor, and its node keeps the number, not that tensor
+// (as libtorch's MulBackward1): a long chain of `y = y * 0.5` holds one small node per op.
+// Numbered as Python's MulBackward0, which `x * 0.5` records in PyTorch.
+
+namespace {
+/// The tensor form's result without its node: the op on a and s wrapped.
+template <typename Op>
+Tensor with_scalar(const char* op, const Tensor& a, Scalar s, Op tensor_op) {
+  Tensor w = wrap(op, a, s);
+  NoGradGuard no_grad;
+  return tensor_op(a, w);
+}
+}  // namespace
+
+Tensor add(const Tensor& a, Scalar b) {
+  Tensor out = with_scalar("add", a, b, [](const Tensor& x, const Tensor& y) { return add(x, y); });
+  record("AddBackward0", out, {&a}, [](const Tensor& g, FunctionNode&) { return Grads{g}; });
+  return out;
+}
+Tensor sub(const Tensor& a, Scalar b) {
+  Tensor out = with_scalar("sub", a, b, [](const Tensor& x, const Tensor& y) { return sub(x, y); });
+  record("SubBackward0", out, {&a}, [](const Tensor& g, FunctionNode&) { return Grads{g}; });
+  return out;
+}
+Tensor mul(const Tensor& a, Scalar b) {
+  Tensor out = with_scalar("mul", a, b, [](const Tensor& x, const Tensor& y) { return mul(x, y); });
+  record("MulBackward0", out, {&a}, [b](const Tensor& g, FunctionNode&) { return Grads{g * b}; });
+  return out;
+}
+Tensor div(const Tensor& a, Scalar b) {
+  Tensor out = with_scalar("div", a, b, [](const Tensor& x, const Tensor& y) { return div(x, y); });
+  record("DivBackward0", out, {&a}, [b](const Tensor& g, FunctionNode&) { return Grads{g / b}; });
+  return out;
+}
 
 Tensor neg(const Tensor& x) {
   MG_PROFILE_OP("neg");
@@ -756,9 +787,21 @@ Tensor operator+(const Tensor& a, Scalar b) { return add(a, b); }
 Tensor operator-(const Tensor& a, Scalar b) { return sub(a, b); }
 Tensor operator*(const Tensor& a, Scalar b) { return mul(a, b); }
 Tensor operator/(const Tensor& a, Scalar b) { return div(a, b); }
-Tensor operator+(Scalar a, const Tensor& b) { return add(wrap("add", b, a), b); }
-Tensor operator-(Scalar a, const Tensor& b) { return sub(wrap("sub", b, a), b); }
-Tensor operator*(Scalar a, const Tensor& b) { return mul(wrap("mul", b, a), b); }
+Tensor operator+(Scalar a, const Tensor& b) {
+  Tensor out = with_scalar("add", b, a, [](const Tensor& y, const Tensor& x) { return add(x, y); });
+  record("AddBackward0", out, {&b}, [](const Tensor& g, FunctionNode&) { return Grads{g}; });
+  return out;
+}
+Tensor operator-(Scalar a, const Tensor& b) {
+  Tensor out = with_scalar("sub", b, a, [](const Tensor& y, const Tensor& x) { return sub(x, y); });
+  record("SubBackward0", out, {&b}, [](const Tensor& g, FunctionNode&) { return Grads{-g}; });
+  return out;
+}
+Tensor operator*(Scalar a, const Tensor& b) {
+  Tensor out = with_scalar("mul", b, a, [](const Tensor& y, const Tensor& x) { return mul(x, y); });
+  record("MulBackward0", out, {&b}, [a](const Tensor& g, FunctionNode&) { return Grads{g * a}; });
+  return out;
+}
 Tensor operator/(Scalar a, const Tensor& b) { return div(wrap("div", b, a), b); }
 Tensor operator==(const Tensor& a, const Tensor& b) { return eq(a, b); }
 Tensor operator!=(const Tensor& a, const Tensor& b) { return ne(a, b); }
