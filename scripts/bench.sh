@@ -34,7 +34,7 @@ for arg in "$@"; do [ "$arg" = --quick ] || [ "$arg" = --smoke ] && quick=1; don
 build="build-bench"
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DMINIGRAD_BUILD_BENCH=ON \
   -DMINIGRAD_BENCH_TORCH="$torch" >/dev/null
-targets=(minigrad_bench learn_projections train_script_minigrad gpt2_mg tiny_lm)
+targets=(minigrad_bench learn_projections train_script_minigrad gpt2_mg tiny_lm graph_memory)
 # minigrad::distributed's rows (Open MPI, installed by deps.sh): the all-reduce and tiny_lm_ddp.
 have_mpi=0
 if grep -q '^MINIGRAD_BUILD_DISTRIBUTED:BOOL=ON' "$build/CMakeCache.txt"; then
@@ -44,7 +44,7 @@ fi
 have_torch=0
 if [ "$torch" = ON ] && grep -q '^Torch_DIR:PATH=/' "$build/CMakeCache.txt"; then
   have_torch=1
-  targets+=(learn_projections_torch train_script_torch gpt2_torch)
+  targets+=(learn_projections_torch train_script_torch gpt2_torch graph_memory_torch)
 fi
 cmake --build "$build" -j"$(nproc)" --target "${targets[@]}"
 
@@ -209,6 +209,25 @@ row "compiler peak memory for it" "$((mg_cm / 1024))" "$((tr_cm / 1024))" MiB -
 "$tmp/train_mg" | tail -1 | sed 's/^/minigrad train script: /'
 [ "$have_torch" = 1 ] && "$tmp/train_torch" | tail -1 | sed 's/^/libtorch train script: /'
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
+
+# Issue 39 item 5: a long autograd chain (1M ops; 10,000 with --quick), each chain in a process
+# of its own: heap held per op (mallinfo2, the same in any load) and CPU time to build it.
+echo
+echo "== long autograd graphs (bench/graph_memory, the same source against both)"
+chain_ops=$([ "$quick" = 1 ] && echo 10000 || echo 1000000)
+"$build/bench/graph_memory" "$chain_ops" >"$tmp/gm"
+: >"$tmp/gt"
+[ "$have_torch" = 1 ] && "$build/bench/graph_memory_torch" "$chain_ops" >"$tmp/gt"
+cat "$tmp/gm" "$tmp/gt"
+printf "%-48s %12s %12s %7s  %s\n" "figure" "minigrad" "libtorch" "ratio" "target"
+# field: 4 = bytes per op held, 8 = build ns per op
+chain_field() { awk -v c="$2" -v f="$3" '$2 == c { print $f; exit }' "$1"; }
+for chain in mul tanh add mul_t; do
+  row "$chain chain: bytes per op held" "$(chain_field "$tmp/gm" "$chain" 4)" \
+    "$(chain_field "$tmp/gt" "$chain" 4 || true)" B 1.0
+  row "$chain chain: build CPU per op" "$(chain_field "$tmp/gm" "$chain" 8)" \
+    "$(chain_field "$tmp/gt" "$chain" 8 || true)" ns 0.8
+done
 
 if [ "$have_mpi" = 1 ]; then
   echo

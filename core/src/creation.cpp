@@ -195,7 +195,7 @@ Tensor from_blob(void* data, const Shape& sizes, const TensorOptions& options) {
 Tensor from_blob(void* data, const Shape& sizes, const std::function<void(void*)>& deleter,
                  const TensorOptions& options) {
   Tensor out = from_blob(data, sizes, detail::contiguous_strides(sizes), options);
-  out.impl()->storage->deleter = deleter;
+  out.impl()->storage->deleter = std::make_unique<std::function<void(void*)>>(deleter);
   return out;
 }
 

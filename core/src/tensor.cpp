@@ -37,7 +37,7 @@ Storage::Storage(void* external_data, std::size_t n, std::nullptr_t)
 }
 Storage::~Storage() {
   if (external) {
-    if (deleter) deleter(data);
+    if (deleter && *deleter) (*deleter)(data);
   } else {
     detail::cached_free(data, std::max<std::size_t>(nbytes, 1));
   }
@@ -469,7 +469,10 @@ Tensor& Tensor::requires_grad_(bool requires_grad) {
   return *this;
 }
 
-Tensor Tensor::grad() const { return checked(impl_.get(), "grad").grad; }
+Tensor Tensor::grad() const {
+  const TensorImpl& impl = checked(impl_.get(), "grad");
+  return impl.meta ? impl.meta->grad : Tensor();
+}
 
 void Tensor::set_grad(const Tensor& g) const {
   MG_CHECK(defined(), "set_grad", "called on an undefined tensor");
@@ -479,7 +482,7 @@ void Tensor::set_grad(const Tensor& g) const {
     MG_CHECK(g.dtype() == dtype(), "set_grad", "gradient of dtype ", dtype_name(g.dtype()),
              " does not match the tensor's dtype ", dtype_name(dtype()));
   }
-  impl_->grad = g;
+  if (g.defined() || impl_->meta) impl_->autograd_meta().grad = g;
 }
 
 bool Tensor::is_alias_of(const Tensor& other) const {
@@ -497,7 +500,8 @@ void Tensor::set_data(const Tensor& new_data) const {
   impl->shape = src->shape;
   impl->strides = src->strides;
   impl->numel = src->numel;
-  if (impl->grad.defined() && impl->grad.dtype() != src->dtype) impl->grad = Tensor();
+  if (impl->meta && impl->meta->grad.defined() && impl->meta->grad.dtype() != src->dtype)
+    impl->meta->grad = Tensor();
   impl->dtype = src->dtype;
 }
 
@@ -525,8 +529,10 @@ Tensor& Tensor::detach_() {
   impl_->grad_fn = nullptr;
   impl_->output_nr = 0;
   impl_->requires_grad = false;
-  impl_->retains_grad = false;
-  impl_->grad_accumulator.reset();
+  if (impl_->meta) {
+    impl_->meta->retains_grad = false;
+    impl_->meta->grad_accumulator.reset();
+  }
   return *this;
 }
 
@@ -550,12 +556,15 @@ void Tensor::retain_grad() const {
   MG_CHECK(defined(), "retain_grad", "called on an undefined tensor");
   MG_CHECK(requires_grad(), "retain_grad",
            "can't retain_grad on a tensor that has requires_grad=False");
-  if (is_leaf() || impl_->retains_grad) return;  // leaves keep their grad anyway
-  impl_->retains_grad = true;
+  if (is_leaf() || retains_grad()) return;  // leaves keep their grad anyway
+  impl_->autograd_meta().retains_grad = true;
   detail::NodeAccess::retained(*impl_->grad_fn).push_back(impl_);
 }
 
-bool Tensor::retains_grad() const { return checked(impl_.get(), "retains_grad").retains_grad; }
+bool Tensor::retains_grad() const {
+  const TensorImpl& impl = checked(impl_.get(), "retains_grad");
+  return impl.meta && impl.meta->retains_grad;
+}
 
 std::size_t Tensor::register_hook(TensorHook hook) const {
   MG_CHECK(defined(), "register_hook", "called on an undefined tensor");
@@ -566,9 +575,10 @@ std::size_t Tensor::register_hook(TensorHook hook) const {
   }
   // A leaf keeps its hooks for every graph it will take part in; a graph alive now (its
   // AccumulateGrad node exists) gets the hook too.
-  if (auto acc = impl_->grad_accumulator.lock()) acc->register_prehook(hook);
-  impl_->leaf_hooks.push_back(PreHook{0, std::move(hook), detail::hook_trace()});
-  return impl_->leaf_hooks.size() - 1;
+  AutogradMeta& meta = impl_->autograd_meta();
+  if (auto acc = meta.grad_accumulator.lock()) acc->register_prehook(hook);
+  meta.leaf_hooks.push_back(PreHook{0, std::move(hook), detail::hook_trace()});
+  return meta.leaf_hooks.size() - 1;
 }
 
 std::size_t Tensor::register_post_accumulate_grad_hook(PostAccumulateGradHook hook) const {
@@ -578,8 +588,9 @@ std::size_t Tensor::register_post_accumulate_grad_hook(PostAccumulateGradHook ho
   MG_CHECK(is_leaf(), "register_post_accumulate_grad_hook",
            "post accumulate grad hooks cannot be registered on non-leaf tensors");
   MG_CHECK(hook != nullptr, "register_post_accumulate_grad_hook", "the hook is empty");
-  impl_->post_accumulate_hooks.push_back(std::move(hook));
-  return impl_->post_accumulate_hooks.size() - 1;
+  AutogradMeta& meta = impl_->autograd_meta();
+  meta.post_accumulate_hooks.push_back(std::move(hook));
+  return meta.post_accumulate_hooks.size() - 1;
 }
 
 void Tensor::backward(const Tensor& gradient, std::optional<bool> retain_graph, bool create_graph,

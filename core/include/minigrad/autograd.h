@@ -87,12 +87,8 @@ class Node {
   /// Number of forward outputs (gradients this node receives).
   std::size_t num_outputs() const { return num_outputs_; }
   /// Shape and dtype of forward output i: what its incoming gradient must look like.
-  virtual const Shape& output_shape(std::size_t i = 0) const {
-    return i == 0 ? output_shape_ : more_outputs_[i - 1].first;
-  }
-  virtual Dtype output_dtype(std::size_t i = 0) const {
-    return i == 0 ? output_dtype_ : more_outputs_[i - 1].second;
-  }
+  virtual const Shape& output_shape(std::size_t i = 0) const;
+  virtual Dtype output_dtype(std::size_t i = 0) const;
   /// Creation order; the engine runs later nodes first among the ready ones, as PyTorch does.
   std::uint64_t sequence_nr() const { return sequence_nr_; }
 
@@ -100,7 +96,7 @@ class Node {
   /// replacement. Returns the hook's index (Tensor::register_hook on a non-leaf calls this).
   std::size_t register_prehook(TensorHook hook, std::uint32_t output_nr = 0);
   /// The call stack (return addresses) where this node's op ran; recorded in anomaly mode only.
-  const std::vector<void*>& creation_trace() const { return creation_trace_; }
+  const std::vector<void*>& creation_trace() const;
   /// The module call this node was created in (null unless recorded under
   /// nn::RecordModuleScopes inside a module's forward).
   const std::shared_ptr<const autograd::ModuleScope>& module_scope() const { return module_scope_; }
@@ -117,19 +113,25 @@ class Node {
 
  private:
   friend struct detail::NodeAccess;
+  /// What few nodes need, made on first use (Note [Node extras], node.cpp).
+  struct Extras {
+    std::vector<std::pair<Shape, Dtype>> more_outputs;  // outputs 1, 2, ... of a multi-output op
+    std::vector<PreHook> pre_hooks;
+    std::vector<std::weak_ptr<TensorImpl>> retained;  // retain_grad() on an output of this node
+    std::vector<void*> creation_trace;                // anomaly mode
+  };
+  Extras& extras();
+
   std::vector<Edge> next_edges_;
   Shape output_shape_;
   Dtype output_dtype_ = kFloat32;
-  std::uint32_t num_outputs_ = 1;
-  std::vector<std::pair<Shape, Dtype>> more_outputs_;
-  std::uint64_t sequence_nr_;
-  std::vector<PreHook> pre_hooks_;
-  std::vector<std::weak_ptr<TensorImpl>> retained_;
-  std::vector<void*> creation_trace_;
-  std::shared_ptr<const autograd::ModuleScope> module_scope_;
   /// Whether this is a leaf's AccumulateGrad node (set by it; read by the engine instead of a
   /// dynamic_cast per node).
   bool is_accumulate_grad_ = false;
+  std::uint32_t num_outputs_ = 1;
+  std::uint64_t sequence_nr_;
+  std::shared_ptr<const autograd::ModuleScope> module_scope_;
+  std::unique_ptr<Extras> extras_;
 };
 
 namespace autograd {

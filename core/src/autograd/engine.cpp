@@ -131,11 +131,11 @@ thread_local const RunningNode* t_running = nullptr;
 void run_hooks(Node& n, std::uint32_t k, Tensor& grad, bool create_graph) {
   // By index, and only the hooks there were when it started: a hook may register another one,
   // which reallocates the list.
-  std::vector<PreHook>& hooks = detail::NodeAccess::pre_hooks(n);
-  const std::size_t count = hooks.size();
+  std::vector<PreHook>* hooks = detail::NodeAccess::pre_hooks_if(n);
+  const std::size_t count = hooks ? hooks->size() : 0;
   for (std::size_t h = 0; h < count; ++h) {
-    if (hooks[h].output_nr != k) continue;
-    PreHook hook = hooks[h];
+    if ((*hooks)[h].output_nr != k) continue;
+    PreHook hook = (*hooks)[h];
     Tensor r = hook.fn(grad);
     if (!r.defined()) continue;
     // As PyTorch: a hook may change the values, never the shape or the dtype.
@@ -148,11 +148,14 @@ void run_hooks(Node& n, std::uint32_t k, Tensor& grad, bool create_graph) {
     if (autograd::is_anomaly_enabled()) detail::check_hook_anomaly(n, hook, grad, r);
     grad = std::move(r);
   }
-  for (auto& weak : detail::NodeAccess::retained(n)) {
+  const auto* retained = detail::NodeAccess::retained_if(n);
+  if (retained == nullptr) return;
+  for (const auto& weak : *retained) {
     if (auto impl = weak.lock()) {
       if (impl->output_nr != k) continue;
       Tensor g = create_graph ? grad : grad.detach();
-      impl->grad = impl->grad.defined() ? impl->grad + g : g.clone();
+      Tensor& kept = impl->autograd_meta().grad;
+      kept = kept.defined() ? kept + g : g.clone();
     }
   }
 }

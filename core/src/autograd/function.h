@@ -45,13 +45,22 @@ struct NodeAccess {
   static void set_output_meta(Node& n, const Shape& shape, Dtype dtype) {
     n.set_output_meta(shape, dtype);
   }
-  static std::vector<PreHook>& pre_hooks(Node& n) { return n.pre_hooks_; }
-  static std::vector<std::weak_ptr<TensorImpl>>& retained(Node& n) { return n.retained_; }
+  /// The node's hooks, to add one.
+  static std::vector<PreHook>& pre_hooks(Node& n) { return n.extras().pre_hooks; }
+  /// The node's hooks, to run them: null when it has none.
+  static std::vector<PreHook>* pre_hooks_if(Node& n) {
+    return n.extras_ ? &n.extras_->pre_hooks : nullptr;
+  }
+  static std::vector<std::weak_ptr<TensorImpl>>& retained(Node& n) { return n.extras().retained; }
+  /// The outputs that retain their gradient: null when none does.
+  static const std::vector<std::weak_ptr<TensorImpl>>* retained_if(const Node& n) {
+    return n.extras_ ? &n.extras_->retained : nullptr;
+  }
   static void set_outputs_meta(Node& n, const std::vector<std::pair<Shape, Dtype>>& outputs) {
     n.set_outputs_meta(outputs);
   }
   static void set_creation_trace(Node& n, std::vector<void*> trace) {
-    n.creation_trace_ = std::move(trace);
+    if (!trace.empty() || n.extras_) n.extras().creation_trace = std::move(trace);
   }
   static bool is_accumulate_grad(const Node& n) { return n.is_accumulate_grad_; }
   static void mark_accumulate_grad(Node& n) { n.is_accumulate_grad_ = true; }
@@ -134,14 +143,15 @@ class FunctionNode : public Node {
   /// In-place ops on a view (Note [In-place on views]): the saved output is the view's new
   /// value, whose grad_fn is not this node but one that `make` builds (the view's history).
   void set_output_history(std::function<std::shared_ptr<Node>()> make) {
-    output_history_ = std::move(make);
+    output_history_ =
+        make ? std::make_unique<std::function<std::shared_ptr<Node>()>>(std::move(make)) : nullptr;
   }
 
  protected:
   /// Derived nodes hand over the storage of their save list once, in their constructor.
   void set_saved_storage(SavedTensor* saved, std::size_t n) {
     saved_ = saved;
-    saved_count_ = n;
+    saved_count_ = static_cast<std::uint32_t>(n);
   }
   /// Calls the backward lambda.
   virtual std::vector<Tensor> call_backward(const Tensor& grad) = 0;
@@ -150,13 +160,14 @@ class FunctionNode : public Node {
 
  private:
   const char* name_;
-  bool released_ = false;
   SavedTensor* saved_ = nullptr;
-  std::size_t saved_count_ = 0;
+  std::uint32_t saved_count_ = 0;
+  bool released_ = false;
   // Only nodes that save their output keep a handle to themselves: a weak_ptr in every node
   // (enable_shared_from_this) would cost locked instructions on every node's creation and death.
   std::weak_ptr<FunctionNode> self_;
-  std::function<std::shared_ptr<Node>()> output_history_;
+  /// In-place ops on a view only (null elsewhere: a pointer, not a 32-byte std::function).
+  std::unique_ptr<std::function<std::shared_ptr<Node>()>> output_history_;
 };
 
 /// A FunctionNode holding its backward lambda of type F and N saved tensors in place.

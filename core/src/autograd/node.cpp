@@ -63,8 +63,33 @@ ModuleScopeGuard::~ModuleScopeGuard() {
 std::size_t Node::register_prehook(TensorHook hook, std::uint32_t output_nr) {
   MG_CHECK(output_nr < num_outputs_, "register_prehook", "output ", output_nr, " of ", name(),
            ", which has ", num_outputs_, " outputs");
-  pre_hooks_.push_back(PreHook{output_nr, std::move(hook), detail::hook_trace()});
-  return pre_hooks_.size() - 1;
+  std::vector<PreHook>& hooks = extras().pre_hooks;
+  hooks.push_back(PreHook{output_nr, std::move(hook), detail::hook_trace()});
+  return hooks.size() - 1;
+}
+
+// Note [Node extras]
+// A node of a long graph is mostly an edge list and its output's shape. What only some nodes
+// use (the second and later outputs of a multi-output op, hooks, retain_grad's tensors, anomaly
+// mode's creation stack) sits in Node::Extras, allocated the first time one of them is set:
+// 96 bytes of empty vectors per node less (bench/graph_memory: a chain of y * 0.5 holds one node
+// per op), as PyTorch keeps its hooks and anomaly metadata outside the node's own fields.
+Node::Extras& Node::extras() {
+  if (!extras_) extras_ = std::make_unique<Extras>();
+  return *extras_;
+}
+
+const Shape& Node::output_shape(std::size_t i) const {
+  return i == 0 ? output_shape_ : extras_->more_outputs[i - 1].first;
+}
+
+Dtype Node::output_dtype(std::size_t i) const {
+  return i == 0 ? output_dtype_ : extras_->more_outputs[i - 1].second;
+}
+
+const std::vector<void*>& Node::creation_trace() const {
+  static const std::vector<void*> none;
+  return extras_ ? extras_->creation_trace : none;
 }
 
 void Node::set_outputs_meta(const std::vector<std::pair<Shape, Dtype>>& outputs) {
@@ -72,7 +97,8 @@ void Node::set_outputs_meta(const std::vector<std::pair<Shape, Dtype>>& outputs)
   num_outputs_ = static_cast<std::uint32_t>(outputs.size());
   output_shape_ = outputs[0].first;
   output_dtype_ = outputs[0].second;
-  more_outputs_.assign(outputs.begin() + 1, outputs.end());
+  if (outputs.size() > 1 || extras_)
+    extras().more_outputs.assign(outputs.begin() + 1, outputs.end());
 }
 
 // Note [Iterative graph destruction]
@@ -361,7 +387,8 @@ SavedTensor SavedTensor::of(const Tensor& t) {
     copy->output_nr = impl.output_nr;
     // A view that is a leaf requiring grad (a transposed input): its gradient still goes to its
     // own AccumulateGrad, which the node's edge keeps alive.
-    if (impl.requires_grad && !impl.grad_fn) copy->grad_accumulator = impl.grad_accumulator;
+    if (impl.requires_grad && !impl.grad_fn && impl.meta)
+      copy->autograd_meta().grad_accumulator = impl.meta->grad_accumulator;
     copy->view_creation = impl.view_creation;
     copy->is_inference = impl.is_inference;
     s.impl_ = std::move(copy);
@@ -398,7 +425,13 @@ Tensor SavedTensor::unpack(const std::shared_ptr<Node>& node) const {
   if (!is_output_) return Tensor(impl_);
   // Re-attach the saved data to its node, so that create_graph differentiates through it.
   MG_CHECK(node != nullptr, "backward", "internal error: the node is being destroyed");
-  auto impl = new_impl(*impl_);
+  auto impl = new_impl();
+  impl->storage = impl_->storage;
+  impl->offset = impl_->offset;
+  impl->shape = impl_->shape;
+  impl->strides = impl_->strides;
+  impl->numel = impl_->numel;
+  impl->dtype = impl_->dtype;
   impl->requires_grad = true;
   impl->grad_fn = node;
   impl->output_nr = output_nr_;
@@ -419,7 +452,7 @@ std::vector<Tensor> FunctionNode::apply(const Tensor& grad) {
 Tensor FunctionNode::saved(std::size_t i) const {
   MG_CHECK(i < saved_count_, name_, "internal error: saved tensor ", i, " of ", saved_count_);
   if (!saved_[i].is_output()) return saved_[i].unpack(nullptr);
-  return saved_[i].unpack(output_history_ ? output_history_()
+  return saved_[i].unpack(output_history_ ? (*output_history_)()
                                           : std::shared_ptr<Node>(self_.lock()));
 }
 
@@ -474,8 +507,9 @@ std::vector<Tensor> AccumulateGrad::apply(const Tensor& grad) {
   accumulate(grad);
   // Outside the lock: a hook may read the gradient or start communication. Indexed, as a hook
   // may register another hook (the list can grow while it runs).
-  for (std::size_t i = 0; i < leaf_->post_accumulate_hooks.size(); ++i) {
-    PostAccumulateGradHook hook = leaf_->post_accumulate_hooks[i];
+  // accumulate() made the leaf's AutogradMeta (it set the gradient).
+  for (std::size_t i = 0; i < leaf_->meta->post_accumulate_hooks.size(); ++i) {
+    PostAccumulateGradHook hook = leaf_->meta->post_accumulate_hooks[i];
     hook(Tensor(leaf_));
   }
   return {};
@@ -483,7 +517,7 @@ std::vector<Tensor> AccumulateGrad::apply(const Tensor& grad) {
 
 void AccumulateGrad::accumulate(const Tensor& grad) {
   std::lock_guard<std::mutex> lock(grad_lock(leaf_.get()));
-  Tensor& g = leaf_->grad;
+  Tensor& g = leaf_->autograd_meta().grad;
   if (!g.defined()) {
     // Take the incoming gradient when nothing else can see it (the engine's buffer was its only
     // owner); otherwise copy it: it may alias another leaf's gradient or the user's tensor. A
@@ -526,11 +560,12 @@ Edge gradient_edge(const Tensor& t) {
   // Two threads may use one leaf at once (a shared parameter): its accumulator is made once,
   // under the leaf's lock (as PyTorch's grad_accumulator()).
   std::lock_guard<std::mutex> lock(grad_lock(impl));
-  std::shared_ptr<Node> acc = impl->grad_accumulator.lock();
+  AutogradMeta& meta = impl->autograd_meta();
+  std::shared_ptr<Node> acc = meta.grad_accumulator.lock();
   if (!acc) {
     acc = std::allocate_shared<AccumulateGrad>(CachingAllocator<AccumulateGrad>{}, t.impl_ptr());
-    for (const PreHook& h : impl->leaf_hooks) NodeAccess::pre_hooks(*acc).push_back(h);
-    impl->grad_accumulator = acc;
+    for (const PreHook& h : meta.leaf_hooks) NodeAccess::pre_hooks(*acc).push_back(h);
+    meta.grad_accumulator = acc;
   }
   return Edge{std::move(acc)};
 }
