@@ -1,7 +1,8 @@
 // The op table's family of minigrad/ops/backward.h (op_table.h): the backward ops tanh_backward,
 // sigmoid_backward, gelu_backward, _softmax_backward_data, _log_softmax_backward_data (Note
-// [Backward ops] in core/src/ops/elementwise.cpp) and native_layer_norm_backward (Note [Layer
-// norm's double backward] in core/src/ops/nn.cpp), with
+// [Backward ops] in core/src/ops/elementwise.cpp), native_layer_norm_backward (Note [Layer norm's
+// double backward]) and embedding_dense_backward (Note [Embedding's backward], both in
+// core/src/ops/nn.cpp), with
 // gradcheck and gradgradcheck of each as an op of its own (their derivatives are
 // TanhBackwardBackward0, ...). Reference values printed by PyTorch 1.13 from the expression each
 // carries (make as in tests/parity/compare.py, A = torch.ops.aten).
@@ -335,6 +336,78 @@ void add_backward(std::vector<OpInfo>& t) {
                -0.6629982091153339, 0.7320490565551293, 0.5264068700394056, -1.6052435167441057,
                0.9287294723421131, 2.1785741913413568, -0.9715810896593999, -0.12173637066015663,
                0.7281083483390833, -2.422046932661673}));
+  // embedding_dense_backward(grad_output, indices, num_weights 4, padding_idx, scale_grad_by_freq)
+  auto emb = [](std::int64_t padding_idx, bool scale) {
+    return [padding_idx, scale](const V& v) {
+      return embedding_dense_backward(v[0], v[1], 4, padding_idx, scale);
+    };
+  };
+  t.push_back(
+      entry("embedding_dense_backward", emb(-1, false),
+            {s("repeated indices", {arg({3, 2}, 1), indices({1, 3, 1}, {3})}),
+             s("2-D indices", {arg({2, 2, 3}, 2), indices({0, 2, 2, 1}, {2, 2})}),
+             s("padding_idx 1", {arg({3, 2}, 3), indices({1, 3, 1}, {3})}, emb(1, false)),
+             s("scale_grad_by_freq", {arg({4, 2}, 4), indices({1, 3, 1, 1}, {4})}, emb(-1, true)),
+             s("non-contiguous grad_output", {arg_t({2, 3}, 5), indices({0, 1, 0}, {3})}),
+             s("0-dim index", {arg({2}, 6), indices({2}, {})}),
+             s("empty", {arg({0, 2}, 7), indices({}, {0})}, emb(-1, false))},
+            {e("embedding_dense_backward", "index out of range",
+               "index 4 is out of range for 4 embeddings",
+               [] {
+                 embedding_dense_backward(make({2, 2}, 1), indices({0, 4}, {2}), 4, -1, false);
+               }),
+             e("embedding_dense_backward", "padding_idx out of range",
+               "padding_idx 4 is out of range for 4 embeddings (expected -1 for none or a value "
+               "in [0, 4))",
+               [] {
+                 embedding_dense_backward(make({2, 2}, 1), indices({0, 1}, {2}), 4, 4, false);
+               }),
+             e("embedding_dense_backward", "float indices", "expected int64 indices, got float64",
+               [] {
+                 embedding_dense_backward(make({2, 2}, 1), make({2}, 2), 4, -1, false);
+               }),
+             e("embedding_dense_backward", "rows do not match the indices",
+               "grad_output of shape (3, 2) does not hold one row of 2 per index (2 indices)",
+               [] {
+                 embedding_dense_backward(make({3, 2}, 1), indices({0, 1}, {2}), 4, -1, false);
+               }),
+             e("embedding_dense_backward", "integer grad_output",
+               "expected a floating-point grad_output, got int64",
+               [] {
+                 embedding_dense_backward(indices({1, 2}, {1, 2}), indices({0}, {1}), 4, -1, false);
+               }),
+             e("embedding_backward", "sparse", "sparse gradients are not supported",
+               [] {
+                 embedding_backward(make({2, 2}, 1), indices({0, 1}, {2}), 4, -1, false, true);
+               })})
+          .py("torch.ops.aten.embedding_dense_backward(x[0], x[1], 4, -1, False)",
+              {{"padding_idx 1",
+                "torch.ops.aten.embedding_dense_backward(x[0], x[1], 4, 1, False)"},
+               {"scale_grad_by_freq",
+                "torch.ops.aten.embedding_dense_backward(x[0] / torch.bincount(x[1], "
+                "minlength=4)[x[1]].unsqueeze(-1).to(x[0].dtype), x[1], 4, -1, False)"},
+               {"empty", "torch.zeros(4, 2, dtype=x[0].dtype) + x[0].sum()"}},
+              "PyTorch 1.13's derivative of embedding_dense_backward leaves out "
+              "scale_grad_by_freq's scales; the scale_grad_by_freq sample divides grad_output by "
+              "the counts first (the same values, and the derivative of the scaled op); its "
+              "derivative fails on empty indices: the empty sample is compared with zeros plus "
+              "x[0].sum()")
+          .ref("A.embedding_dense_backward(make((2, 2, 3), 2), idx([0, 2, 2, 1], (2, 2)), 4, -1, "
+               "False)",
+               [] {
+                 return embedding_dense_backward(make({2, 2, 3}, 2), indices({0, 2, 2, 1}, {2, 2}),
+                                                 4, -1, false);
+               },
+               {4, 3},
+               {-0.3927399914140932, -1.7678176319144716, 0.85710472758515, -1.9684387559175,
+                0.6564836035821218, -1.1185940369182568, -2.3611787473315933, 2.88866597166765,
+                -0.2614893093331083, 0.0, 0.0, 0.0})
+          .ref("A.embedding_dense_backward(make((4, 2), 4), idx([1, 3, 1, 1], (4,)), 4, 3, True)",
+               [] {
+                 return embedding_dense_backward(make({4, 2}, 4), indices({1, 3, 1, 1}, {4}), 4, 3,
+                                                 true);
+               },
+               {4, 2}, {0.0, 0.0, 0.672672189337597, 0.49759454883721893, 0.0, 0.0, 0.0, 0.0}));
 }
 
 }  // namespace minigrad::testing

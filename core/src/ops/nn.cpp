@@ -1,8 +1,11 @@
 // The fused ops nn is built on (minigrad/ops/nn.h): embedding, layer_norm, rms_norm,
-// cross_entropy, nll_loss. Each reads top to bottom: checks, output, the kernel call
-// (kernels/embedding.cpp, kernels/norm.cpp, kernels/loss.cpp), then its backward, written with
-// public ops. They are custom Functions (minigrad/custom_function.h), named as PyTorch names
-// their nodes. Semantics follow PyTorch 1.13 (aten/src/ATen/native/LossNLL.cpp, Loss.cpp).
+// cross_entropy, nll_loss, and the backward ops of the first two (minigrad/ops/backward.h:
+// embedding_dense_backward, native_layer_norm_backward). Each reads top to bottom: checks, output,
+// the kernel call (kernels/embedding.cpp, kernels/norm.cpp, kernels/loss.cpp), then its backward:
+// one call of its backward op, or for the losses public ops. The forward ops are custom Functions
+// (minigrad/custom_function.h), named as PyTorch names their nodes. Semantics follow PyTorch 1.13
+// (aten/src/ATen/native/LossNLL.cpp, Loss.cpp, Embedding.cpp, layer_norm.cpp).
+
 #include "minigrad/ops/nn.h"
 
 #include <algorithm>
@@ -57,41 +60,10 @@ struct EmbeddingFn : autograd::Function<EmbeddingFn> {
     return out;
   }
   static std::vector<Tensor> backward(autograd::AutogradContext* ctx, std::vector<Tensor> grads) {
-    // grad [..., dim] -> rows [N, dim] added at the N indices -> [num, dim]
-    const Tensor& g = grads[0];
-    Tensor indices = ctx->get_saved_variables()[0];
-    std::int64_t dim = g.size(-1);
-    Tensor rows = g.reshape({indices.numel(), dim});
-    // NOTE: rows looked up at padding_idx (-1: none) add nothing, as PyTorch's embedding_backward.
-    std::int64_t padding_idx = ctx->saved_data["padding_idx"].toInt();
-    if (padding_idx >= 0) rows = masked_fill(rows, indices.eq(padding_idx).unsqueeze(1), 0.0);
-    const std::int64_t num = ctx->saved_data["num"].toInt();
-    if (!is_grad_enabled() && g.is_floating_point()) {
-      // Added straight into the weight's gradient summed so far (a tied embedding: the head's),
-      // when the engine has one (Note [Adding into the engine's buffer]).
-      Tensor* into = detail::input_gradient_buffer(0);
-      if (into != nullptr && into->shape() == Shape{num, dim} && into->dtype() == g.dtype()) {
-        const Tensor src = rows.contiguous(), idx = indices.contiguous();
-        dispatch_floating(g.dtype(), "embedding", [&]<typename T>() {
-          detail::embedding_backward_add_kernel<T>(src.data_ptr<T>(), idx.data_ptr<std::int64_t>(),
-                                                   idx.numel(), dim, into->data_ptr<T>());
-        });
-        ++into->impl()->storage->version;
-        return {Tensor(), Tensor(), Tensor(), Tensor()};
-      }
-    }
-    Tensor zero = zeros({num, dim}, g.dtype());
-    if (!is_grad_enabled() && g.is_floating_point()) {
-      // Scattered straight into the zeros: index_add would copy them first (GPT-2 small's
-      // 50257 x 768 table: a 154 MB copy per step). The same additions in the same order.
-      const Tensor src = rows.contiguous(), idx = indices.contiguous();
-      dispatch_floating(g.dtype(), "embedding", [&]<typename T>() {
-        detail::embedding_backward_kernel<T>(src.data_ptr<T>(), idx.data_ptr<std::int64_t>(),
-                                             idx.numel(), dim, zero.data_ptr<T>());
-      });
-      return {zero, Tensor(), Tensor(), Tensor()};
-    }
-    return {index_add(zero, 0, indices, rows), Tensor(), Tensor(), Tensor()};
+    return {
+        embedding_backward(grads[0], ctx->get_saved_variables()[0], ctx->saved_data["num"].toInt(),
+                           ctx->saved_data["padding_idx"].toInt(), false, false),
+        Tensor(), Tensor(), Tensor()};
   }
 };
 
@@ -132,6 +104,86 @@ Tensor embedding(const Tensor& input, const Tensor& weight,
                  std::optional<std::int64_t> padding_idx) {
   MG_PROFILE_OP("embedding");
   return detail::embedding(input, weight, padding_idx, "embedding");
+}
+
+// Note [Embedding's backward]
+// embedding_dense_backward (PyTorch's) scatters the rows of grad_output into a zero-filled
+// [num_weights, dim] gradient (kernels/embedding.h), the same additions in the same order as
+// index_add; rows looked up at padding_idx (-1: none) add nothing, and with scale_grad_by_freq
+// each row is divided by its index's count first. It is linear in grad_output: its derivative
+// (EmbeddingDenseBackwardBackward0) gathers the incoming gradient's rows at the indices again,
+// with the same zeros and scales (PyTorch 1.13's leaves the scales out). A tied table (GPT-2's)
+// gets this gradient and the head's, summed by the engine in place (Note [The engine]).
+
+Tensor embedding_dense_backward(const Tensor& grad_output, const Tensor& indices,
+                                std::int64_t num_weights, std::int64_t padding_idx,
+                                bool scale_grad_by_freq) {
+  MG_PROFILE_OP("embedding_dense_backward");
+  const char* op = "embedding_dense_backward";
+  MG_CHECK(grad_output.defined() && indices.defined(), op,
+           "got an undefined tensor (a default-constructed Tensor, or one moved from)");
+  MG_CHECK(grad_output.is_floating_point(), op, "expected a floating-point grad_output, got ",
+           dtype_name(grad_output.dtype()));
+  MG_CHECK(indices.dtype() == kInt64, op, "expected int64 indices, got ",
+           dtype_name(indices.dtype()));
+  MG_CHECK(grad_output.dim() >= 1, op, "grad_output must have at least 1 dim, got shape ",
+           grad_output.shape());
+  const std::int64_t dim = grad_output.size(-1), n = indices.numel();
+  MG_CHECK(grad_output.numel() == n * dim, op, "grad_output of shape ", grad_output.shape(),
+           " does not hold one row of ", dim, " per index (", n, " indices)");
+  MG_CHECK(num_weights >= 0, op, "num_weights must be non-negative, got ", num_weights);
+  MG_CHECK(padding_idx >= -1 && padding_idx < num_weights, op, "padding_idx ", padding_idx,
+           " is out of range for ", num_weights,
+           " embeddings (expected -1 for none or a value in "
+           "[0, ",
+           num_weights, "))");
+  Tensor idx = indices.reshape({n}).contiguous();
+  const std::int64_t* pi = idx.data_ptr<std::int64_t>();
+  std::vector<std::int64_t> counts(scale_grad_by_freq ? static_cast<std::size_t>(num_weights) : 0);
+  for (std::int64_t i = 0; i < n; ++i) {
+    MG_CHECK(pi[i] >= 0 && pi[i] < num_weights, op, "index ", pi[i], " is out of range for ",
+             num_weights, " embeddings");
+    if (scale_grad_by_freq) ++counts[static_cast<std::size_t>(pi[i])];
+  }
+  Tensor rows = grad_output.reshape({n, dim});
+  if (padding_idx >= 0) rows = masked_fill(rows, idx.eq(padding_idx).unsqueeze(1), 0.0);
+  // [n, 1]: 1 / the count of each row's index
+  Tensor scale;
+  if (scale_grad_by_freq) {
+    std::vector<double> inv(static_cast<std::size_t>(n));
+    for (std::int64_t i = 0; i < n; ++i)
+      inv[static_cast<std::size_t>(i)] =
+          1.0 / static_cast<double>(counts[static_cast<std::size_t>(pi[i])]);
+    scale = tensor(inv, {n, 1}, grad_output.dtype());
+    rows = rows * scale;
+  }
+  const Tensor src = rows.contiguous();
+  Tensor out = zeros({num_weights, dim}, grad_output.dtype());
+  dispatch_floating(grad_output.dtype(), op, [&]<typename T>() {
+    detail::embedding_backward_kernel<T>(src.data_ptr<T>(), pi, n, dim, out.data_ptr<T>());
+  });
+  // gg [num_weights, dim] -> its rows at the indices, zeroed and scaled as above, shaped as
+  // grad_output
+  detail::record(
+      "EmbeddingDenseBackwardBackward0", out, {&grad_output},
+      {&idx, scale.defined() ? &scale : nullptr},
+      [padding_idx, shape = grad_output.shape()](const Tensor& gg, detail::FunctionNode& node) {
+        Tensor i = node.saved(0);
+        Tensor r = index_select(gg, 0, i);
+        if (padding_idx >= 0) r = masked_fill(r, i.eq(padding_idx).unsqueeze(1), 0.0);
+        if (node.has_saved(1)) r = r * node.saved(1);
+        return Grads{r.reshape(shape)};
+      });
+  return out;
+}
+
+Tensor embedding_backward(const Tensor& grad, const Tensor& indices, std::int64_t num_weights,
+                          std::int64_t padding_idx, bool scale_grad_by_freq, bool sparse) {
+  MG_PROFILE_OP("embedding_backward");
+  MG_CHECK(!sparse, "embedding_backward",
+           "sparse gradients are not supported (minigrad has no sparse tensors); pass "
+           "sparse=false for the dense gradient");
+  return embedding_dense_backward(grad, indices, num_weights, padding_idx, scale_grad_by_freq);
 }
 
 // ---------------------------------------------------------------- layer_norm, rms_norm

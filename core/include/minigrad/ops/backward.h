@@ -33,6 +33,18 @@ Tensor _softmax_backward_data(const Tensor& grad_output, const Tensor& output, s
 Tensor _log_softmax_backward_data(const Tensor& grad_output, const Tensor& output, std::int64_t dim,
                                   Dtype input_dtype);
 
+/// embedding's gradient for its [num_weights, dim] table: the rows of grad_output (one per index,
+/// grad_output's last dim the row) added at their indices into zeros. Rows at padding_idx (-1:
+/// none) add nothing; with scale_grad_by_freq each row is divided by how often its index occurs.
+/// Indices must be int64 in [0, num_weights).
+Tensor embedding_dense_backward(const Tensor& grad_output, const Tensor& indices,
+                                std::int64_t num_weights, std::int64_t padding_idx,
+                                bool scale_grad_by_freq);
+/// embedding's backward as PyTorch's: embedding_dense_backward; sparse = true throws (minigrad
+/// has no sparse tensors).
+Tensor embedding_backward(const Tensor& grad, const Tensor& indices, std::int64_t num_weights,
+                          std::int64_t padding_idx, bool scale_grad_by_freq, bool sparse);
+
 /// layer_norm's gradients (grad_input, grad_weight, grad_bias) for input normalised over its last
 /// dims, normalized_shape, given the forward's per-row mean and rstd = 1 / sqrt(var + eps) (shaped
 /// like input with those dims 1, any floating dtype): with x_hat = (input - mean) * rstd and
