@@ -1,6 +1,8 @@
 // The op table's family of minigrad/ops/backward.h (op_table.h): the backward ops tanh_backward,
-// sigmoid_backward, gelu_backward, _softmax_backward_data and _log_softmax_backward_data (Note
-// [Backward ops] in core/src/ops/elementwise.cpp), with
+// sigmoid_backward, gelu_backward, _softmax_backward_data, _log_softmax_backward_data (Note
+// [Backward ops] in core/src/ops/elementwise.cpp), native_layer_norm_backward (Note [Layer norm's
+// double backward]) and embedding_dense_backward (Note [Embedding's backward], both in
+// core/src/ops/nn.cpp), with
 // gradcheck and gradgradcheck of each as an op of its own (their derivatives are
 // TanhBackwardBackward0, ...). Reference values printed by PyTorch 1.13 from the expression each
 // carries (make as in tests/parity/compare.py, A = torch.ops.aten).
@@ -89,6 +91,38 @@ std::vector<ErrorInput> softmax_backward_errors(const std::string& op, SoftmaxBa
       e(op, "undefined grad_output",
         "got an undefined tensor (a default-constructed Tensor, or one moved from)",
         [f] { f(undefined(), make({2}, 2), 0, kFloat64); })};
+}
+
+/// native_layer_norm_backward(g, x, ns, mean, rstd, w) for v = {g, x} or {g, x, w}, with x's
+/// statistics over its last dims ns (eps 1e-5, as native_layer_norm's), its outputs flattened and
+/// joined (grad_input, grad_weight when there is a weight, grad_bias).
+Tensor layer_norm_backward_joined(const V& v, const Shape& ns) {
+  const Tensor &g = v[0], &x = v[1];
+  const Tensor w = v.size() > 2 ? v[2] : Tensor();
+  Shape dims;
+  for (auto i = x.dim() - static_cast<std::int64_t>(ns.size()); i < x.dim(); ++i) dims.push_back(i);
+  Tensor m = mean(x, dims, true);
+  Tensor rstd = rsqrt(mean((x - m) * (x - m), dims, true) + 1e-5);
+  auto [gx, gw, gb] =
+      native_layer_norm_backward(g, x, ns, m, rstd, w, Tensor(), {true, w.defined(), true});
+  std::vector<Tensor> parts{gx.flatten()};
+  if (gw.defined()) parts.push_back(gw.flatten());
+  parts.push_back(gb.flatten());
+  return cat(parts);
+}
+
+/// The PyTorch call of layer_norm_backward_joined over the dims `dims` (a Python tuple) of
+/// normalized_shape `ns`, with or without a weight (x[2]). PyTorch 1.13 needs a defined bias
+/// (unused) for grad_bias, and without a weight it crashes on grad_weight and fails in its double
+/// backward: the sample without one is given ones (the same values and gradients).
+std::string layer_norm_backward_py(const std::string& ns, const std::string& dims, bool weight) {
+  const std::string stats = "x[1].mean(" + dims +
+                            ", keepdim=True).detach(), torch.rsqrt(x[1].var(" + dims +
+                            ", unbiased=False, keepdim=True) + 1e-5).detach()";
+  const std::string like = "(" + ns + ", dtype=x[1].dtype)";
+  return "torch.cat([t.flatten() for t in torch.ops.aten.native_layer_norm_backward(x[0], x[1], " +
+         ns + ", " + stats + ", " + (weight ? "x[2]" : "torch.ones" + like) + ", torch.zeros" +
+         like + ", [True, " + (weight ? "True" : "False") + ", True]) if t is not None])";
 }
 
 }  // namespace
@@ -221,6 +255,159 @@ void add_backward(std::vector<OpInfo>& t) {
                {2, 3},
                {-1.6860398269574843, 0.5776838768405829, 5.0767468562105, 1.7078814640318682,
                 -5.058184385115148, 2.0547440955948684}));
+  auto ln_last = [](const V& v) { return layer_norm_backward_joined(v, {3}); };
+  auto ln_last_py = layer_norm_backward_py("(3,)", "-1", true);
+  t.push_back(
+      entry(
+          "native_layer_norm_backward", ln_last,
+          {s("last dim, weight", {arg({2, 3}, 1), arg({2, 3}, 2), arg({3}, 3)}),
+           s("two normalized dims, no weight", {arg({2, 2, 3}, 4), arg({2, 2, 3}, 5)},
+             [](const V& v) {
+               return layer_norm_backward_joined(v, {2, 3});
+             }),
+           s("non-contiguous", {arg_t({3, 2}, 6), arg_t({3, 2}, 7), arg({3}, 8)}),
+           s("only grad_out requires grad", {arg({2, 3}, 9), make({2, 3}, 10), make({3}, 11)}),
+           s("empty", {arg({0, 3}, 12), arg({0, 3}, 13), arg({3}, 14)})},
+          {e("native_layer_norm_backward", "normalized_shape does not match",
+             "normalized_shape is (4,) but the input has shape (2, 3)",
+             [] {
+               native_layer_norm_backward(make({2, 3}, 1), make({2, 3}, 2), {4}, make({2, 1}, 3),
+                                          make({2, 1}, 4), Tensor(), Tensor(), {true, true, true});
+             }),
+           e("native_layer_norm_backward", "grad_out of another shape",
+             "grad_out has shape (3,) but the input has shape (2, 3)",
+             [] {
+               native_layer_norm_backward(make({3}, 1), make({2, 3}, 2), {3}, make({2, 1}, 3),
+                                          make({2, 1}, 4), Tensor(), Tensor(), {true, true, true});
+             }),
+           e("native_layer_norm_backward", "statistics of the wrong shape",
+             "mean and rstd must have shape (2, 1) (one value per row), got (2,) and (2, 1)",
+             [] {
+               native_layer_norm_backward(make({2, 3}, 1), make({2, 3}, 2), {3}, make({2}, 3),
+                                          make({2, 1}, 4), Tensor(), Tensor(), {true, true, true});
+             }),
+           e("native_layer_norm_backward", "weight of the wrong shape",
+             "weight has shape (2,) but normalized_shape is (3,)",
+             [] {
+               native_layer_norm_backward(make({2, 3}, 1), make({2, 3}, 2), {3}, make({2, 1}, 3),
+                                          make({2, 1}, 4), make({2}, 5), Tensor(),
+                                          {true, true, true});
+             }),
+           e("native_layer_norm_backward", "int64 input", "expected floating-point tensors",
+             [] {
+               native_layer_norm_backward(make({2, 3}, 1), indices({1, 2, 3, 4, 5, 6}, {2, 3}), {3},
+                                          make({2, 1}, 3), make({2, 1}, 4), Tensor(), Tensor(),
+                                          {true, true, true});
+             }),
+           e("native_layer_norm_backward", "undefined rstd",
+             "got an undefined tensor (a default-constructed Tensor, or one moved from)",
+             [] {
+               native_layer_norm_backward(make({2, 3}, 1), make({2, 3}, 2), {3}, make({2, 1}, 3),
+                                          Tensor(), Tensor(), Tensor(), {true, true, true});
+             })})
+          .py(ln_last_py,
+              {{"two normalized dims, no weight",
+                layer_norm_backward_py("(2, 3)", "(-2, -1)", false)}},
+              "mean and rstd are x[1]'s statistics (as native_layer_norm's, eps 1e-5), detached: "
+              "PyTorch 1.13 has no derivative for them; the three outputs are flattened and "
+              "joined; the "
+              "sample without a weight gets ones in PyTorch (its double backward fails without "
+              "one)")
+          .ref("joined(make((2, 3), 1), make((2, 3), 2), (3,), make((3,), 3)) with joined(g, x, "
+               "ns, w) = torch.cat of A.native_layer_norm_backward(g, x, ns, x.mean(d, "
+               "keepdim=True), torch.rsqrt(x.var(d, unbiased=False, keepdim=True) + 1e-5), w, "
+               "torch.zeros(ns), [True, w is not None, True]), flattened, d the last len(ns) dims",
+               [] {
+                 return layer_norm_backward_joined({make({2, 3}, 1), make({2, 3}, 2), make({3}, 3)},
+                                                   {3});
+               },
+               {12},
+               {-2.2494913360425213, 1.0710776602477785, 1.1784136757947437, -0.4411390907187762,
+                -0.40098235585285447, 0.8421214465716309, -1.9900331021168993, -0.6532557751569307,
+                -1.185127900581928, -0.2930505534156076, 0.9567941655836358, -2.593361115417122})
+          .ref(
+              "joined(make((2, 2, 3), 4), make((2, 2, 3), 5), (2, 3), None) (as above)",
+              [] {
+                return layer_norm_backward_joined({make({2, 2, 3}, 4), make({2, 2, 3}, 5)}, {2, 3});
+              },
+              {18},
+              {-0.5379274147557355, 0.8084119325987591, 1.0461840904517141, -1.2971542718858282,
+               0.049185075468665906, -0.06869941187757544, 1.467141821864518, -0.45735602259961294,
+               -0.6629982091153339, 0.7320490565551293, 0.5264068700394056, -1.6052435167441057,
+               0.9287294723421131, 2.1785741913413568, -0.9715810896593999, -0.12173637066015663,
+               0.7281083483390833, -2.422046932661673}));
+  // embedding_dense_backward(grad_output, indices, num_weights 4, padding_idx, scale_grad_by_freq)
+  auto emb = [](std::int64_t padding_idx, bool scale) {
+    return [padding_idx, scale](const V& v) {
+      return embedding_dense_backward(v[0], v[1], 4, padding_idx, scale);
+    };
+  };
+  t.push_back(
+      entry("embedding_dense_backward", emb(-1, false),
+            {s("repeated indices", {arg({3, 2}, 1), indices({1, 3, 1}, {3})}),
+             s("2-D indices", {arg({2, 2, 3}, 2), indices({0, 2, 2, 1}, {2, 2})}),
+             s("padding_idx 1", {arg({3, 2}, 3), indices({1, 3, 1}, {3})}, emb(1, false)),
+             s("scale_grad_by_freq", {arg({4, 2}, 4), indices({1, 3, 1, 1}, {4})}, emb(-1, true)),
+             s("non-contiguous grad_output", {arg_t({2, 3}, 5), indices({0, 1, 0}, {3})}),
+             s("0-dim index", {arg({2}, 6), indices({2}, {})}),
+             s("empty", {arg({0, 2}, 7), indices({}, {0})}, emb(-1, false))},
+            {e("embedding_dense_backward", "index out of range",
+               "index 4 is out of range for 4 embeddings",
+               [] {
+                 embedding_dense_backward(make({2, 2}, 1), indices({0, 4}, {2}), 4, -1, false);
+               }),
+             e("embedding_dense_backward", "padding_idx out of range",
+               "padding_idx 4 is out of range for 4 embeddings (expected -1 for none or a value "
+               "in [0, 4))",
+               [] {
+                 embedding_dense_backward(make({2, 2}, 1), indices({0, 1}, {2}), 4, 4, false);
+               }),
+             e("embedding_dense_backward", "float indices", "expected int64 indices, got float64",
+               [] {
+                 embedding_dense_backward(make({2, 2}, 1), make({2}, 2), 4, -1, false);
+               }),
+             e("embedding_dense_backward", "rows do not match the indices",
+               "grad_output of shape (3, 2) does not hold one row of 2 per index (2 indices)",
+               [] {
+                 embedding_dense_backward(make({3, 2}, 1), indices({0, 1}, {2}), 4, -1, false);
+               }),
+             e("embedding_dense_backward", "integer grad_output",
+               "expected a floating-point grad_output, got int64",
+               [] {
+                 embedding_dense_backward(indices({1, 2}, {1, 2}), indices({0}, {1}), 4, -1, false);
+               }),
+             e("embedding_backward", "sparse", "sparse gradients are not supported",
+               [] {
+                 embedding_backward(make({2, 2}, 1), indices({0, 1}, {2}), 4, -1, false, true);
+               })})
+          .py("torch.ops.aten.embedding_dense_backward(x[0], x[1], 4, -1, False)",
+              {{"padding_idx 1",
+                "torch.ops.aten.embedding_dense_backward(x[0], x[1], 4, 1, False)"},
+               {"scale_grad_by_freq",
+                "torch.ops.aten.embedding_dense_backward(x[0] / torch.bincount(x[1], "
+                "minlength=4)[x[1]].unsqueeze(-1).to(x[0].dtype), x[1], 4, -1, False)"},
+               {"empty", "torch.zeros(4, 2, dtype=x[0].dtype) + x[0].sum()"}},
+              "PyTorch 1.13's derivative of embedding_dense_backward leaves out "
+              "scale_grad_by_freq's scales; the scale_grad_by_freq sample divides grad_output by "
+              "the counts first (the same values, and the derivative of the scaled op); its "
+              "derivative fails on empty indices: the empty sample is compared with zeros plus "
+              "x[0].sum()")
+          .ref("A.embedding_dense_backward(make((2, 2, 3), 2), idx([0, 2, 2, 1], (2, 2)), 4, -1, "
+               "False)",
+               [] {
+                 return embedding_dense_backward(make({2, 2, 3}, 2), indices({0, 2, 2, 1}, {2, 2}),
+                                                 4, -1, false);
+               },
+               {4, 3},
+               {-0.3927399914140932, -1.7678176319144716, 0.85710472758515, -1.9684387559175,
+                0.6564836035821218, -1.1185940369182568, -2.3611787473315933, 2.88866597166765,
+                -0.2614893093331083, 0.0, 0.0, 0.0})
+          .ref("A.embedding_dense_backward(make((4, 2), 4), idx([1, 3, 1, 1], (4,)), 4, 3, True)",
+               [] {
+                 return embedding_dense_backward(make({4, 2}, 4), indices({1, 3, 1, 1}, {4}), 4, 3,
+                                                 true);
+               },
+               {4, 2}, {0.0, 0.0, 0.672672189337597, 0.49759454883721893, 0.0, 0.0, 0.0, 0.0}));
 }
 
 }  // namespace minigrad::testing

@@ -119,14 +119,6 @@ struct InputBuffer {
   Tensor& at(std::uint32_t output_nr) { return output_nr == 0 ? first : rest[output_nr - 1]; }
 };
 
-/// The node whose backward runs on this thread, and the engine's buffers, for
-/// detail::input_gradient_buffer (Note [Adding into the engine's buffer]).
-struct RunningNode {
-  Node* node;
-  Map<Node*, InputBuffer>* buffers;
-};
-thread_local const RunningNode* t_running = nullptr;
-
 /// Runs node n's hooks on the gradient of output k and stores it for retain_grad().
 void run_hooks(Node& n, std::uint32_t k, Tensor& grad, bool create_graph) {
   // By index, and only the hooks there were when it started: a hook may register another one,
@@ -265,12 +257,6 @@ void run_backward(const std::vector<Edge>& roots, std::vector<Tensor> root_grads
             if (open) profiler::detail::end();
           }
         } end_scope{profiled};
-        const RunningNode running{n, &buffers};
-        struct Running {
-          const RunningNode* saved = t_running;
-          explicit Running(const RunningNode* r) { t_running = r; }
-          ~Running() { t_running = saved; }
-        } running_scope{&running};
         if (outputs == 1) {
           grads = n->apply(in.first);
         } else {
@@ -343,19 +329,6 @@ std::vector<Tensor> root_gradients(const std::vector<Tensor>& outputs,
 }
 
 }  // namespace
-
-Tensor* detail::input_gradient_buffer(std::size_t input) {
-  if (t_running == nullptr || is_grad_enabled()) return nullptr;
-  const auto& edges = t_running->node->next_edges();
-  if (input >= edges.size() || !edges[input].fn) return nullptr;
-  auto it = t_running->buffers->find(edges[input].fn.get());
-  if (it == t_running->buffers->end()) return nullptr;
-  InputBuffer& in = it->second;
-  const std::uint32_t nr = edges[input].input_nr;
-  Tensor* t = nr == 0 ? &in.first : nr - 1 < in.rest.size() ? &in.rest[nr - 1] : nullptr;
-  if (t == nullptr || !t->defined() || !t->is_floating_point()) return nullptr;
-  return detail::sole_owner(*t) || detail::sole_view(*t) ? t : nullptr;
-}
 
 detail::BackwardObserverGuard::BackwardObserverGuard(BackwardObserver* observer)
     : previous_(t_observer) {

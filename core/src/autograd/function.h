@@ -222,21 +222,6 @@ std::string creation_site(const std::vector<void*>& trace);
 /// The edge a gradient for t flows along: its grad_fn, its leaf accumulator, or none.
 Edge gradient_edge(const Tensor& t);
 
-// Note [Adding into the engine's buffer]
-// While the engine runs a node's backward outside create_graph, the gradient already summed for
-// the node's input `input` (from the nodes that ran before), if there is one, it is contiguous,
-// and nothing but the engine's buffer sees it; else nullptr. A backward may add its gradient for
-// that input into it (bumping its version) and return an undefined gradient there: the engine
-// then has the same sum without the full-size tensor a sparse gradient needs otherwise. Embedding
-// uses it (ops/nn.cpp): GPT-2's tied table got a zero-filled 154 MB gradient per step, added to
-// the head's gradient (PyTorch does the same): a full pass over the table for the few rows a
-// batch touches. The same bits, but for one: a -0.0 in a row of the buffer that no index touches
-// stays -0.0, where adding the zero-filled gradient made it +0.0.
-
-/// The engine's buffer for input `input` of the node running on this thread, or nullptr (Note
-/// [Adding into the engine's buffer]).
-Tensor* input_gradient_buffer(std::size_t input);
-
 /// Attaches `node` (edges already set) to `out` as its grad_fn; anomaly mode's forward check.
 void finish_record(const char* name, Tensor& out, std::shared_ptr<FunctionNode> node,
                    std::initializer_list<const Tensor*> inputs);

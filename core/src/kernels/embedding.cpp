@@ -2,8 +2,6 @@
 #include "kernels/embedding.h"
 
 #include <algorithm>
-#include <unordered_map>
-#include <vector>
 
 namespace minigrad::detail {
 
@@ -35,37 +33,9 @@ void embedding_backward_kernel(const T* rows, const std::int64_t* idx, std::int6
   }
 }
 
-template <typename T>
-void embedding_backward_add_kernel(const T* rows, const std::int64_t* idx, std::int64_t n,
-                                   std::int64_t dim, T* out) {
-  // Each index gets a slot in order of first use; embedding_backward_kernel sums the rows into
-  // the zeroed slots (the bits it gives a zeroed table's rows), then out's rows add them (the
-  // engine's out + that table).
-  std::unordered_map<std::int64_t, std::int64_t> slot_of;
-  slot_of.reserve(static_cast<std::size_t>(n));
-  std::vector<std::int64_t> slot(static_cast<std::size_t>(n)), index_of_slot;
-  for (std::int64_t i = 0; i < n; ++i) {
-    auto [it, added] = slot_of.try_emplace(idx[i], static_cast<std::int64_t>(index_of_slot.size()));
-    if (added) index_of_slot.push_back(idx[i]);
-    slot[static_cast<std::size_t>(i)] = it->second;
-  }
-  std::vector<T> sums(index_of_slot.size() * static_cast<std::size_t>(dim), T(0));
-  embedding_backward_kernel<T>(rows, slot.data(), n, dim, sums.data());
-  for (std::size_t u = 0; u < index_of_slot.size(); ++u) {
-    T* dst = out + index_of_slot[u] * dim;
-    const T* src = sums.data() + static_cast<std::int64_t>(u) * dim;
-    for (std::int64_t j = 0; j < dim; ++j) dst[j] += src[j];
-  }
-}
-
 template void embedding_backward_kernel<float>(const float*, const std::int64_t*, std::int64_t,
                                                std::int64_t, float*);
 template void embedding_backward_kernel<double>(const double*, const std::int64_t*, std::int64_t,
                                                 std::int64_t, double*);
-
-template void embedding_backward_add_kernel<float>(const float*, const std::int64_t*, std::int64_t,
-                                                   std::int64_t, float*);
-template void embedding_backward_add_kernel<double>(const double*, const std::int64_t*,
-                                                    std::int64_t, std::int64_t, double*);
 
 }  // namespace minigrad::detail

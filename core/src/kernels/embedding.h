@@ -1,6 +1,6 @@
 #pragma once
 // Private: embedding's gather and its backward scatter over raw buffers (ops/nn.cpp keeps the
-// checks and the backward, written with public ops). No Tensor, no autograd. Instantiated for every
+// checks and the autograd). No Tensor, no autograd. Instantiated for every
 // dtype's C++ type.
 #include <cstdint>
 
@@ -19,13 +19,5 @@ void embedding_kernel(const T* weight, std::int64_t w_row_stride, std::int64_t d
 template <typename T>
 void embedding_backward_kernel(const T* rows, const std::int64_t* idx, std::int64_t n,
                                std::int64_t dim, T* out);
-
-/// out += the gradient embedding_backward_kernel would scatter into zeros, with the same bits,
-/// without that [num, dim] gradient: the rows of each index are summed from zero in the order of
-/// i, then added to out's row (Note [Adding into the engine's buffer] in autograd/function.h).
-/// Float dtypes only.
-template <typename T>
-void embedding_backward_add_kernel(const T* rows, const std::int64_t* idx, std::int64_t n,
-                                   std::int64_t dim, T* out);
 
 }  // namespace minigrad::detail

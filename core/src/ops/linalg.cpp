@@ -7,7 +7,6 @@
 #include "autograd/function.h"
 #include "kernels/dispatch.h"
 #include "kernels/gemm.h"
-#include "kernels/reduce.h"
 #include "minigrad/indexing.h"
 #include "minigrad/ops/creation.h"
 #include "minigrad/ops/elementwise.h"
@@ -52,20 +51,25 @@ bool column_major(const Tensor& t) {
 // Note [Two gradients at once]
 // The backward of a product (AddmmBackward0, a Linear's; MmBackward0) computes two independent
 // products, grad_mat1 = g mat2^T and grad_mat2 = mat1^T g, with the same number of multiply-adds.
-// Outside create_graph they run as one parallel region of two tasks, each product whole on one
-// thread: no product is split, so every element has the bits of one thread, and a weight gradient
-// with few rows (a [64, 64] weight's, k = 768) no longer splits 48 : 16 at OpenBLAS's 48-row
-// blocks (Note [GEMM on threads] in kernels/gemm.cpp), which left the worker waiting. On one thread
-// the two run one after the other. Raw GEMMs: they record nothing, so only without grad mode, for
-// float32 / float64 operands BLAS takes as they are, with no empty dim.
+// They run as one parallel region of two tasks, each product whole on one thread: no product is
+// split, so every element has the bits of one thread, and a weight gradient with few rows (a
+// [64, 64] weight's, k = 768) no longer splits 48 : 16 at OpenBLAS's 48-row blocks (Note [GEMM on
+// threads] in kernels/gemm.cpp), which left the worker waiting. On one thread the two run one
+// after the other. Each result is then recorded as a product (MmBackward0), so
+// create_graph runs the same code. Only for float32 / float64 operands BLAS takes as they are,
+// with no empty dim.
 
-/// x = a1 b1 and y = a2 b2 (2-D) as two tasks (Note [Two gradients at once]); false, computing
-/// nothing, when an operand does not qualify.
+Tensor matmul_nd(const Tensor& a_in, const Tensor& b_in, const char* node);
+void record_product(const char* node, Tensor& out, const Tensor& a_in, const Tensor& b_in);
+
+/// x = a1 b1 and y = a2 b2 (2-D) as two tasks (Note [Two gradients at once]), each recorded as a
+/// product (MmBackward0) for create_graph; false, computing nothing, when an operand does not
+/// qualify.
 bool two_products(const Tensor& a1, const Tensor& b1, Tensor& x, const Tensor& a2, const Tensor& b2,
                   Tensor& y) {
   const Tensor* ops[] = {&a1, &b1, &a2, &b2};
   const Dtype dt = a1.dtype();
-  if (is_grad_enabled() || (dt != kFloat32 && dt != kFloat64)) return false;
+  if (dt != kFloat32 && dt != kFloat64) return false;
   for (const Tensor* t : ops)
     if (t->dtype() != dt || t->dim() != 2 || t->numel() == 0 || !matrices_blas_ready(*t))
       return false;
@@ -89,6 +93,8 @@ bool two_products(const Tensor& a1, const Tensor& b1, Tensor& x, const Tensor& a
       }
     });
   });
+  record_product("MmBackward0", x, a1, b1);
+  record_product("MmBackward0", y, a2, b2);
   return true;
 }
 
@@ -147,8 +153,15 @@ Tensor matmul_nd(const Tensor& a_in, const Tensor& b_in, const char* node) {
     }
   });
 
+  record_product(node, out, a_in, b_in);
+  return out;
+}
+
+/// Records out = a_in b_in (matmul's rules, both at least 2-D) under `node` (MmBackward0,
+/// BmmBackward0, ...): its backward is the two products of Note [Two gradients at once] when both
+/// operands need one, else one product each.
+void record_product(const char* node, Tensor& out, const Tensor& a_in, const Tensor& b_in) {
   using detail::needs_grad;
-  if (!is_grad_enabled()) return out;
   const bool a_cols = column_major(a_in), b_cols = column_major(b_in);
   detail::record(node, out, {&a_in, &b_in},
                  {needs_grad(a_in) ? &b_in : nullptr, needs_grad(b_in) ? &a_in : nullptr},
@@ -172,7 +185,6 @@ Tensor matmul_nd(const Tensor& a_in, const Tensor& b_in, const char* node) {
                    }
                    return r;
                  });
-  return out;
 }
 
 void check_operands(const Tensor& a, const Tensor& b, const char* op) {
@@ -262,8 +274,8 @@ Tensor bmm(const Tensor& a, const Tensor& b) {
 // input does not propagate. Backward: mat1's and mat2's gradients are GEMMs, as mm's; a bias's
 // (input [p] or [1, p]) is the column sums of the gradient, one pass by sum_leading_rows (split
 // by columns, so the same bits on any number of threads, and the same as sum()'s), not a
-// broadcast gradient that the engine reduces through sum(). Under create_graph the gradients are
-// built of differentiable ops (mm, mul, and the engine's sum_to), so they differentiate again.
+// broadcast gradient that the engine reduces through sum(). The same code runs under create_graph:
+// the products record MmBackward0 and the column sums are sum()'s, so they differentiate again.
 // Mixed dtypes and int64 keep the composed form (mm, then mul and add with their promotion).
 
 namespace {
@@ -280,16 +292,12 @@ Tensor addmm_composed(const Tensor& input, const Tensor& mat1, const Tensor& mat
 
 /// The gradient of addmm's input from the output's gradient g [n, p] (Note [Fused addmm]).
 Tensor addmm_input_grad(const Tensor& g, const Shape& in_shape, double beta) {
-  const std::int64_t n = g.shape()[0], p = g.shape()[1];
+  const std::int64_t p = g.shape()[1];
   const bool bias =
       (in_shape.size() == 1 || (in_shape.size() == 2 && in_shape[0] == 1)) && in_shape.back() == p;
-  if (is_grad_enabled() || !bias || !g.is_contiguous() || g.numel() == 0)
-    return beta == 1 ? g : g * beta;  // the engine sums it to in_shape
-  Tensor r = detail::make_tensor(in_shape, g.dtype());
-  detail::dispatch(g.dtype(), [&]<typename T>() {
-    if constexpr (std::is_floating_point_v<T>)
-      detail::sum_leading_rows<T>(g.impl()->data<T>(), n, p, r.impl()->data<T>());
-  });
+  // A bias's gradient is g's column sums (sum_leading_rows, inside sum()); otherwise the engine
+  // sums g to in_shape.
+  Tensor r = bias ? sum(g, {0}, /*keepdim=*/in_shape.size() == 2) : g;
   return beta == 1 ? r : r * beta;
 }
 

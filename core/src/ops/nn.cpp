@@ -1,15 +1,20 @@
 // The fused ops nn is built on (minigrad/ops/nn.h): embedding, layer_norm, rms_norm,
-// cross_entropy, nll_loss. Each reads top to bottom: checks, output, the kernel call
-// (kernels/embedding.cpp, kernels/norm.cpp, kernels/loss.cpp), then its backward, written with
-// public ops. They are custom Functions (minigrad/custom_function.h), named as PyTorch names
-// their nodes. Semantics follow PyTorch 1.13 (aten/src/ATen/native/LossNLL.cpp, Loss.cpp).
+// cross_entropy, nll_loss, and the backward ops of the first two (minigrad/ops/backward.h:
+// embedding_dense_backward, native_layer_norm_backward). Each reads top to bottom: checks, output,
+// the kernel call (kernels/embedding.cpp, kernels/norm.cpp, kernels/loss.cpp), then its backward:
+// one call of its backward op, or for the losses public ops. The forward ops are custom Functions
+// (minigrad/custom_function.h), named as PyTorch names their nodes. Semantics follow PyTorch 1.13
+// (aten/src/ATen/native/LossNLL.cpp, Loss.cpp, Embedding.cpp, layer_norm.cpp).
+
 #include "minigrad/ops/nn.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <memory>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "autograd/function.h"
@@ -18,6 +23,7 @@
 #include "kernels/norm.h"
 #include "minigrad/custom_function.h"
 #include "minigrad/dispatch.h"
+#include "minigrad/ops/backward.h"
 #include "minigrad/ops/creation.h"
 #include "minigrad/ops/elementwise.h"
 #include "minigrad/ops/index.h"
@@ -54,41 +60,10 @@ struct EmbeddingFn : autograd::Function<EmbeddingFn> {
     return out;
   }
   static std::vector<Tensor> backward(autograd::AutogradContext* ctx, std::vector<Tensor> grads) {
-    // grad [..., dim] -> rows [N, dim] added at the N indices -> [num, dim]
-    const Tensor& g = grads[0];
-    Tensor indices = ctx->get_saved_variables()[0];
-    std::int64_t dim = g.size(-1);
-    Tensor rows = g.reshape({indices.numel(), dim});
-    // NOTE: rows looked up at padding_idx (-1: none) add nothing, as PyTorch's embedding_backward.
-    std::int64_t padding_idx = ctx->saved_data["padding_idx"].toInt();
-    if (padding_idx >= 0) rows = masked_fill(rows, indices.eq(padding_idx).unsqueeze(1), 0.0);
-    const std::int64_t num = ctx->saved_data["num"].toInt();
-    if (!is_grad_enabled() && g.is_floating_point()) {
-      // Added straight into the weight's gradient summed so far (a tied embedding: the head's),
-      // when the engine has one (Note [Adding into the engine's buffer]).
-      Tensor* into = detail::input_gradient_buffer(0);
-      if (into != nullptr && into->shape() == Shape{num, dim} && into->dtype() == g.dtype()) {
-        const Tensor src = rows.contiguous(), idx = indices.contiguous();
-        dispatch_floating(g.dtype(), "embedding", [&]<typename T>() {
-          detail::embedding_backward_add_kernel<T>(src.data_ptr<T>(), idx.data_ptr<std::int64_t>(),
-                                                   idx.numel(), dim, into->data_ptr<T>());
-        });
-        ++into->impl()->storage->version;
-        return {Tensor(), Tensor(), Tensor(), Tensor()};
-      }
-    }
-    Tensor zero = zeros({num, dim}, g.dtype());
-    if (!is_grad_enabled() && g.is_floating_point()) {
-      // Scattered straight into the zeros: index_add would copy them first (GPT-2 small's
-      // 50257 x 768 table: a 154 MB copy per step). The same additions in the same order.
-      const Tensor src = rows.contiguous(), idx = indices.contiguous();
-      dispatch_floating(g.dtype(), "embedding", [&]<typename T>() {
-        detail::embedding_backward_kernel<T>(src.data_ptr<T>(), idx.data_ptr<std::int64_t>(),
-                                             idx.numel(), dim, zero.data_ptr<T>());
-      });
-      return {zero, Tensor(), Tensor(), Tensor()};
-    }
-    return {index_add(zero, 0, indices, rows), Tensor(), Tensor(), Tensor()};
+    return {
+        embedding_backward(grads[0], ctx->get_saved_variables()[0], ctx->saved_data["num"].toInt(),
+                           ctx->saved_data["padding_idx"].toInt(), false, false),
+        Tensor(), Tensor(), Tensor()};
   }
 };
 
@@ -131,6 +106,86 @@ Tensor embedding(const Tensor& input, const Tensor& weight,
   return detail::embedding(input, weight, padding_idx, "embedding");
 }
 
+// Note [Embedding's backward]
+// embedding_dense_backward (PyTorch's) scatters the rows of grad_output into a zero-filled
+// [num_weights, dim] gradient (kernels/embedding.h), the same additions in the same order as
+// index_add; rows looked up at padding_idx (-1: none) add nothing, and with scale_grad_by_freq
+// each row is divided by its index's count first. It is linear in grad_output: its derivative
+// (EmbeddingDenseBackwardBackward0) gathers the incoming gradient's rows at the indices again,
+// with the same zeros and scales (PyTorch 1.13's leaves the scales out). A tied table (GPT-2's)
+// gets this gradient and the head's, summed by the engine in place (Note [The engine]).
+
+Tensor embedding_dense_backward(const Tensor& grad_output, const Tensor& indices,
+                                std::int64_t num_weights, std::int64_t padding_idx,
+                                bool scale_grad_by_freq) {
+  MG_PROFILE_OP("embedding_dense_backward");
+  const char* op = "embedding_dense_backward";
+  MG_CHECK(grad_output.defined() && indices.defined(), op,
+           "got an undefined tensor (a default-constructed Tensor, or one moved from)");
+  MG_CHECK(grad_output.is_floating_point(), op, "expected a floating-point grad_output, got ",
+           dtype_name(grad_output.dtype()));
+  MG_CHECK(indices.dtype() == kInt64, op, "expected int64 indices, got ",
+           dtype_name(indices.dtype()));
+  MG_CHECK(grad_output.dim() >= 1, op, "grad_output must have at least 1 dim, got shape ",
+           grad_output.shape());
+  const std::int64_t dim = grad_output.size(-1), n = indices.numel();
+  MG_CHECK(grad_output.numel() == n * dim, op, "grad_output of shape ", grad_output.shape(),
+           " does not hold one row of ", dim, " per index (", n, " indices)");
+  MG_CHECK(num_weights >= 0, op, "num_weights must be non-negative, got ", num_weights);
+  MG_CHECK(padding_idx >= -1 && padding_idx < num_weights, op, "padding_idx ", padding_idx,
+           " is out of range for ", num_weights,
+           " embeddings (expected -1 for none or a value in "
+           "[0, ",
+           num_weights, "))");
+  Tensor idx = indices.reshape({n}).contiguous();
+  const std::int64_t* pi = idx.data_ptr<std::int64_t>();
+  std::vector<std::int64_t> counts(scale_grad_by_freq ? static_cast<std::size_t>(num_weights) : 0);
+  for (std::int64_t i = 0; i < n; ++i) {
+    MG_CHECK(pi[i] >= 0 && pi[i] < num_weights, op, "index ", pi[i], " is out of range for ",
+             num_weights, " embeddings");
+    if (scale_grad_by_freq) ++counts[static_cast<std::size_t>(pi[i])];
+  }
+  Tensor rows = grad_output.reshape({n, dim});
+  if (padding_idx >= 0) rows = masked_fill(rows, idx.eq(padding_idx).unsqueeze(1), 0.0);
+  // [n, 1]: 1 / the count of each row's index
+  Tensor scale;
+  if (scale_grad_by_freq) {
+    std::vector<double> inv(static_cast<std::size_t>(n));
+    for (std::int64_t i = 0; i < n; ++i)
+      inv[static_cast<std::size_t>(i)] =
+          1.0 / static_cast<double>(counts[static_cast<std::size_t>(pi[i])]);
+    scale = tensor(inv, {n, 1}, grad_output.dtype());
+    rows = rows * scale;
+  }
+  const Tensor src = rows.contiguous();
+  Tensor out = zeros({num_weights, dim}, grad_output.dtype());
+  dispatch_floating(grad_output.dtype(), op, [&]<typename T>() {
+    detail::embedding_backward_kernel<T>(src.data_ptr<T>(), pi, n, dim, out.data_ptr<T>());
+  });
+  // gg [num_weights, dim] -> its rows at the indices, zeroed and scaled as above, shaped as
+  // grad_output
+  detail::record(
+      "EmbeddingDenseBackwardBackward0", out, {&grad_output},
+      {&idx, scale.defined() ? &scale : nullptr},
+      [padding_idx, shape = grad_output.shape()](const Tensor& gg, detail::FunctionNode& node) {
+        Tensor i = node.saved(0);
+        Tensor r = index_select(gg, 0, i);
+        if (padding_idx >= 0) r = masked_fill(r, i.eq(padding_idx).unsqueeze(1), 0.0);
+        if (node.has_saved(1)) r = r * node.saved(1);
+        return Grads{r.reshape(shape)};
+      });
+  return out;
+}
+
+Tensor embedding_backward(const Tensor& grad, const Tensor& indices, std::int64_t num_weights,
+                          std::int64_t padding_idx, bool scale_grad_by_freq, bool sparse) {
+  MG_PROFILE_OP("embedding_backward");
+  MG_CHECK(!sparse, "embedding_backward",
+           "sparse gradients are not supported (minigrad has no sparse tensors); pass "
+           "sparse=false for the dense gradient");
+  return embedding_dense_backward(grad, indices, num_weights, padding_idx, scale_grad_by_freq);
+}
+
 // ---------------------------------------------------------------- layer_norm, rms_norm
 
 namespace {
@@ -170,10 +225,7 @@ struct LayerNormFn : autograd::Function<LayerNormFn> {
     ctx->save_for_backward({x_hat_needed ? x : Tensor(),
                             ctx->needs_input_grad(0) ? weight : Tensor(),
                             x_hat_needed ? mean_t : Tensor(), x_hat_needed ? rstd_t : Tensor()});
-    Shape dims;
-    for (std::int64_t i = x.dim() - k; i < x.dim(); ++i) dims.push_back(i);
-    ctx->saved_data["dims"] = dims;
-    ctx->saved_data["eps"] = eps;
+    ctx->saved_data["normalized_shape"] = Shape(x.shape().end() - k, x.shape().end());
     return out;
   }
 
@@ -182,51 +234,99 @@ struct LayerNormFn : autograd::Function<LayerNormFn> {
     auto saved = ctx->get_saved_variables();
     const Tensor &input = saved[0], &gamma = saved[1], &mean64 = saved[2], &rstd64 = saved[3];
     if (!input.defined()) return {Tensor(), Tensor(), g, Tensor(), Tensor()};  // only bias
-    if (!is_grad_enabled()) return fused_backward(ctx, g, input, gamma, mean64, rstd64);
-    // create_graph: the backward written with public ops, rebuilding the statistics from input so
-    // that second derivatives see how mean and rstd depend on input.
-    Shape dims = ctx->saved_data["dims"].toIntVector();
-    double eps = ctx->saved_data["eps"].toDouble();
-    Tensor centered = input - mean(input, dims, /*keepdim=*/true);
-    Tensor rstd = rsqrt(mean(centered * centered, dims, /*keepdim=*/true) + eps);
-    Tensor x_hat = centered * rstd;
-    // g [..., *ns] -> grad_x [..., *ns], with g_hat = g * gamma and row means:
-    // rstd * (g_hat - mean(g_hat) - x_hat * mean(g_hat * x_hat))
-    Tensor grad_x;
-    if (ctx->needs_input_grad(0)) {
-      Tensor g_hat = gamma.defined() ? g * gamma : g;
-      grad_x = rstd * (g_hat - mean(g_hat, dims, true) - x_hat * mean(g_hat * x_hat, dims, true));
-    }
-    // grad_weight = sum(g * x_hat) and grad_bias = sum(g) over the leading dims: returned shaped
-    // like the output, the engine sums them to normalized_shape (Note [The engine]).
-    return {grad_x, ctx->needs_input_grad(1) ? g * x_hat : Tensor(),
-            ctx->needs_input_grad(2) ? g : Tensor(), Tensor(), Tensor()};
+    auto [grad_x, grad_w, grad_b] = native_layer_norm_backward(
+        g, input, ctx->saved_data["normalized_shape"].toIntVector(), mean64, rstd64, gamma,
+        Tensor(), {ctx->needs_input_grad(0), ctx->needs_input_grad(1), ctx->needs_input_grad(2)});
+    return {grad_x, grad_w, grad_b, Tensor(), Tensor()};
+  }
+};
+
+// Note [Layer norm's double backward]
+// native_layer_norm_backward is an op (PyTorch's): one kernel pass for its three outputs (Note
+// [Layer norm kernels]), recorded with its own derivative, NativeLayerNormBackwardBackward0, so
+// layer_norm's backward is the kernel with or without create_graph. As PyTorch's
+// layer_norm_double_backward, that derivative treats mean and rstd as the statistics of input
+// (r = rstd, x_hat = (input - mean) r, g_hat = grad_out * weight, per-row means m(.)): for the
+// incoming gradients a (of grad_input), a_w (grad_weight) and a_b (grad_bias),
+//   d grad_out = weight * P(a) + a_w * x_hat + a_b
+//   d weight   = grad_out * P(a)                  (summed over the rows by the engine)
+//   d input    = P(grad_out * a_w) + r^2 (x_hat (3 m(g_hat x_hat) m(a x_hat) - m(a g_hat)
+//                + m(a) m(g_hat)) - (g_hat - m(g_hat)) m(a x_hat) - (a - m(a)) m(g_hat x_hat))
+// where P(v) = r (v - m(v) - x_hat m(v x_hat)) is grad_input for v without weight: this op again,
+// so it runs the kernel too. In d input, mean and r carry the values given but their derivatives
+// as functions of input (value + (live - live.detach()), live computed from input), so a further
+// derivative (gradgradcheck of this op) sees how they move with input.
+
+/// The fused kernel of native_layer_norm_backward (arguments checked; mean and rstd float64) and
+/// its derivative (Note [Layer norm's double backward]).
+struct NativeLayerNormBackwardFn : autograd::Function<NativeLayerNormBackwardFn> {
+  static constexpr const char* node_name = "NativeLayerNormBackwardBackward0";
+  static std::vector<Tensor> forward(AutogradContext* ctx, const Tensor& grad_out,
+                                     const Tensor& input, const Tensor& mean, const Tensor& rstd,
+                                     const Tensor& weight, const Shape& normalized_shape,
+                                     std::array<bool, 3> mask) {
+    std::int64_t n = 1;
+    for (std::int64_t s : normalized_shape) n *= s;
+    const std::int64_t rows = n > 0 ? input.numel() / n : 0;
+    Tensor gc = grad_out.to(input.dtype()).contiguous();
+    Tensor xc = input.contiguous();
+    Tensor w = weight.defined() ? weight.contiguous() : Tensor();
+    Tensor mc = mean.to(kFloat64).contiguous(), rc = rstd.to(kFloat64).contiguous();
+    Tensor grad_x = mask[0] ? empty(input.shape(), input.dtype()) : Tensor();
+    Tensor grad_w = mask[1] ? empty(normalized_shape, input.dtype()) : Tensor();
+    Tensor grad_b = mask[2] ? empty(normalized_shape, input.dtype()) : Tensor();
+    dispatch_floating(input.dtype(), "native_layer_norm_backward", [&]<typename T>() {
+      auto ptr = [](Tensor& t) { return t.defined() ? t.data_ptr<T>() : nullptr; };
+      detail::layer_norm_backward_kernel<T>(gc.data_ptr<T>(), xc.data_ptr<T>(),
+                                            mc.data_ptr<double>(), rc.data_ptr<double>(), ptr(w),
+                                            rows, n, ptr(grad_x), ptr(grad_w), ptr(grad_b));
+    });
+    ctx->save_for_backward({grad_out, input, mean, rstd, weight});
+    ctx->saved_data["normalized_shape"] = normalized_shape;
+    ctx->set_materialize_grads(false);
+    return {grad_x, grad_w, grad_b};
   }
 
-  /// The backward without create_graph: one kernel (Note [Layer norm kernels]) for grad_x and the
-  /// weight- and bias-shaped grad_weight and grad_bias, from the statistics forward saved.
-  static std::vector<Tensor> fused_backward(autograd::AutogradContext* ctx, const Tensor& g,
-                                            const Tensor& input, const Tensor& gamma,
-                                            const Tensor& mean64, const Tensor& rstd64) {
-    const auto k = static_cast<std::int64_t>(ctx->saved_data["dims"].toIntVector().size());
-    const Shape& shape = input.shape();
-    Shape param_shape(shape.end() - k, shape.end());  // normalized_shape: weight's and bias's
-    std::int64_t n = 1;
-    for (std::int64_t s : param_shape) n *= s;
-    const std::int64_t rows = n > 0 ? input.numel() / n : 0;
-    Tensor gc = g.to(input.dtype()).contiguous();
-    Tensor xc = input.contiguous();
-    Tensor w = gamma.defined() ? gamma.contiguous() : Tensor();
-    Tensor grad_x = ctx->needs_input_grad(0) ? empty(shape, input.dtype()) : Tensor();
-    Tensor grad_w = ctx->needs_input_grad(1) ? empty(param_shape, input.dtype()) : Tensor();
-    Tensor grad_b = ctx->needs_input_grad(2) ? empty(param_shape, input.dtype()) : Tensor();
-    dispatch_floating(input.dtype(), "layer_norm", [&]<typename T>() {
-      auto ptr = [](Tensor& t) { return t.defined() ? t.data_ptr<T>() : nullptr; };
-      detail::layer_norm_backward_kernel<T>(
-          gc.data_ptr<T>(), xc.data_ptr<T>(), mean64.data_ptr<double>(), rstd64.data_ptr<double>(),
-          w.defined() ? w.data_ptr<T>() : nullptr, rows, n, ptr(grad_x), ptr(grad_w), ptr(grad_b));
-    });
-    return {grad_x, grad_w, grad_b, Tensor(), Tensor()};
+  static std::vector<Tensor> backward(AutogradContext* ctx, std::vector<Tensor> grads) {
+    auto saved = ctx->get_saved_variables();
+    const Tensor &g = saved[0], &x = saved[1], &w = saved[4];
+    const Tensor &a = grads[0], &a_w = grads[1], &a_b = grads[2];
+    const Shape ns = ctx->saved_data["normalized_shape"].toIntVector();
+    Shape dims;
+    for (auto i = x.dim() - static_cast<std::int64_t>(ns.size()); i < x.dim(); ++i)
+      dims.push_back(i);
+    auto m = [&dims](const Tensor& t) { return minigrad::mean(t, dims, /*keepdim=*/true); };
+    // grad_input without weight for v, with this op's kernel and derivative.
+    auto P = [&](const Tensor& v) {
+      return std::get<0>(native_layer_norm_backward(v, x, ns, saved[2], saved[3], Tensor(),
+                                                    Tensor(), {true, false, false}));
+    };
+    // The statistics as given, differentiable as functions of x.
+    Tensor mu_live = m(x), var_live = m((x - mu_live) * (x - mu_live));
+    Tensor rstd = saved[3].to(x.dtype());
+    Tensor r_live = rsqrt(var_live + (rstd.pow(-2) - var_live).detach());
+    Tensor r = rstd + (r_live - r_live.detach());
+    Tensor x_hat = (x - (saved[2].to(x.dtype()) + (mu_live - mu_live.detach()))) * r;
+    Tensor g_hat = w.defined() ? g * w : g;
+    Tensor pa = a.defined() ? P(a) : Tensor();
+    auto plus = [](Tensor sum, const Tensor& t) { return sum.defined() ? sum + t : t; };
+    Tensor d_g, d_x, d_w;
+    if (ctx->needs_input_grad(0)) {
+      if (a.defined()) d_g = w.defined() ? pa * w : pa;
+      if (a_w.defined()) d_g = plus(d_g, a_w * x_hat);
+      if (a_b.defined()) d_g = plus(d_g, a_b.expand(x.shape()));
+    }
+    if (ctx->needs_input_grad(1)) {
+      if (a_w.defined()) d_x = P(g * a_w);
+      if (a.defined()) {
+        Tensor m_gx = m(g_hat * x_hat), m_ax = m(a * x_hat), m_g = m(g_hat), m_a = m(a);
+        d_x = plus(d_x, r * r *
+                            (x_hat * (3 * m_gx * m_ax - m(a * g_hat) + m_a * m_g) -
+                             (g_hat - m_g) * m_ax - (a - m_a) * m_gx));
+      }
+    }
+    if (ctx->needs_input_grad(4) && a.defined()) d_w = g * pa;
+    return {d_g, d_x, Tensor(), Tensor(), d_w, Tensor(), Tensor()};
   }
 };
 
@@ -261,6 +361,38 @@ Tensor layer_norm(const Tensor& x, const Shape& normalized_shape, const Tensor& 
              " but the input is ", dtype_name(x.dtype()));
   }
   return LayerNormFn::apply(x, weight, bias, k, eps);
+}
+
+std::tuple<Tensor, Tensor, Tensor> native_layer_norm_backward(
+    const Tensor& grad_out, const Tensor& input, const Shape& normalized_shape, const Tensor& mean,
+    const Tensor& rstd, const Tensor& weight, const Tensor& /*bias*/,
+    std::array<bool, 3> output_mask) {
+  MG_PROFILE_OP("native_layer_norm_backward");
+  const char* op = "native_layer_norm_backward";
+  MG_CHECK(grad_out.defined() && input.defined() && mean.defined() && rstd.defined(), op,
+           "got an undefined tensor (a default-constructed Tensor, or one moved from)");
+  for (const Tensor* t : {&grad_out, &input, &mean, &rstd})
+    MG_CHECK(t->is_floating_point(), op, "expected floating-point tensors, got ",
+             dtype_name(t->dtype()));
+  check_normalized_shape(input, normalized_shape, op);
+  MG_CHECK(grad_out.shape() == input.shape(), op, "grad_out has shape ", grad_out.shape(),
+           " but the input has shape ", input.shape());
+  Shape stat_shape = input.shape();
+  for (std::size_t i = stat_shape.size() - normalized_shape.size(); i < stat_shape.size(); ++i)
+    stat_shape[i] = 1;
+  MG_CHECK(mean.shape() == stat_shape && rstd.shape() == stat_shape, op,
+           "mean and rstd must have shape ", stat_shape, " (one value per row), got ", mean.shape(),
+           " and ", rstd.shape());
+  if (weight.defined()) {
+    MG_CHECK(weight.shape() == normalized_shape, op, "weight has shape ", weight.shape(),
+             " but normalized_shape is ", normalized_shape);
+    MG_CHECK(weight.dtype() == input.dtype(), op, "weight is ", dtype_name(weight.dtype()),
+             " but the input is ", dtype_name(input.dtype()));
+  }
+  // mean and rstd are not differentiable arguments (as PyTorch's): no edge to their history.
+  std::vector<Tensor> r = NativeLayerNormBackwardFn::apply(
+      grad_out, input, mean.detach(), rstd.detach(), weight, normalized_shape, output_mask);
+  return {r[0], r[1], r[2]};
 }
 
 Tensor rms_norm(const Tensor& x, const Shape& normalized_shape, const Tensor& weight,

@@ -4,10 +4,12 @@
 // backward calls them (sigmoid's is `sigmoid_backward(grad, result)`); each records its own
 // derivative, so a double backward goes through them (TanhBackwardBackward0, ...). Like a binary
 // op they broadcast and promote their operands; integer-only operands throw.
-// Definitions in core/src/ops/elementwise.cpp and core/src/ops/softmax.cpp. Part of
-// minigrad/ops.h.
+// Definitions in core/src/ops/elementwise.cpp, core/src/ops/softmax.cpp and core/src/ops/nn.cpp.
+// Part of minigrad/ops.h.
+#include <array>
 #include <cstdint>
 #include <string>
+#include <tuple>
 
 #include "minigrad/tensor.h"
 
@@ -30,5 +32,30 @@ Tensor _softmax_backward_data(const Tensor& grad_output, const Tensor& output, s
 /// sum(grad_output, dim); as _softmax_backward_data otherwise.
 Tensor _log_softmax_backward_data(const Tensor& grad_output, const Tensor& output, std::int64_t dim,
                                   Dtype input_dtype);
+
+/// embedding's gradient for its [num_weights, dim] table: the rows of grad_output (one per index,
+/// grad_output's last dim the row) added at their indices into zeros. Rows at padding_idx (-1:
+/// none) add nothing; with scale_grad_by_freq each row is divided by how often its index occurs.
+/// Indices must be int64 in [0, num_weights).
+Tensor embedding_dense_backward(const Tensor& grad_output, const Tensor& indices,
+                                std::int64_t num_weights, std::int64_t padding_idx,
+                                bool scale_grad_by_freq);
+/// embedding's backward as PyTorch's: embedding_dense_backward; sparse = true throws (minigrad
+/// has no sparse tensors).
+Tensor embedding_backward(const Tensor& grad, const Tensor& indices, std::int64_t num_weights,
+                          std::int64_t padding_idx, bool scale_grad_by_freq, bool sparse);
+
+/// layer_norm's gradients (grad_input, grad_weight, grad_bias) for input normalised over its last
+/// dims, normalized_shape, given the forward's per-row mean and rstd = 1 / sqrt(var + eps) (shaped
+/// like input with those dims 1, any floating dtype): with x_hat = (input - mean) * rstd and
+/// g = grad_out * weight (weight may be undefined: ones),
+///   grad_input  = rstd * (g - mean(g) - x_hat * mean(g * x_hat))   (means over the row)
+///   grad_weight = sum over the rows of grad_out * x_hat, grad_bias = sum of grad_out
+/// An output whose output_mask entry is false is undefined; bias is PyTorch's argument, unused.
+/// Its derivative (NativeLayerNormBackwardBackward0) treats mean and rstd as the statistics of
+/// input, as PyTorch's: they get no gradient of their own.
+std::tuple<Tensor, Tensor, Tensor> native_layer_norm_backward(
+    const Tensor& grad_out, const Tensor& input, const Shape& normalized_shape, const Tensor& mean,
+    const Tensor& rstd, const Tensor& weight, const Tensor& bias, std::array<bool, 3> output_mask);
 
 }  // namespace minigrad
