@@ -470,55 +470,52 @@ namespace F = functional;
 using detail::clone_if_defined;
 using detail::register_optional_buffer;
 
-/// The constructor and clone() of a loss module whose options hold no tensor.
-#define MG_DEFINE_LOSS_BASICS(Name, Base)                                                   \
-  Name##Impl::Name##Impl(const Name##Options& options_) : Base(#Name), options(options_) {} \
-  std::shared_ptr<Module> Name##Impl::clone() const {                                       \
-    return clone_with([&] { return std::make_shared<Name##Impl>(options); });               \
-  }
+/// The constructor of a loss module whose options hold no tensor.
+#define MG_DEFINE_LOSS_BASICS(Name) \
+  Name##Impl::Name##Impl(const Name##Options& options_) : CopyCloneable(#Name), options(options_) {}
 
-MG_DEFINE_LOSS_BASICS(SoftMarginLoss, LossModule)
+MG_DEFINE_LOSS_BASICS(SoftMarginLoss)
 Tensor SoftMarginLossImpl::forward(const Tensor& input, const Tensor& target) const {
   return F::soft_margin_loss(input, target, options);
 }
 
-MG_DEFINE_LOSS_BASICS(HingeEmbeddingLoss, LossModule)
+MG_DEFINE_LOSS_BASICS(HingeEmbeddingLoss)
 Tensor HingeEmbeddingLossImpl::forward(const Tensor& input, const Tensor& target) const {
   return F::hinge_embedding_loss(input, target, options);
 }
 
-MG_DEFINE_LOSS_BASICS(MultiLabelMarginLoss, LossModule)
+MG_DEFINE_LOSS_BASICS(MultiLabelMarginLoss)
 Tensor MultiLabelMarginLossImpl::forward(const Tensor& input, const Tensor& target) const {
   return F::multilabel_margin_loss(input, target, options);
 }
 
-MG_DEFINE_LOSS_BASICS(PoissonNLLLoss, LossModule)
+MG_DEFINE_LOSS_BASICS(PoissonNLLLoss)
 Tensor PoissonNLLLossImpl::forward(const Tensor& input, const Tensor& target) const {
   return F::poisson_nll_loss(input, target, options);
 }
 
-MG_DEFINE_LOSS_BASICS(MarginRankingLoss, Module)
+MG_DEFINE_LOSS_BASICS(MarginRankingLoss)
 Tensor MarginRankingLossImpl::forward(const Tensor& a, const Tensor& b, const Tensor& c) const {
   return F::margin_ranking_loss(a, b, c, options);
 }
 
-MG_DEFINE_LOSS_BASICS(CosineEmbeddingLoss, Module)
+MG_DEFINE_LOSS_BASICS(CosineEmbeddingLoss)
 Tensor CosineEmbeddingLossImpl::forward(const Tensor& a, const Tensor& b, const Tensor& c) const {
   return F::cosine_embedding_loss(a, b, c, options);
 }
 
-MG_DEFINE_LOSS_BASICS(TripletMarginLoss, Module)
+MG_DEFINE_LOSS_BASICS(TripletMarginLoss)
 Tensor TripletMarginLossImpl::forward(const Tensor& a, const Tensor& b, const Tensor& c) const {
   return F::triplet_margin_loss(a, b, c, options);
 }
 
-MG_DEFINE_LOSS_BASICS(CTCLoss, Module)
+MG_DEFINE_LOSS_BASICS(CTCLoss)
 Tensor CTCLossImpl::forward(const Tensor& log_probs, const Tensor& targets,
                             const Tensor& input_lengths, const Tensor& target_lengths) const {
   return F::ctc_loss(log_probs, targets, input_lengths, target_lengths, options);
 }
 
-MG_DEFINE_LOSS_BASICS(PairwiseDistance, Module)
+MG_DEFINE_LOSS_BASICS(PairwiseDistance)
 Tensor PairwiseDistanceImpl::forward(const Tensor& x1, const Tensor& x2) const {
   return F::pairwise_distance(x1, x2, options);
 }
@@ -528,31 +525,30 @@ Tensor PairwiseDistanceImpl::forward(const Tensor& x1, const Tensor& x2) const {
 // The two whose options hold a weight: registered as the buffer "weight", as PyTorch's.
 MultiLabelSoftMarginLossImpl::MultiLabelSoftMarginLossImpl(
     const MultiLabelSoftMarginLossOptions& options_)
-    : LossModule("MultiLabelSoftMarginLoss"), options(options_) {
+    : Cloneable("MultiLabelSoftMarginLoss"), options(options_) {
+  reset();
+}
+MultiLabelSoftMarginLossImpl::MultiLabelSoftMarginLossImpl(
+    const MultiLabelSoftMarginLossImpl& other)
+    : Cloneable(other), options(other.options) {
+  options.weight(clone_if_defined(options.weight()));
+}
+void MultiLabelSoftMarginLossImpl::reset() {
   register_optional_buffer(*this, "weight", options.weight());
 }
 Tensor MultiLabelSoftMarginLossImpl::forward(const Tensor& input, const Tensor& target) const {
   return F::multilabel_soft_margin_loss(input, target, options);
 }
-std::shared_ptr<Module> MultiLabelSoftMarginLossImpl::clone() const {
-  return clone_with([&] {
-    return std::make_shared<MultiLabelSoftMarginLossImpl>(
-        MultiLabelSoftMarginLossOptions(options).weight(clone_if_defined(options.weight())));
-  });
-}
-
 MultiMarginLossImpl::MultiMarginLossImpl(const MultiMarginLossOptions& options_)
-    : LossModule("MultiMarginLoss"), options(options_) {
-  register_optional_buffer(*this, "weight", options.weight());
+    : Cloneable("MultiMarginLoss"), options(options_) {
+  reset();
 }
+MultiMarginLossImpl::MultiMarginLossImpl(const MultiMarginLossImpl& other)
+    : Cloneable(other), options(other.options) {
+  options.weight(clone_if_defined(options.weight()));
+}
+void MultiMarginLossImpl::reset() { register_optional_buffer(*this, "weight", options.weight()); }
 Tensor MultiMarginLossImpl::forward(const Tensor& input, const Tensor& target) const {
   return F::multi_margin_loss(input, target, options);
 }
-std::shared_ptr<Module> MultiMarginLossImpl::clone() const {
-  return clone_with([&] {
-    return std::make_shared<MultiMarginLossImpl>(
-        MultiMarginLossOptions(options).weight(clone_if_defined(options.weight())));
-  });
-}
-
 }  // namespace minigrad::nn
