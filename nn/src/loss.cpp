@@ -30,7 +30,6 @@ using autograd::IValue;
 using Grads = std::vector<Tensor>;
 using nn::detail::parse_reduction;
 using nn::detail::reduce;
-using nn::detail::Reduction;
 
 namespace {
 
@@ -152,7 +151,7 @@ Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& targe
   const char* op = "binary_cross_entropy_with_logits";
   MG_CHECK(input.defined() && target.defined(), op,
            "got an undefined tensor (a default-constructed Tensor, or one moved from)");
-  Reduction red = parse_reduction(reduction, op);
+  Reduction::Reduction red = parse_reduction(reduction, op);
   MG_CHECK(input.is_floating_point() && target.is_floating_point(), op,
            "input and target must be floating point, got ", dtype_name(input.dtype()), " and ",
            dtype_name(target.dtype()));
@@ -186,7 +185,7 @@ Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const Ten
   MG_PROFILE_OP("binary_cross_entropy");
   const char* op = "binary_cross_entropy";
   check_pointwise(input, target, op);
-  Reduction red = parse_reduction(reduction, op);
+  Reduction::Reduction red = parse_reduction(reduction, op);
   if (weight.defined()) {
     MG_CHECK(weight.is_floating_point(), op, "weight must be floating point, got ",
              dtype_name(weight.dtype()));
@@ -213,7 +212,7 @@ Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, const std::stri
   MG_PROFILE_OP("smooth_l1_loss");
   const char* op = "smooth_l1_loss";
   check_pointwise(input, target, op);
-  Reduction red = parse_reduction(reduction, op);
+  Reduction::Reduction red = parse_reduction(reduction, op);
   MG_CHECK(beta >= 0, op, "beta must be non-negative, got ", beta);
   if (beta == 0) {
     // PyTorch's kernel at beta 0: gradient +1 where x > 0, -1 where x <= 0 (0 included), nan at a
@@ -235,7 +234,7 @@ Tensor huber_loss(const Tensor& input, const Tensor& target, const std::string& 
   MG_PROFILE_OP("huber_loss");
   const char* op = "huber_loss";
   check_pointwise(input, target, op);
-  Reduction red = parse_reduction(reduction, op);
+  Reduction::Reduction red = parse_reduction(reduction, op);
   MG_CHECK(delta > 0, op, "delta must be positive, got ", delta);
   Tensor d = abs(input - target);
   return reduce(where(d.detach() < delta, 0.5 * d * d, delta * (d - 0.5 * delta)), red);
@@ -250,12 +249,7 @@ namespace minigrad::nn {
 namespace F = functional;
 
 std::string reduction_name(const reduction_t& reduction) {
-  struct Name {
-    const char* operator()(enumtype::kNone) const { return "none"; }
-    const char* operator()(enumtype::kMean) const { return "mean"; }
-    const char* operator()(enumtype::kSum) const { return "sum"; }
-  };
-  return std::visit(Name{}, reduction);
+  return detail::kReductionNames[enumtype::reduction_get_enum(reduction)];
 }
 
 using nn::detail::clone_if_defined;
