@@ -66,35 +66,19 @@ Tensor ELUImpl::forward(const Tensor& x) const { return F::elu(x, options); }
 std::string ELUImpl::extra_repr() const {
   return "alpha=" + python_float_repr(options.alpha()) + inplace_suffix(options.inplace());
 }
-std::shared_ptr<Module> ELUImpl::clone() const {
-  return clone_with([&] { return std::make_shared<ELUImpl>(options); });
-}
-
 Tensor SELUImpl::forward(const Tensor& x) const { return F::selu(x, options); }
 std::string SELUImpl::extra_repr() const { return options.inplace() ? "inplace=True" : ""; }
-std::shared_ptr<Module> SELUImpl::clone() const {
-  return clone_with([&] { return std::make_shared<SELUImpl>(options); });
-}
-
 Tensor CELUImpl::forward(const Tensor& x) const { return F::celu(x, options); }
 std::string CELUImpl::extra_repr() const {
   return "alpha=" + python_float_repr(options.alpha()) + inplace_suffix(options.inplace());
 }
-std::shared_ptr<Module> CELUImpl::clone() const {
-  return clone_with([&] { return std::make_shared<CELUImpl>(options); });
-}
-
 Tensor LeakyReLUImpl::forward(const Tensor& x) const { return F::leaky_relu(x, options); }
 std::string LeakyReLUImpl::extra_repr() const {
   return "negative_slope=" + python_float_repr(options.negative_slope()) +
          inplace_suffix(options.inplace());
 }
-std::shared_ptr<Module> LeakyReLUImpl::clone() const {
-  return clone_with([&] { return std::make_shared<LeakyReLUImpl>(options); });
-}
-
 HardtanhImpl::HardtanhImpl(const HardtanhOptions& options_)
-    : UnaryModule("Hardtanh"), options(options_) {
+    : CopyCloneable("Hardtanh"), options(options_) {
   MG_CHECK(
       options.max_val() > options.min_val(), "Hardtanh",
       "max_val must be greater than min_val, got min_val=", python_float_repr(options.min_val()),
@@ -105,10 +89,6 @@ std::string HardtanhImpl::extra_repr() const {
   return "min_val=" + python_float_repr(options.min_val()) +
          ", max_val=" + python_float_repr(options.max_val()) + inplace_suffix(options.inplace());
 }
-std::shared_ptr<Module> HardtanhImpl::clone() const {
-  return clone_with([&] { return std::make_shared<HardtanhImpl>(options); });
-}
-
 namespace {
 /// A whole number without ".0" (Python prints Softplus's int defaults as "beta=1"), else repr.
 std::string number_repr(double v) {
@@ -122,34 +102,10 @@ Tensor SoftplusImpl::forward(const Tensor& x) const { return F::softplus(x, opti
 std::string SoftplusImpl::extra_repr() const {
   return "beta=" + number_repr(options.beta()) + ", threshold=" + number_repr(options.threshold());
 }
-std::shared_ptr<Module> SoftplusImpl::clone() const {
-  return clone_with([&] { return std::make_shared<SoftplusImpl>(options); });
-}
-
 Tensor HardsigmoidImpl::forward(const Tensor& x) const { return F::hardsigmoid(x, inplace); }
-std::shared_ptr<Module> HardsigmoidImpl::clone() const {
-  return clone_with([&] { return std::make_shared<HardsigmoidImpl>(inplace); });
-}
-
 Tensor HardswishImpl::forward(const Tensor& x) const { return F::hardswish(x, inplace); }
-std::shared_ptr<Module> HardswishImpl::clone() const {
-  return clone_with([&] { return std::make_shared<HardswishImpl>(inplace); });
-}
-
 Tensor LogSigmoidImpl::forward(const Tensor& x) const { return F::logsigmoid(x); }
-std::shared_ptr<Module> LogSigmoidImpl::clone() const {
-  return clone_with([] { return std::make_shared<LogSigmoidImpl>(); });
-}
-
 Tensor SoftsignImpl::forward(const Tensor& x) const { return F::softsign(x); }
-std::shared_ptr<Module> SoftsignImpl::clone() const {
-  return clone_with([] { return std::make_shared<SoftsignImpl>(); });
-}
-
 Tensor SoftminImpl::forward(const Tensor& x) const { return F::softmin(x, options); }
 std::string SoftminImpl::extra_repr() const { return "dim=" + std::to_string(options.dim()); }
-std::shared_ptr<Module> SoftminImpl::clone() const {
-  return clone_with([&] { return std::make_shared<SoftminImpl>(options); });
-}
-
 }  // namespace minigrad::nn

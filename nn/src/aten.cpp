@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "loss_common.h"
 #include "minigrad/error.h"
 #include "minigrad/nn/loss.h"
 
@@ -15,8 +16,8 @@ Tensor binary_cross_entropy(const Tensor& self, const Tensor& target, const Tens
            reduction,
            " is not a valid value for reduction (expected Reduction::None (0), "
            "Reduction::Mean (1) or Reduction::Sum (2))");
-  static const char* const names[] = {"none", "mean", "sum"};
-  return nn::functional::binary_cross_entropy(self, target, weight, names[reduction]);
+  return nn::functional::binary_cross_entropy(self, target, weight,
+                                              nn::detail::kReductionNames[reduction]);
 }
 
 }  // namespace minigrad

@@ -84,12 +84,12 @@ AnyModule AnyModule::clone() const {
 // ---------------------------------------------------------------- Sequential
 
 SequentialImpl::SequentialImpl(std::initializer_list<AnyModule> modules)
-    : UnaryModule("Sequential") {
+    : CopyCloneable("Sequential") {
   for (const auto& m : modules) push_back(m);
 }
 
 SequentialImpl::SequentialImpl(std::initializer_list<NamedAnyModule> modules)
-    : UnaryModule("Sequential") {
+    : CopyCloneable("Sequential") {
   for (const auto& m : modules) push_back(m.name, m.module);
 }
 
@@ -122,19 +122,20 @@ std::shared_ptr<Module> SequentialImpl::operator[](std::int64_t i) const {
   return items_[container_detail::wrap_index(i, items_.size(), "Sequential")].ptr();
 }
 
-std::shared_ptr<Module> SequentialImpl::clone() const {
+void SequentialImpl::rebuild_as_copy_of(const Module& original) {
   depth::DepthGuard guard("Module.clone", type_name());
-  return clone_with([&] {
-    auto copy = std::make_shared<SequentialImpl>();
-    auto names = named_children().keys();
-    for (std::size_t i = 0; i < items_.size(); ++i) copy->push_back(names[i], items_[i].clone());
-    return copy;
+  const std::vector<std::string> names = original.named_children().keys();
+  rebuild_with(original, [&] {
+    std::vector<AnyModule> shared = std::move(items_);
+    items_.clear();
+    for (std::size_t i = 0; i < shared.size(); ++i) push_back(names[i], shared[i].clone());
   });
 }
 
 // ---------------------------------------------------------------- ModuleList
 
-ModuleListImpl::ModuleListImpl(std::initializer_list<ModulePtr> modules) : Module("ModuleList") {
+ModuleListImpl::ModuleListImpl(std::initializer_list<ModulePtr> modules)
+    : CopyCloneable("ModuleList") {
   for (const auto& m : modules) push_back(m);
 }
 
@@ -164,30 +165,30 @@ std::shared_ptr<Module> ModuleListImpl::operator[](std::int64_t i) const {
   return modules_[container_detail::wrap_index(i, modules_.size(), "ModuleList")];
 }
 
-std::shared_ptr<Module> ModuleListImpl::clone() const {
+void ModuleListImpl::rebuild_as_copy_of(const Module& original) {
   depth::DepthGuard guard("Module.clone", type_name());
-  return clone_with([&] {
-    auto copy = std::make_shared<ModuleListImpl>();
-    for (const auto& m : modules_) copy->push_back(m->clone());
-    return copy;
+  rebuild_with(original, [&] {
+    std::vector<std::shared_ptr<Module>> shared = std::move(modules_);
+    modules_.clear();
+    for (const auto& m : shared) push_back(m->clone());
   });
 }
 
 // ---------------------------------------------------------------- ModuleDict
 
 ModuleDictImpl::ModuleDictImpl(std::initializer_list<std::pair<std::string, ModulePtr>> modules)
-    : Module("ModuleDict") {
+    : CopyCloneable("ModuleDict") {
   for (const auto& [key, m] : modules) insert(key, m);
 }
 
 ModuleDictImpl::ModuleDictImpl(
     const std::vector<std::pair<std::string, std::shared_ptr<Module>>>& modules)
-    : Module("ModuleDict") {
+    : CopyCloneable("ModuleDict") {
   update(modules);
 }
 
 ModuleDictImpl::ModuleDictImpl(const OrderedDict<std::string, std::shared_ptr<Module>>& modules)
-    : Module("ModuleDict") {
+    : CopyCloneable("ModuleDict") {
   update(modules);
 }
 
@@ -225,12 +226,12 @@ std::vector<std::pair<std::string, std::shared_ptr<Module>>> ModuleDictImpl::ite
   return out;
 }
 
-std::shared_ptr<Module> ModuleDictImpl::clone() const {
+void ModuleDictImpl::rebuild_as_copy_of(const Module& original) {
   depth::DepthGuard guard("Module.clone", type_name());
-  return clone_with([&] {
-    auto copy = std::make_shared<ModuleDictImpl>();
-    for (const auto& item : modules_) copy->insert(item.key(), item.value()->clone());
-    return copy;
+  rebuild_with(original, [&] {
+    const OrderedDict<std::string, std::shared_ptr<Module>> shared = modules_;
+    modules_.clear();
+    for (const auto& item : shared) insert(item.key(), item.value()->clone());
   });
 }
 
@@ -261,7 +262,8 @@ std::string legacy_type_name(Dtype dtype) {
 }
 }  // namespace
 
-ParameterListImpl::ParameterListImpl(const std::vector<Tensor>& params) : Module("ParameterList") {
+ParameterListImpl::ParameterListImpl(const std::vector<Tensor>& params)
+    : CopyCloneable("ParameterList") {
   extend(params);
 }
 
@@ -287,21 +289,22 @@ std::string ParameterListImpl::extra_repr() const {
   return out.str();
 }
 
-std::shared_ptr<Module> ParameterListImpl::clone() const {
-  return clone_with([&] {
-    auto copy = std::make_shared<ParameterListImpl>();
-    for (const Tensor& p : params_) copy->append(empty(p.shape(), p.dtype()));
-    return copy;
+void ParameterListImpl::rebuild_as_copy_of(const Module& original) {
+  // New tensors of the same shapes and dtypes; clone() copies the values in.
+  rebuild_with(original, [&] {
+    std::vector<Tensor> shared = std::move(params_);
+    params_.clear();
+    for (const Tensor& p : shared) append(minigrad::empty(p.shape(), p.dtype()));
   });
 }
 
 ParameterDictImpl::ParameterDictImpl(std::initializer_list<std::pair<std::string, Tensor>> params)
-    : Module("ParameterDict") {
+    : CopyCloneable("ParameterDict") {
   for (const auto& [key, p] : params) insert(key, p);
 }
 
 ParameterDictImpl::ParameterDictImpl(const OrderedDict<std::string, Tensor>& params)
-    : Module("ParameterDict") {
+    : CopyCloneable("ParameterDict") {
   update(params);
 }
 
@@ -335,25 +338,22 @@ std::string ParameterDictImpl::extra_repr() const {
   return out.str();
 }
 
-std::shared_ptr<Module> ParameterDictImpl::clone() const {
-  return clone_with([&] {
-    auto copy = std::make_shared<ParameterDictImpl>();
-    for (const auto& [key, p] : params_) copy->insert(key, minigrad::empty(p.shape(), p.dtype()));
-    return copy;
+void ParameterDictImpl::rebuild_as_copy_of(const Module& original) {
+  // New tensors of the same shapes and dtypes; clone() copies the values in.
+  rebuild_with(original, [&] {
+    const OrderedDict<std::string, Tensor> shared = params_;
+    params_.clear();
+    for (const auto& [key, p] : shared) insert(key, minigrad::empty(p.shape(), p.dtype()));
   });
 }
 
 // ---------------------------------------------------------------- Functional
 
 FunctionalImpl::FunctionalImpl(Function function)
-    : UnaryModule("Functional"), function_(std::move(function)) {
+    : CopyCloneable("Functional"), function_(std::move(function)) {
   MG_CHECK(function_ != nullptr, "Functional", "got an empty function");
 }
 
 Tensor FunctionalImpl::forward(const Tensor& x) const { return function_(x); }
-
-std::shared_ptr<Module> FunctionalImpl::clone() const {
-  return clone_with([&] { return std::make_shared<FunctionalImpl>(function_); });
-}
 
 }  // namespace minigrad::nn

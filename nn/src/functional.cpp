@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "loss_common.h"
 #include "minigrad/nn/utils.h"
 #include "minigrad/ops/creation.h"
 #include "minigrad/ops/elementwise.h"
@@ -58,12 +59,9 @@ Tensor mse_loss(const Tensor& input, const Tensor& target, const std::string& re
            "got an undefined tensor (a default-constructed Tensor, or one moved from)");
   MG_CHECK(input.shape() == target.shape(), "mse_loss", "input has shape ", input.shape(),
            " but target has shape ", target.shape(), "; they must match");
-  MG_CHECK(reduction == "mean" || reduction == "sum" || reduction == "none", "mse_loss",
-           "reduction must be \"mean\", \"sum\" or \"none\", got \"", reduction, "\"");
+  const Reduction::Reduction red = detail::parse_reduction(reduction, "mse_loss");
   Tensor d = input - target;
-  Tensor sq = d * d;
-  if (reduction == "none") return sq;
-  return reduction == "sum" ? sq.sum() : sq.mean();
+  return detail::reduce(d * d, red);
 }
 
 // Note [SDPA dropout]

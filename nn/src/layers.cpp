@@ -141,17 +141,16 @@ Tensor dropout(const Tensor& x, double p, bool training, bool inplace) {
 // ---------------------------------------------------------------- Embedding
 
 EmbeddingImpl::EmbeddingImpl(std::int64_t num, std::int64_t dim, Dtype dtype)
-    : UnaryModule("Embedding"), num_embeddings(num), embedding_dim(dim) {
+    : Cloneable("Embedding"), num_embeddings(num), embedding_dim(dim), dtype_(dtype) {
   MG_CHECK(num >= 0 && dim >= 0, "Embedding", "num_embeddings (", num, ") and embedding_dim (", dim,
            ") must be non-negative");
   MG_CHECK(is_floating_point(dtype), "Embedding", "weight must be floating-point, got ",
            dtype_name(dtype));
-  weight = register_parameter("weight", empty({num, dim}, dtype));
-  reset_parameters();
+  reset();
 }
 
 EmbeddingImpl::EmbeddingImpl(const EmbeddingOptions& options)
-    : UnaryModule("Embedding"),
+    : Cloneable("Embedding"),
       num_embeddings(options.num_embeddings()),
       embedding_dim(options.embedding_dim()) {
   const std::int64_t num = num_embeddings, dim = embedding_dim;
@@ -166,8 +165,7 @@ EmbeddingImpl::EmbeddingImpl(const EmbeddingOptions& options)
   scale_grad_by_freq = options.scale_grad_by_freq();
   const Tensor& given = options._weight();
   if (!given.defined()) {
-    weight = register_parameter("weight", empty({num, dim}, get_default_dtype()));
-    reset_parameters();
+    reset();
     return;
   }
   MG_CHECK(given.shape() == (Shape{num, dim}), "Embedding", "_weight has shape ", given.shape(),
@@ -175,6 +173,11 @@ EmbeddingImpl::EmbeddingImpl(const EmbeddingOptions& options)
   MG_CHECK(given.is_floating_point(), "Embedding", "weight must be floating-point, got ",
            dtype_name(given.dtype()));
   weight = register_parameter("weight", given.detach());
+}
+
+void EmbeddingImpl::reset() {
+  weight = register_parameter("weight", empty({num_embeddings, embedding_dim}, dtype_));
+  reset_parameters();
 }
 
 void EmbeddingImpl::reset_parameters() {
@@ -280,10 +283,11 @@ Embedding Embedding::from_pretrained(const Tensor& embeddings, bool freeze,
 // ---------------------------------------------------------------- LayerNorm
 
 LayerNormImpl::LayerNormImpl(Shape shape, double eps_, bool affine, Dtype dtype)
-    : UnaryModule("LayerNorm"),
+    : Cloneable("LayerNorm"),
       normalized_shape(std::move(shape)),
       eps(eps_),
-      elementwise_affine(affine) {
+      elementwise_affine(affine),
+      dtype_(dtype) {
   MG_CHECK(!normalized_shape.empty(), "LayerNorm",
            "normalized_shape must have at least 1 dim, got ()");
   for (std::int64_t s : normalized_shape)
@@ -291,9 +295,15 @@ LayerNormImpl::LayerNormImpl(Shape shape, double eps_, bool affine, Dtype dtype)
              " must not have negative sizes");
   MG_CHECK(is_floating_point(dtype), "LayerNorm", "parameters must be floating-point, got ",
            dtype_name(dtype));
-  if (affine) {
-    weight = register_parameter("weight", empty(normalized_shape, dtype));
-    bias = register_parameter("bias", empty(normalized_shape, dtype));
+  reset();
+}
+
+void LayerNormImpl::reset() {
+  if (elementwise_affine) {
+    weight = register_parameter("weight", empty(normalized_shape, dtype_));
+    bias = register_parameter("bias", empty(normalized_shape, dtype_));
+  } else {
+    weight = bias = Tensor();
   }
   reset_parameters();
 }
@@ -319,14 +329,20 @@ std::string LayerNormImpl::extra_repr() const {
 // ---------------------------------------------------------------- RMSNorm
 
 RMSNormImpl::RMSNormImpl(const RMSNormOptions& opts, Dtype dtype)
-    : UnaryModule("RMSNorm"), options(opts) {
+    : Cloneable("RMSNorm"), options(opts), dtype_(dtype) {
   const Shape& shape = options.normalized_shape();
   MG_CHECK(!shape.empty(), "RMSNorm", "normalized_shape must have at least 1 dim, got ()");
   for (std::int64_t s : shape)
     MG_CHECK(s >= 0, "RMSNorm", "normalized_shape ", shape, " must not have negative sizes");
   MG_CHECK(is_floating_point(dtype), "RMSNorm", "parameters must be floating-point, got ",
            dtype_name(dtype));
-  if (options.elementwise_affine()) weight = register_parameter("weight", empty(shape, dtype));
+  reset();
+}
+
+void RMSNormImpl::reset() {
+  weight = options.elementwise_affine()
+               ? register_parameter("weight", empty(options.normalized_shape(), dtype_))
+               : Tensor();
   reset_parameters();
 }
 
@@ -347,7 +363,7 @@ std::string RMSNormImpl::extra_repr() const {
 // ---------------------------------------------------------------- Dropout and activations
 
 DropoutImpl::DropoutImpl(const DropoutOptions& options)
-    : UnaryModule("Dropout"), p(options.p()), inplace(options.inplace()) {
+    : CopyCloneable("Dropout"), p(options.p()), inplace(options.inplace()) {
   check_dropout_p(p, "Dropout");
 }
 
@@ -371,7 +387,7 @@ Tensor ReLUImpl::forward(const Tensor& x) const {
 
 std::string ReLUImpl::extra_repr() const { return inplace ? "inplace=True" : ""; }
 
-GELUImpl::GELUImpl(std::string approx) : UnaryModule("GELU"), approximate(std::move(approx)) {
+GELUImpl::GELUImpl(std::string approx) : CopyCloneable("GELU"), approximate(std::move(approx)) {
   MG_CHECK(approximate == "none" || approximate == "tanh", "GELU",
            "approximate must be \"none\" or \"tanh\", got \"", approximate, "\"");
 }
@@ -451,76 +467,6 @@ Tensor UnflattenImpl::forward(const Tensor& x) const {
 std::string UnflattenImpl::extra_repr() const {
   return "dim=" + std::to_string(options.dim()) +
          ", unflattened_size=" + detail::shape_str(options.sizes());
-}
-
-// ---------------------------------------------------------------- clone
-
-std::shared_ptr<Module> EmbeddingImpl::clone() const {
-  // A fresh table (padding_idx kept), then this one's values copied in.
-  return clone_with([&] {
-    return std::make_shared<EmbeddingImpl>(EmbeddingOptions(num_embeddings, embedding_dim)
-                                               .padding_idx(padding_idx)
-                                               .max_norm(max_norm)
-                                               .norm_type(norm_type)
-                                               .scale_grad_by_freq(scale_grad_by_freq));
-  });
-}
-
-std::shared_ptr<Module> LayerNormImpl::clone() const {
-  return clone_with(
-      [&] { return std::make_shared<LayerNormImpl>(normalized_shape, eps, elementwise_affine); });
-}
-
-std::shared_ptr<Module> DropoutImpl::clone() const {
-  return clone_with([&] { return std::make_shared<DropoutImpl>(p, inplace); });
-}
-
-std::shared_ptr<Module> ReLUImpl::clone() const {
-  return clone_with([&] { return std::make_shared<ReLUImpl>(inplace); });
-}
-
-std::shared_ptr<Module> GELUImpl::clone() const {
-  return clone_with([&] { return std::make_shared<GELUImpl>(approximate); });
-}
-
-std::shared_ptr<Module> TanhImpl::clone() const {
-  return clone_with([] { return std::make_shared<TanhImpl>(); });
-}
-
-std::shared_ptr<Module> SigmoidImpl::clone() const {
-  return clone_with([] { return std::make_shared<SigmoidImpl>(); });
-}
-
-std::shared_ptr<Module> RMSNormImpl::clone() const {
-  return clone_with([&] { return std::make_shared<RMSNormImpl>(options); });
-}
-
-std::shared_ptr<Module> SiLUImpl::clone() const {
-  return clone_with([&] { return std::make_shared<SiLUImpl>(inplace); });
-}
-
-std::shared_ptr<Module> MishImpl::clone() const {
-  return clone_with([&] { return std::make_shared<MishImpl>(inplace); });
-}
-
-std::shared_ptr<Module> SoftmaxImpl::clone() const {
-  return clone_with([&] { return std::make_shared<SoftmaxImpl>(options); });
-}
-
-std::shared_ptr<Module> LogSoftmaxImpl::clone() const {
-  return clone_with([&] { return std::make_shared<LogSoftmaxImpl>(options); });
-}
-
-std::shared_ptr<Module> IdentityImpl::clone() const {
-  return clone_with([] { return std::make_shared<IdentityImpl>(); });
-}
-
-std::shared_ptr<Module> FlattenImpl::clone() const {
-  return clone_with([&] { return std::make_shared<FlattenImpl>(options); });
-}
-
-std::shared_ptr<Module> UnflattenImpl::clone() const {
-  return clone_with([&] { return std::make_shared<UnflattenImpl>(options); });
 }
 
 }  // namespace minigrad::nn

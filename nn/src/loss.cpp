@@ -30,7 +30,6 @@ using autograd::IValue;
 using Grads = std::vector<Tensor>;
 using nn::detail::parse_reduction;
 using nn::detail::reduce;
-using nn::detail::Reduction;
 
 namespace {
 
@@ -152,7 +151,7 @@ Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& targe
   const char* op = "binary_cross_entropy_with_logits";
   MG_CHECK(input.defined() && target.defined(), op,
            "got an undefined tensor (a default-constructed Tensor, or one moved from)");
-  Reduction red = parse_reduction(reduction, op);
+  Reduction::Reduction red = parse_reduction(reduction, op);
   MG_CHECK(input.is_floating_point() && target.is_floating_point(), op,
            "input and target must be floating point, got ", dtype_name(input.dtype()), " and ",
            dtype_name(target.dtype()));
@@ -186,7 +185,7 @@ Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const Ten
   MG_PROFILE_OP("binary_cross_entropy");
   const char* op = "binary_cross_entropy";
   check_pointwise(input, target, op);
-  Reduction red = parse_reduction(reduction, op);
+  Reduction::Reduction red = parse_reduction(reduction, op);
   if (weight.defined()) {
     MG_CHECK(weight.is_floating_point(), op, "weight must be floating point, got ",
              dtype_name(weight.dtype()));
@@ -213,7 +212,7 @@ Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, const std::stri
   MG_PROFILE_OP("smooth_l1_loss");
   const char* op = "smooth_l1_loss";
   check_pointwise(input, target, op);
-  Reduction red = parse_reduction(reduction, op);
+  Reduction::Reduction red = parse_reduction(reduction, op);
   MG_CHECK(beta >= 0, op, "beta must be non-negative, got ", beta);
   if (beta == 0) {
     // PyTorch's kernel at beta 0: gradient +1 where x > 0, -1 where x <= 0 (0 included), nan at a
@@ -235,7 +234,7 @@ Tensor huber_loss(const Tensor& input, const Tensor& target, const std::string& 
   MG_PROFILE_OP("huber_loss");
   const char* op = "huber_loss";
   check_pointwise(input, target, op);
-  Reduction red = parse_reduction(reduction, op);
+  Reduction::Reduction red = parse_reduction(reduction, op);
   MG_CHECK(delta > 0, op, "delta must be positive, got ", delta);
   Tensor d = abs(input - target);
   return reduce(where(d.detach() < delta, 0.5 * d * d, delta * (d - 0.5 * delta)), red);
@@ -250,69 +249,61 @@ namespace minigrad::nn {
 namespace F = functional;
 
 std::string reduction_name(const reduction_t& reduction) {
-  struct Name {
-    const char* operator()(enumtype::kNone) const { return "none"; }
-    const char* operator()(enumtype::kMean) const { return "mean"; }
-    const char* operator()(enumtype::kSum) const { return "sum"; }
-  };
-  return std::visit(Name{}, reduction);
+  return detail::kReductionNames[enumtype::reduction_get_enum(reduction)];
 }
 
 using nn::detail::clone_if_defined;
 using nn::detail::register_optional_buffer;
 
-L1LossImpl::L1LossImpl(const L1LossOptions& options_) : LossModule("L1Loss"), options(options_) {}
+L1LossImpl::L1LossImpl(const L1LossOptions& options_)
+    : CopyCloneable("L1Loss"), options(options_) {}
 Tensor L1LossImpl::forward(const Tensor& input, const Tensor& target) const {
   return F::l1_loss(input, target, reduction_name(options.reduction()));
 }
-std::shared_ptr<Module> L1LossImpl::clone() const {
-  return clone_with([&] { return std::make_shared<L1LossImpl>(options); });
-}
 
 MSELossImpl::MSELossImpl(const MSELossOptions& options_)
-    : LossModule("MSELoss"), options(options_) {}
+    : CopyCloneable("MSELoss"), options(options_) {}
 Tensor MSELossImpl::forward(const Tensor& input, const Tensor& target) const {
   return F::mse_loss(input, target, reduction_name(options.reduction()));
 }
-std::shared_ptr<Module> MSELossImpl::clone() const {
-  return clone_with([&] { return std::make_shared<MSELossImpl>(options); });
-}
 
 SmoothL1LossImpl::SmoothL1LossImpl(const SmoothL1LossOptions& options_)
-    : LossModule("SmoothL1Loss"), options(options_) {}
+    : CopyCloneable("SmoothL1Loss"), options(options_) {}
 Tensor SmoothL1LossImpl::forward(const Tensor& input, const Tensor& target) const {
   return F::smooth_l1_loss(input, target, reduction_name(options.reduction()), options.beta());
 }
-std::shared_ptr<Module> SmoothL1LossImpl::clone() const {
-  return clone_with([&] { return std::make_shared<SmoothL1LossImpl>(options); });
-}
 
 HuberLossImpl::HuberLossImpl(const HuberLossOptions& options_)
-    : LossModule("HuberLoss"), options(options_) {}
+    : CopyCloneable("HuberLoss"), options(options_) {}
 Tensor HuberLossImpl::forward(const Tensor& input, const Tensor& target) const {
   return F::huber_loss(input, target, reduction_name(options.reduction()), options.delta());
 }
-std::shared_ptr<Module> HuberLossImpl::clone() const {
-  return clone_with([&] { return std::make_shared<HuberLossImpl>(options); });
-}
 
-BCELossImpl::BCELossImpl(const BCELossOptions& options_)
-    : LossModule("BCELoss"), options(options_) {
-  register_optional_buffer(*this, "weight", options.weight());
+BCELossImpl::BCELossImpl(const BCELossOptions& options_) : Cloneable("BCELoss"), options(options_) {
+  reset();
 }
+BCELossImpl::BCELossImpl(const BCELossImpl& other) : Cloneable(other), options(other.options) {
+  options.weight(clone_if_defined(options.weight()));
+}
+void BCELossImpl::reset() { register_optional_buffer(*this, "weight", options.weight()); }
 Tensor BCELossImpl::forward(const Tensor& input, const Tensor& target) const {
   return F::binary_cross_entropy(input, target, options.weight(),
                                  reduction_name(options.reduction()));
 }
-std::shared_ptr<Module> BCELossImpl::clone() const {
-  return clone_with([&] {
-    return std::make_shared<BCELossImpl>(
-        BCELossOptions(options).weight(clone_if_defined(options.weight())));
-  });
-}
 
 BCEWithLogitsLossImpl::BCEWithLogitsLossImpl(const BCEWithLogitsLossOptions& options_)
-    : LossModule("BCEWithLogitsLoss"), options(options_) {
+    : Cloneable("BCEWithLogitsLoss"), options(options_) {
+  reset();
+}
+BCEWithLogitsLossImpl::BCEWithLogitsLossImpl(const BCEWithLogitsLossImpl& other)
+    : Cloneable(other), options(other.options) {
+  // One tensor given as both stays one tensor (one buffer under two names).
+  const bool tied =
+      options.pos_weight().defined() && options.pos_weight().is_same(options.weight());
+  options.weight(clone_if_defined(options.weight()));
+  options.pos_weight(tied ? options.weight() : clone_if_defined(options.pos_weight()));
+}
+void BCEWithLogitsLossImpl::reset() {
   weight = register_optional_buffer(*this, "weight", options.weight());
   pos_weight = register_optional_buffer(*this, "pos_weight", options.pos_weight());
 }
@@ -320,43 +311,33 @@ Tensor BCEWithLogitsLossImpl::forward(const Tensor& input, const Tensor& target)
   return F::binary_cross_entropy_with_logits(input, target, weight,
                                              reduction_name(options.reduction()), pos_weight);
 }
-std::shared_ptr<Module> BCEWithLogitsLossImpl::clone() const {
-  return clone_with([&] {
-    return std::make_shared<BCEWithLogitsLossImpl>(
-        BCEWithLogitsLossOptions(options)
-            .weight(clone_if_defined(options.weight()))
-            .pos_weight(clone_if_defined(options.pos_weight())));
-  });
-}
 
-NLLLossImpl::NLLLossImpl(const NLLLossOptions& options_)
-    : LossModule("NLLLoss"), options(options_) {
-  weight = register_optional_buffer(*this, "weight", options.weight());
+NLLLossImpl::NLLLossImpl(const NLLLossOptions& options_) : Cloneable("NLLLoss"), options(options_) {
+  reset();
 }
+NLLLossImpl::NLLLossImpl(const NLLLossImpl& other) : Cloneable(other), options(other.options) {
+  options.weight(clone_if_defined(options.weight()));
+}
+void NLLLossImpl::reset() { weight = register_optional_buffer(*this, "weight", options.weight()); }
 Tensor NLLLossImpl::forward(const Tensor& input, const Tensor& target) const {
   return F::nll_loss(input, target, weight, options.ignore_index(),
                      reduction_name(options.reduction()));
 }
-std::shared_ptr<Module> NLLLossImpl::clone() const {
-  return clone_with([&] {
-    return std::make_shared<NLLLossImpl>(
-        NLLLossOptions(options).weight(clone_if_defined(options.weight())));
-  });
-}
 
 CrossEntropyLossImpl::CrossEntropyLossImpl(const CrossEntropyLossOptions& options_)
-    : LossModule("CrossEntropyLoss"), options(options_) {
+    : Cloneable("CrossEntropyLoss"), options(options_) {
+  reset();
+}
+CrossEntropyLossImpl::CrossEntropyLossImpl(const CrossEntropyLossImpl& other)
+    : Cloneable(other), options(other.options) {
+  options.weight(clone_if_defined(options.weight()));
+}
+void CrossEntropyLossImpl::reset() {
   weight = register_optional_buffer(*this, "weight", options.weight());
 }
 Tensor CrossEntropyLossImpl::forward(const Tensor& input, const Tensor& target) const {
   return F::cross_entropy(input, target, weight, options.ignore_index(),
                           reduction_name(options.reduction()), options.label_smoothing());
-}
-std::shared_ptr<Module> CrossEntropyLossImpl::clone() const {
-  return clone_with([&] {
-    return std::make_shared<CrossEntropyLossImpl>(
-        CrossEntropyLossOptions(options).weight(clone_if_defined(options.weight())));
-  });
 }
 
 }  // namespace minigrad::nn

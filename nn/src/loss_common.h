@@ -1,30 +1,32 @@
 #pragma once
-// What the functional losses (loss.cpp, loss_more.cpp) and their modules share: the reduction
-// argument ("mean", "sum", "none") parsed once, applied once, the pointwise checks, and the
-// modules' optional tensor options.
+// What the functional losses (loss.cpp, loss_more.cpp, functional.cpp, aten.cpp) and their modules
+// share: the reduction, ATen's code mg::Reduction (minigrad/nn/options.h) named, parsed and applied
+// in one place, the pointwise checks, and the modules' optional tensor options.
 #include <string>
 
 #include "minigrad/dtype.h"
 #include "minigrad/error.h"
 #include "minigrad/nn/module.h"
+#include "minigrad/nn/options.h"
 #include "minigrad/tensor.h"
 
 namespace minigrad::nn::detail {
 
-enum class Reduction { kNone, kMean, kSum };
+/// Each reduction's name as the functional losses take it, by its code (PyTorch's
+/// _Reduction.get_enum, the other way).
+inline constexpr const char* kReductionNames[Reduction::END] = {"none", "mean", "sum"};
 
-/// "mean", "sum" or "none"; anything else throws naming op.
-inline Reduction parse_reduction(const std::string& r, const char* op) {
-  if (r == "mean") return Reduction::kMean;
-  if (r == "sum") return Reduction::kSum;
-  MG_CHECK(r == "none", op, "reduction must be \"mean\", \"sum\" or \"none\", got \"", r, "\"");
-  return Reduction::kNone;
+/// "mean", "sum" or "none" as its code; anything else throws naming op.
+inline Reduction::Reduction parse_reduction(const std::string& r, const char* op) {
+  for (int code = Reduction::None; code < Reduction::END; ++code)
+    if (r == kReductionNames[code]) return static_cast<Reduction::Reduction>(code);
+  MG_ERROR(op, "reduction must be \"mean\", \"sum\" or \"none\", got \"", r, "\"");
 }
 
 /// The elementwise loss reduced as asked (PyTorch's apply_loss_reduction).
-inline Tensor reduce(const Tensor& loss, Reduction red) {
-  if (red == Reduction::kSum) return loss.sum();
-  if (red == Reduction::kMean) return loss.mean();
+inline Tensor reduce(const Tensor& loss, Reduction::Reduction red) {
+  if (red == Reduction::Sum) return loss.sum();
+  if (red == Reduction::Mean) return loss.mean();
   return loss;
 }
 

@@ -31,7 +31,6 @@ using nn::detail::check_defined;
 using nn::detail::check_floating;
 using nn::detail::parse_reduction;
 using nn::detail::reduce;
-using nn::detail::Reduction;
 
 namespace {
 
@@ -101,7 +100,7 @@ Tensor soft_margin_loss(const Tensor& input, const Tensor& target, const std::st
   check_floating(input, op, "input");
   check_floating(target, op, "target");
   check_no_grad(target, op, "target");
-  Reduction red = parse_reduction(reduction, op);
+  Reduction::Reduction red = parse_reduction(reduction, op);
   MG_CHECK(broadcast_shapes(input.shape(), target.shape(), op) == input.shape(), op,
            "target of shape ", target.shape(), " does not broadcast to the input's shape ",
            input.shape());
@@ -114,7 +113,7 @@ Tensor multilabel_soft_margin_loss(const Tensor& input, const Tensor& target, co
   const char* op = "multilabel_soft_margin_loss";
   check_floating(input, op, "input");
   check_floating(target, op, "target");
-  Reduction red = parse_reduction(reduction, op);
+  Reduction::Reduction red = parse_reduction(reduction, op);
   MG_CHECK(input.dim() >= 1, op, "input must have a class dim, got a 0-dim tensor");
   Tensor loss = -(target * log_sigmoid(input) + (1.0 - target) * log_sigmoid(-input));
   if (weight.defined()) {
@@ -132,7 +131,7 @@ Tensor margin_ranking_loss(const Tensor& input1, const Tensor& input2, const Ten
   check_floating(input1, op, "input1");
   check_floating(input2, op, "input2");
   check_floating(target, op, "target");
-  Reduction red = parse_reduction(reduction, op);
+  Reduction::Reduction red = parse_reduction(reduction, op);
   MG_CHECK(input1.dim() == input2.dim() && input1.dim() == target.dim(), op,
            "All input tensors should have same dimension but got sizes: input1: ", input1.shape(),
            ", input2: ", input2.shape(), ", target: ", target.shape());
@@ -145,7 +144,7 @@ Tensor hinge_embedding_loss(const Tensor& input, const Tensor& target, double ma
   const char* op = "hinge_embedding_loss";
   check_floating(input, op, "input");
   check_floating(target, op, "target");
-  Reduction red = parse_reduction(reduction, op);
+  Reduction::Reduction red = parse_reduction(reduction, op);
   Tensor margin_clamp = clamp(margin - input, 0.0);
   Tensor output = where(target != 1.0, margin_clamp, 0.0) + where(target != -1.0, input, 0.0);
   return reduce(output, red);
@@ -158,7 +157,7 @@ Tensor cosine_embedding_loss(const Tensor& input1, const Tensor& input2, const T
   check_floating(input1, op, "input1");
   check_floating(input2, op, "input2");
   check_floating(target, op, "target");
-  Reduction red = parse_reduction(reduction, op);
+  Reduction::Reduction red = parse_reduction(reduction, op);
   const std::int64_t d = target.dim();
   MG_CHECK(d == 0 || d == 1, op, "0D or 1D target tensor expected, multi-target not supported");
   MG_CHECK(input1.dim() == d + 1 && input2.dim() == d + 1, op, d, "D target tensor expects ", d + 1,
@@ -182,7 +181,7 @@ Tensor triplet_margin_loss(const Tensor& anchor, const Tensor& positive, const T
   check_floating(anchor, op, "anchor");
   check_floating(positive, op, "positive");
   check_floating(negative, op, "negative");
-  Reduction red = parse_reduction(reduction, op);
+  Reduction::Reduction red = parse_reduction(reduction, op);
   MG_CHECK(anchor.dim() == positive.dim() && positive.dim() == negative.dim(), op,
            "All inputs should have same dimension but got ", anchor.dim(), "D, ", positive.dim(),
            "D and ", negative.dim(), "D inputs.");
@@ -198,7 +197,7 @@ Tensor multi_margin_loss(const Tensor& input, const Tensor& target, std::int64_t
   const char* op = "multi_margin_loss";
   check_floating(input, op, "input");
   check_int64(target, op, "target");
-  Reduction red = parse_reduction(reduction, op);
+  Reduction::Reduction red = parse_reduction(reduction, op);
   MG_CHECK(p == 1 || p == 2, op, "only p == 1 and p == 2 supported, got p = ", p);
   const Batch b = vector_or_matrix(input, op);
   MG_CHECK(target.numel() == b.n && target.dim() <= 1 && (target.dim() == 1 || b.single), op,
@@ -233,7 +232,7 @@ Tensor multilabel_margin_loss(const Tensor& input, const Tensor& target,
   const char* op = "multilabel_margin_loss";
   check_floating(input, op, "input");
   check_int64(target, op, "target");
-  Reduction red = parse_reduction(reduction, op);
+  Reduction::Reduction red = parse_reduction(reduction, op);
   const Batch b = vector_or_matrix(input, op);
   MG_CHECK(target.shape() == input.shape(), op, "inconsistent size ", target.shape(),
            " for argument #2 'target' (it must have the input's shape ", input.shape(), ")");
@@ -268,7 +267,7 @@ Tensor poisson_nll_loss(const Tensor& input, const Tensor& target, bool log_inpu
   const char* op = "poisson_nll_loss";
   check_floating(input, op, "input");
   check_floating(target, op, "target");
-  Reduction red = parse_reduction(reduction, op);
+  Reduction::Reduction red = parse_reduction(reduction, op);
   Tensor loss = log_input ? exp(input) - target * input : input - target * log(input + eps);
   if (full) {
     // Stirling's approximation of log(target!), where target > 1 (as PyTorch's).
@@ -298,7 +297,7 @@ Tensor ctc_loss(const Tensor& log_probs, const Tensor& targets, const Tensor& in
   check_int64(targets, op, "targets");
   check_int64(input_lengths, op, "input_lengths");
   check_int64(target_lengths, op, "target_lengths");
-  Reduction red = parse_reduction(reduction, op);
+  Reduction::Reduction red = parse_reduction(reduction, op);
   MG_CHECK(log_probs.dim() == 3 || log_probs.dim() == 2, op,
            "log_probs must be (T, N, C) or (T, C) for one sample, got shape ", log_probs.shape());
   const bool single = log_probs.dim() == 2;
@@ -404,7 +403,7 @@ Tensor ctc_loss(const Tensor& log_probs, const Tensor& targets, const Tensor& in
   if (!zero_infinity && impossible.any().item<bool>())
     loss = CtcInfiniteFn::apply(loss, lp, impossible);
   loss = where(impossible, zero_infinity ? 0.0 : std::numeric_limits<double>::infinity(), loss);
-  if (red == Reduction::kMean) {
+  if (red == Reduction::Mean) {
     return (loss / clamp(ints(tg_len, {N}).to(lp.dtype()), 1.0)).mean();
   }
   return reduce(single ? loss.reshape({}) : loss, red);
@@ -470,55 +469,52 @@ namespace F = functional;
 using detail::clone_if_defined;
 using detail::register_optional_buffer;
 
-/// The constructor and clone() of a loss module whose options hold no tensor.
-#define MG_DEFINE_LOSS_BASICS(Name, Base)                                                   \
-  Name##Impl::Name##Impl(const Name##Options& options_) : Base(#Name), options(options_) {} \
-  std::shared_ptr<Module> Name##Impl::clone() const {                                       \
-    return clone_with([&] { return std::make_shared<Name##Impl>(options); });               \
-  }
+/// The constructor of a loss module whose options hold no tensor.
+#define MG_DEFINE_LOSS_BASICS(Name) \
+  Name##Impl::Name##Impl(const Name##Options& options_) : CopyCloneable(#Name), options(options_) {}
 
-MG_DEFINE_LOSS_BASICS(SoftMarginLoss, LossModule)
+MG_DEFINE_LOSS_BASICS(SoftMarginLoss)
 Tensor SoftMarginLossImpl::forward(const Tensor& input, const Tensor& target) const {
   return F::soft_margin_loss(input, target, options);
 }
 
-MG_DEFINE_LOSS_BASICS(HingeEmbeddingLoss, LossModule)
+MG_DEFINE_LOSS_BASICS(HingeEmbeddingLoss)
 Tensor HingeEmbeddingLossImpl::forward(const Tensor& input, const Tensor& target) const {
   return F::hinge_embedding_loss(input, target, options);
 }
 
-MG_DEFINE_LOSS_BASICS(MultiLabelMarginLoss, LossModule)
+MG_DEFINE_LOSS_BASICS(MultiLabelMarginLoss)
 Tensor MultiLabelMarginLossImpl::forward(const Tensor& input, const Tensor& target) const {
   return F::multilabel_margin_loss(input, target, options);
 }
 
-MG_DEFINE_LOSS_BASICS(PoissonNLLLoss, LossModule)
+MG_DEFINE_LOSS_BASICS(PoissonNLLLoss)
 Tensor PoissonNLLLossImpl::forward(const Tensor& input, const Tensor& target) const {
   return F::poisson_nll_loss(input, target, options);
 }
 
-MG_DEFINE_LOSS_BASICS(MarginRankingLoss, Module)
+MG_DEFINE_LOSS_BASICS(MarginRankingLoss)
 Tensor MarginRankingLossImpl::forward(const Tensor& a, const Tensor& b, const Tensor& c) const {
   return F::margin_ranking_loss(a, b, c, options);
 }
 
-MG_DEFINE_LOSS_BASICS(CosineEmbeddingLoss, Module)
+MG_DEFINE_LOSS_BASICS(CosineEmbeddingLoss)
 Tensor CosineEmbeddingLossImpl::forward(const Tensor& a, const Tensor& b, const Tensor& c) const {
   return F::cosine_embedding_loss(a, b, c, options);
 }
 
-MG_DEFINE_LOSS_BASICS(TripletMarginLoss, Module)
+MG_DEFINE_LOSS_BASICS(TripletMarginLoss)
 Tensor TripletMarginLossImpl::forward(const Tensor& a, const Tensor& b, const Tensor& c) const {
   return F::triplet_margin_loss(a, b, c, options);
 }
 
-MG_DEFINE_LOSS_BASICS(CTCLoss, Module)
+MG_DEFINE_LOSS_BASICS(CTCLoss)
 Tensor CTCLossImpl::forward(const Tensor& log_probs, const Tensor& targets,
                             const Tensor& input_lengths, const Tensor& target_lengths) const {
   return F::ctc_loss(log_probs, targets, input_lengths, target_lengths, options);
 }
 
-MG_DEFINE_LOSS_BASICS(PairwiseDistance, Module)
+MG_DEFINE_LOSS_BASICS(PairwiseDistance)
 Tensor PairwiseDistanceImpl::forward(const Tensor& x1, const Tensor& x2) const {
   return F::pairwise_distance(x1, x2, options);
 }
@@ -528,31 +524,30 @@ Tensor PairwiseDistanceImpl::forward(const Tensor& x1, const Tensor& x2) const {
 // The two whose options hold a weight: registered as the buffer "weight", as PyTorch's.
 MultiLabelSoftMarginLossImpl::MultiLabelSoftMarginLossImpl(
     const MultiLabelSoftMarginLossOptions& options_)
-    : LossModule("MultiLabelSoftMarginLoss"), options(options_) {
+    : Cloneable("MultiLabelSoftMarginLoss"), options(options_) {
+  reset();
+}
+MultiLabelSoftMarginLossImpl::MultiLabelSoftMarginLossImpl(
+    const MultiLabelSoftMarginLossImpl& other)
+    : Cloneable(other), options(other.options) {
+  options.weight(clone_if_defined(options.weight()));
+}
+void MultiLabelSoftMarginLossImpl::reset() {
   register_optional_buffer(*this, "weight", options.weight());
 }
 Tensor MultiLabelSoftMarginLossImpl::forward(const Tensor& input, const Tensor& target) const {
   return F::multilabel_soft_margin_loss(input, target, options);
 }
-std::shared_ptr<Module> MultiLabelSoftMarginLossImpl::clone() const {
-  return clone_with([&] {
-    return std::make_shared<MultiLabelSoftMarginLossImpl>(
-        MultiLabelSoftMarginLossOptions(options).weight(clone_if_defined(options.weight())));
-  });
-}
-
 MultiMarginLossImpl::MultiMarginLossImpl(const MultiMarginLossOptions& options_)
-    : LossModule("MultiMarginLoss"), options(options_) {
-  register_optional_buffer(*this, "weight", options.weight());
+    : Cloneable("MultiMarginLoss"), options(options_) {
+  reset();
 }
+MultiMarginLossImpl::MultiMarginLossImpl(const MultiMarginLossImpl& other)
+    : Cloneable(other), options(other.options) {
+  options.weight(clone_if_defined(options.weight()));
+}
+void MultiMarginLossImpl::reset() { register_optional_buffer(*this, "weight", options.weight()); }
 Tensor MultiMarginLossImpl::forward(const Tensor& input, const Tensor& target) const {
   return F::multi_margin_loss(input, target, options);
 }
-std::shared_ptr<Module> MultiMarginLossImpl::clone() const {
-  return clone_with([&] {
-    return std::make_shared<MultiMarginLossImpl>(
-        MultiMarginLossOptions(options).weight(clone_if_defined(options.weight())));
-  });
-}
-
 }  // namespace minigrad::nn

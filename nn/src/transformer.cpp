@@ -155,14 +155,31 @@ ModuleList clones(Module& parent, const Holder& layer, std::int64_t num_layers, 
   return parent.register_module("layers", list);
 }
 
+/// A copy's own layers and norm (Note [Cloning]): clones of those it shares with the original.
+void clone_stack(Module& stack, ModuleList& layers, AnyModule& norm) {
+  layers = stack.register_module(
+      "layers", ModuleList(checked_cast<ModuleListImpl>(layers->clone(), "Module.clone")));
+  if (norm.is_empty()) return;
+  norm = norm.clone();
+  stack.register_module("norm", norm.ptr());
+}
+
 }  // namespace
+
+void TransformerEncoderImpl::rebuild_as_copy_of(const Module& original) {
+  rebuild_with(original, [this] { clone_stack(*this, layers, norm); });
+}
+
+void TransformerDecoderImpl::rebuild_as_copy_of(const Module& original) {
+  rebuild_with(original, [this] { clone_stack(*this, layers, norm); });
+}
 
 TransformerEncoderImpl::TransformerEncoderImpl(TransformerEncoderOptions options)
     : TransformerEncoderImpl(options.encoder_layer(), options.num_layers(), options.norm()) {}
 
 TransformerEncoderImpl::TransformerEncoderImpl(const TransformerEncoderLayer& encoder_layer,
                                                std::int64_t num_layers_, const AnyModule& norm_)
-    : Module("TransformerEncoder"), num_layers(num_layers_), norm(norm_) {
+    : CopyCloneable("TransformerEncoder"), num_layers(num_layers_), norm(norm_) {
   layers = clones(*this, encoder_layer, num_layers, "TransformerEncoder");
   if (!norm.is_empty()) register_module("norm", norm.ptr());
 }
@@ -176,20 +193,12 @@ Tensor TransformerEncoderImpl::forward(const Tensor& src, const Tensor& mask,
   return norm.is_empty() ? x : norm.forward(x);
 }
 
-std::shared_ptr<Module> TransformerEncoderImpl::clone() const {
-  return clone_with([&] {
-    return std::make_shared<TransformerEncoderImpl>(
-        TransformerEncoderLayer(layers->ptr<TransformerEncoderLayerImpl>(0)), num_layers,
-        norm.is_empty() ? AnyModule() : norm.clone());
-  });
-}
-
 TransformerDecoderImpl::TransformerDecoderImpl(TransformerDecoderOptions options)
     : TransformerDecoderImpl(options.decoder_layer(), options.num_layers(), options.norm()) {}
 
 TransformerDecoderImpl::TransformerDecoderImpl(const TransformerDecoderLayer& decoder_layer,
                                                std::int64_t num_layers_, const AnyModule& norm_)
-    : Module("TransformerDecoder"), num_layers(num_layers_), norm(norm_) {
+    : CopyCloneable("TransformerDecoder"), num_layers(num_layers_), norm(norm_) {
   layers = clones(*this, decoder_layer, num_layers, "TransformerDecoder");
   if (!norm.is_empty()) register_module("norm", norm.ptr());
 }
@@ -206,18 +215,14 @@ Tensor TransformerDecoderImpl::forward(const Tensor& tgt, const Tensor& memory,
   return norm.is_empty() ? x : norm.forward(x);
 }
 
-std::shared_ptr<Module> TransformerDecoderImpl::clone() const {
-  return clone_with([&] {
-    return std::make_shared<TransformerDecoderImpl>(
-        TransformerDecoderLayer(layers->ptr<TransformerDecoderLayerImpl>(0)), num_layers,
-        norm.is_empty() ? AnyModule() : norm.clone());
-  });
-}
-
 // ---------------------------------------------------------------- Transformer
 
 TransformerImpl::TransformerImpl(TransformerOptions options_)
-    : Module("Transformer"), options(std::move(options_)) {
+    : Cloneable("Transformer"), options(std::move(options_)) {
+  reset();
+}
+
+void TransformerImpl::reset() {
   const auto& o = options;
   auto layer_options = TransformerEncoderLayerOptions(o.d_model(), o.nhead())
                            .dim_feedforward(o.dim_feedforward())
@@ -276,10 +281,6 @@ Tensor TransformerImpl::forward(const Tensor& src, const Tensor& tgt, const Tens
 Tensor TransformerImpl::generate_square_subsequent_mask(std::int64_t sz, Dtype dtype) {
   MG_CHECK(sz >= 0, "generate_square_subsequent_mask", "sz must be non-negative, got ", sz);
   return triu(full({sz, sz}, -INFINITY, dtype), 1);
-}
-
-std::shared_ptr<Module> TransformerImpl::clone() const {
-  return clone_with([&] { return std::make_shared<TransformerImpl>(options); });
 }
 
 }  // namespace minigrad::nn

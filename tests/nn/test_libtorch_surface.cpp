@@ -84,6 +84,12 @@ TEST(LibtorchSurface, AtenBinaryCrossEntropy) {
   EXPECT_EQ(mg::Reduction::None, 0);
   EXPECT_EQ(mg::Reduction::Mean, 1);
   EXPECT_EQ(mg::Reduction::Sum, 2);
+  // libtorch's torch::enumtype::reduction_get_enum(torch::kSum) == at::Reduction::Sum, and the
+  // name the functional losses take.
+  EXPECT_EQ(mg::enumtype::reduction_get_enum(mg::kNone), mg::Reduction::None);
+  EXPECT_EQ(mg::enumtype::reduction_get_enum(mg::kMean), mg::Reduction::Mean);
+  EXPECT_EQ(mg::enumtype::reduction_get_enum(mg::kSum), mg::Reduction::Sum);
+  EXPECT_EQ(mg::nn::reduction_name(mg::kSum), "sum");
   mg::Tensor x = mg::tensor({0.2, 0.7, 0.9}, mg::kFloat64).requires_grad_();
   mg::Tensor t = mg::tensor({0., 1., 1.}, mg::kFloat64);
   mg::Tensor w = mg::tensor({1., 2., 0.5}, mg::kFloat64);

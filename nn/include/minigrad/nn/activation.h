@@ -85,11 +85,9 @@ Tensor softmin(const Tensor& x, const SoftminFuncOptions& options);
 }  // namespace functional
 
 /// x where x > 0, else alpha (exp(x) - 1), as torch.nn.ELU.
-class ELUImpl : public UnaryModule {
+class ELUImpl : public CopyCloneable<ELUImpl, UnaryModule> {
  public:
-  /// A deep copy of this module (Module::clone).
-  std::shared_ptr<Module> clone() const override;
-  explicit ELUImpl(const ELUOptions& options_ = {}) : UnaryModule("ELU"), options(options_) {}
+  explicit ELUImpl(const ELUOptions& options_ = {}) : CopyCloneable("ELU"), options(options_) {}
   /// F::elu(x, options).
   Tensor forward(const Tensor& x) const override;
   /// "alpha=1.0", then ", inplace=True" when in place.
@@ -100,11 +98,9 @@ class ELUImpl : public UnaryModule {
 MG_MODULE(ELU);
 
 /// scale * elu(x, alpha) with PyTorch's constants, as torch.nn.SELU.
-class SELUImpl : public UnaryModule {
+class SELUImpl : public CopyCloneable<SELUImpl, UnaryModule> {
  public:
-  /// A deep copy of this module (Module::clone).
-  std::shared_ptr<Module> clone() const override;
-  explicit SELUImpl(const SELUOptions& options_ = {}) : UnaryModule("SELU"), options(options_) {}
+  explicit SELUImpl(const SELUOptions& options_ = {}) : CopyCloneable("SELU"), options(options_) {}
   /// F::selu(x, options).
   Tensor forward(const Tensor& x) const override;
   /// "inplace=True" when in place, else nothing.
@@ -115,11 +111,9 @@ class SELUImpl : public UnaryModule {
 MG_MODULE(SELU);
 
 /// max(0, x) + min(0, alpha (exp(x / alpha) - 1)), as torch.nn.CELU.
-class CELUImpl : public UnaryModule {
+class CELUImpl : public CopyCloneable<CELUImpl, UnaryModule> {
  public:
-  /// A deep copy of this module (Module::clone).
-  std::shared_ptr<Module> clone() const override;
-  explicit CELUImpl(const CELUOptions& options_ = {}) : UnaryModule("CELU"), options(options_) {}
+  explicit CELUImpl(const CELUOptions& options_ = {}) : CopyCloneable("CELU"), options(options_) {}
   /// F::celu(x, options).
   Tensor forward(const Tensor& x) const override;
   /// "alpha=1.0", then ", inplace=True" when in place.
@@ -130,12 +124,10 @@ class CELUImpl : public UnaryModule {
 MG_MODULE(CELU);
 
 /// x where x > 0, else negative_slope * x, as torch.nn.LeakyReLU.
-class LeakyReLUImpl : public UnaryModule {
+class LeakyReLUImpl : public CopyCloneable<LeakyReLUImpl, UnaryModule> {
  public:
-  /// A deep copy of this module (Module::clone).
-  std::shared_ptr<Module> clone() const override;
   explicit LeakyReLUImpl(const LeakyReLUOptions& options_ = {})
-      : UnaryModule("LeakyReLU"), options(options_) {}
+      : CopyCloneable("LeakyReLU"), options(options_) {}
   /// F::leaky_relu(x, options).
   Tensor forward(const Tensor& x) const override;
   /// "negative_slope=0.01", then ", inplace=True" when in place.
@@ -146,10 +138,8 @@ class LeakyReLUImpl : public UnaryModule {
 MG_MODULE(LeakyReLU);
 
 /// x clamped to [min_val, max_val], as torch.nn.Hardtanh.
-class HardtanhImpl : public UnaryModule {
+class HardtanhImpl : public CopyCloneable<HardtanhImpl, UnaryModule> {
  public:
-  /// A deep copy of this module (Module::clone).
-  std::shared_ptr<Module> clone() const override;
   /// Throws unless max_val > min_val, as libtorch.
   explicit HardtanhImpl(const HardtanhOptions& options_ = {});
   /// F::hardtanh(x, options).
@@ -162,12 +152,10 @@ class HardtanhImpl : public UnaryModule {
 MG_MODULE(Hardtanh);
 
 /// log(1 + exp(beta x)) / beta, as torch.nn.Softplus.
-class SoftplusImpl : public UnaryModule {
+class SoftplusImpl : public CopyCloneable<SoftplusImpl, UnaryModule> {
  public:
-  /// A deep copy of this module (Module::clone).
-  std::shared_ptr<Module> clone() const override;
   explicit SoftplusImpl(const SoftplusOptions& options_ = {})
-      : UnaryModule("Softplus"), options(options_) {}
+      : CopyCloneable("Softplus"), options(options_) {}
   /// F::softplus(x, options).
   Tensor forward(const Tensor& x) const override;
   /// "beta=1, threshold=20" (whole numbers without ".0", as PyTorch's defaults print).
@@ -178,11 +166,10 @@ class SoftplusImpl : public UnaryModule {
 MG_MODULE(Softplus);
 
 /// relu6(x + 3) / 6, as torch.nn.Hardsigmoid(inplace).
-class HardsigmoidImpl : public UnaryModule {
+class HardsigmoidImpl : public CopyCloneable<HardsigmoidImpl, UnaryModule> {
  public:
-  /// A deep copy of this module (Module::clone).
-  std::shared_ptr<Module> clone() const override;
-  explicit HardsigmoidImpl(bool inplace_ = false) : UnaryModule("Hardsigmoid"), inplace(inplace_) {}
+  explicit HardsigmoidImpl(bool inplace_ = false)
+      : CopyCloneable("Hardsigmoid"), inplace(inplace_) {}
   /// F::hardsigmoid(x, inplace).
   Tensor forward(const Tensor& x) const override;
 
@@ -192,11 +179,9 @@ class HardsigmoidImpl : public UnaryModule {
 MG_MODULE(Hardsigmoid);
 
 /// x * relu6(x + 3) / 6, as torch.nn.Hardswish(inplace).
-class HardswishImpl : public UnaryModule {
+class HardswishImpl : public CopyCloneable<HardswishImpl, UnaryModule> {
  public:
-  /// A deep copy of this module (Module::clone).
-  std::shared_ptr<Module> clone() const override;
-  explicit HardswishImpl(bool inplace_ = false) : UnaryModule("Hardswish"), inplace(inplace_) {}
+  explicit HardswishImpl(bool inplace_ = false) : CopyCloneable("Hardswish"), inplace(inplace_) {}
   /// F::hardswish(x, inplace).
   Tensor forward(const Tensor& x) const override;
 
@@ -206,34 +191,28 @@ class HardswishImpl : public UnaryModule {
 MG_MODULE(Hardswish);
 
 /// log(sigmoid(x)), as torch.nn.LogSigmoid.
-class LogSigmoidImpl : public UnaryModule {
+class LogSigmoidImpl : public CopyCloneable<LogSigmoidImpl, UnaryModule> {
  public:
-  /// A deep copy of this module (Module::clone).
-  std::shared_ptr<Module> clone() const override;
-  LogSigmoidImpl() : UnaryModule("LogSigmoid") {}
+  LogSigmoidImpl() : CopyCloneable("LogSigmoid") {}
   /// F::logsigmoid(x).
   Tensor forward(const Tensor& x) const override;
 };
 MG_MODULE(LogSigmoid);
 
 /// x / (1 + |x|), as torch.nn.Softsign.
-class SoftsignImpl : public UnaryModule {
+class SoftsignImpl : public CopyCloneable<SoftsignImpl, UnaryModule> {
  public:
-  /// A deep copy of this module (Module::clone).
-  std::shared_ptr<Module> clone() const override;
-  SoftsignImpl() : UnaryModule("Softsign") {}
+  SoftsignImpl() : CopyCloneable("Softsign") {}
   /// F::softsign(x).
   Tensor forward(const Tensor& x) const override;
 };
 MG_MODULE(Softsign);
 
 /// softmax(-x) over dim, as torch.nn.Softmin(dim).
-class SoftminImpl : public UnaryModule {
+class SoftminImpl : public CopyCloneable<SoftminImpl, UnaryModule> {
  public:
-  /// A deep copy of this module (Module::clone).
-  std::shared_ptr<Module> clone() const override;
   explicit SoftminImpl(const SoftminOptions& options_)
-      : UnaryModule("Softmin"), options(options_) {}
+      : CopyCloneable("Softmin"), options(options_) {}
   /// F::softmin(x, options).
   Tensor forward(const Tensor& x) const override;
   /// "dim=1".

@@ -5,15 +5,10 @@
 // values and gradients.
 #include <cstdint>
 
+#include "minigrad/nn/options.h"  // mg::Reduction
 #include "minigrad/tensor.h"
 
 namespace minigrad {
-
-namespace Reduction {
-/// ATen's reduction codes, as at::Reduction::Reduction: the int64 `reduction` argument of the
-/// ATen-level losses (`mg::binary_cross_entropy(x, t, {}, mg::Reduction::Sum)`).
-enum Reduction { None, Mean, Sum, END };
-}  // namespace Reduction
 
 /// torch::binary_cross_entropy(self, target, weight, reduction): nn::functional's
 /// binary_cross_entropy with the reduction as ATen's int64 code (Reduction::None, Mean or Sum;

@@ -269,12 +269,10 @@ struct NamedAnyModule {
 /// Runs its children one after the other, as torch.nn.Sequential: the first gets forward's
 /// arguments, each next one the previous one's result. Children may have any forward signature
 /// (AnyModule) and are named "0", "1", ... unless given names.
-class SequentialImpl : public UnaryModule {
+class SequentialImpl : public CopyCloneable<SequentialImpl, UnaryModule> {
  public:
-  /// A deep copy of this module (Module::clone).
-  std::shared_ptr<Module> clone() const override;
   /// An empty Sequential (its forward returns its one input).
-  SequentialImpl() : UnaryModule("Sequential") {}
+  SequentialImpl() : CopyCloneable("Sequential") {}
   /// Sequential{nn::Linear(3, 4), nn::ReLU(), ...}.
   SequentialImpl(std::initializer_list<AnyModule> modules);
   /// Sequential({{"fc", nn::Linear(3, 4)}, {"act", nn::ReLU()}}).
@@ -286,7 +284,7 @@ class SequentialImpl : public UnaryModule {
   template <typename... M>
   requires(sizeof...(M) > 0 &&
            (std::is_convertible_v<M, AnyModule> && ...)) explicit SequentialImpl(M&&... modules)
-      : UnaryModule("Sequential") {
+      : CopyCloneable("Sequential") {
     static_assert(container_detail::temporaries<M...> < 2,
                   "nn::Sequential(a, b, ...) with two or more modules built in the call builds "
                   "them in an unspecified order (g++: right to left), so their initial weights "
@@ -338,6 +336,11 @@ class SequentialImpl : public UnaryModule {
     return *ptr<M>(i);
   }
 
+ protected:
+  /// Puts clones of the original's children in place of the shared ones a copy starts with
+  /// (Note [Cloning]).
+  void rebuild_as_copy_of(const Module& original) override;
+
  private:
   /// out through the children after the first.
   AnyValue chain(AnyValue out) const;
@@ -374,12 +377,10 @@ class ModulePtr {
 };
 
 /// An indexed list of modules, as torch.nn.ModuleList; children are named "0", "1", ...
-class ModuleListImpl : public Module {
+class ModuleListImpl : public CopyCloneable<ModuleListImpl> {
  public:
-  /// A deep copy of this module (Module::clone).
-  std::shared_ptr<Module> clone() const override;
   /// An empty list.
-  ModuleListImpl() : Module("ModuleList") {}
+  ModuleListImpl() : CopyCloneable("ModuleList") {}
   /// ModuleList{std::make_shared<LinearImpl>(2, 2), nn::Tanh()}.
   ModuleListImpl(std::initializer_list<ModulePtr> modules);
   /// ModuleList(fc1, act) of holders or std::shared_ptr<M>s already built (the first may be a
@@ -389,7 +390,7 @@ class ModuleListImpl : public Module {
   template <typename... M>
   requires(sizeof...(M) > 0 &&
            (std::is_constructible_v<ModulePtr, M&&> && ...)) explicit ModuleListImpl(M&&... modules)
-      : Module("ModuleList") {
+      : CopyCloneable("ModuleList") {
     static_assert(container_detail::temporaries<M...> < 2,
                   "nn::ModuleList(a, b, ...) with two or more modules built in the call builds "
                   "them in an unspecified order (g++: right to left), so their initial weights "
@@ -433,6 +434,11 @@ class ModuleListImpl : public Module {
   /// End of the iteration.
   std::vector<std::shared_ptr<Module>>::const_iterator end() const { return modules_.end(); }
 
+ protected:
+  /// Puts clones of the original's children in place of the shared ones a copy starts with
+  /// (Note [Cloning]).
+  void rebuild_as_copy_of(const Module& original) override;
+
  private:
   void rename_children();
   std::vector<std::shared_ptr<Module>> modules_;
@@ -448,12 +454,10 @@ class ModuleList : public ModuleHolder<ModuleListImpl> {
 };
 
 /// Modules by name in insertion order, as torch.nn.ModuleDict; each is a child under its key.
-class ModuleDictImpl : public Module {
+class ModuleDictImpl : public CopyCloneable<ModuleDictImpl> {
  public:
   using Item = OrderedDict<std::string, std::shared_ptr<Module>>::Item;
-  /// A deep copy of this module (Module::clone).
-  std::shared_ptr<Module> clone() const override;
-  ModuleDictImpl() : Module("ModuleDict") {}
+  ModuleDictImpl() : CopyCloneable("ModuleDict") {}
   /// ModuleDict({{"fc", nn::Linear(2, 3)}, {"act", nn::Tanh()}}).
   ModuleDictImpl(std::initializer_list<std::pair<std::string, ModulePtr>> modules);
   /// From (key, module) pairs or another dict's items, as libtorch.
@@ -494,6 +498,11 @@ class ModuleDictImpl : public Module {
   std::vector<Item>::const_iterator begin() const { return modules_.begin(); }
   std::vector<Item>::const_iterator end() const { return modules_.end(); }
 
+ protected:
+  /// Puts clones of the original's children in place of the shared ones a copy starts with
+  /// (Note [Cloning]).
+  void rebuild_as_copy_of(const Module& original) override;
+
  private:
   OrderedDict<std::string, std::shared_ptr<Module>> modules_{"module"};
 };
@@ -517,16 +526,14 @@ class ModuleDict : public ModuleHolder<ModuleDictImpl> {
 // need that). The tensor is registered itself, not a copy: the caller's handle is the parameter.
 
 /// A list of parameters, as torch.nn.ParameterList.
-class ParameterListImpl : public Module {
+class ParameterListImpl : public CopyCloneable<ParameterListImpl> {
  public:
-  /// A deep copy of this module (Module::clone).
-  std::shared_ptr<Module> clone() const override;
-  ParameterListImpl() : Module("ParameterList") {}
+  ParameterListImpl() : CopyCloneable("ParameterList") {}
   /// ParameterList(a, b, ...), as libtorch.
   template <typename... T>
   requires(sizeof...(T) > 0 &&
            (std::is_convertible_v<T, Tensor> && ...)) explicit ParameterListImpl(T&&... params)
-      : Module("ParameterList") {
+      : CopyCloneable("ParameterList") {
     (append(params), ...);
   }
   /// ParameterList(std::vector<Tensor>{a, b}), as Python's ParameterList([a, b]).
@@ -551,18 +558,21 @@ class ParameterListImpl : public Module {
   /// PyTorch's lines: "(0): Parameter containing: [torch.float32 of size 2x3]".
   std::string extra_repr() const override;
 
+ protected:
+  /// Puts new tensors in place of the shared ones a copy starts with
+  /// (Note [Cloning]).
+  void rebuild_as_copy_of(const Module& original) override;
+
  private:
   std::vector<Tensor> params_;
 };
 MG_MODULE(ParameterList);
 
 /// Parameters by name in insertion order, as torch.nn.ParameterDict.
-class ParameterDictImpl : public Module {
+class ParameterDictImpl : public CopyCloneable<ParameterDictImpl> {
  public:
   using Item = OrderedDict<std::string, Tensor>::Item;
-  /// A deep copy of this module (Module::clone).
-  std::shared_ptr<Module> clone() const override;
-  ParameterDictImpl() : Module("ParameterDict") {}
+  ParameterDictImpl() : CopyCloneable("ParameterDict") {}
   /// ParameterDict({{"alpha", a}, {"beta", b}}).
   ParameterDictImpl(std::initializer_list<std::pair<std::string, Tensor>> params);
   explicit ParameterDictImpl(const OrderedDict<std::string, Tensor>& params);
@@ -594,6 +604,11 @@ class ParameterDictImpl : public Module {
   /// PyTorch's lines: "(alpha): Parameter containing: [torch.FloatTensor of size 2]".
   std::string extra_repr() const override;
 
+ protected:
+  /// Puts new tensors in place of the shared ones a copy starts with
+  /// (Note [Cloning]).
+  void rebuild_as_copy_of(const Module& original) override;
+
  private:
   OrderedDict<std::string, Tensor> params_{"parameter"};
 };
@@ -612,11 +627,9 @@ class ParameterDict : public ModuleHolder<ParameterDictImpl> {
 /// A module from a function of one tensor, as libtorch's torch::nn::Functional:
 /// `nn::Functional(mg::relu)`, `nn::Functional([](const mg::Tensor& x) { return x * 2; })`, or a
 /// function with its further arguments bound: `nn::Functional(mg::softmax, /*dim=*/1)`.
-class FunctionalImpl : public UnaryModule {
+class FunctionalImpl : public CopyCloneable<FunctionalImpl, UnaryModule> {
  public:
   using Function = std::function<Tensor(Tensor)>;
-  /// A deep copy of this module (Module::clone): it shares the function.
-  std::shared_ptr<Module> clone() const override;
   explicit FunctionalImpl(Function function);
   /// function(input, args...).
   template <typename F, typename... Args>

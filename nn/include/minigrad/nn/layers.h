@@ -89,10 +89,8 @@ struct EmbeddingFromPretrainedOptions {
 };
 
 /// A lookup table of num_embeddings vectors of size embedding_dim, as torch.nn.Embedding.
-class EmbeddingImpl : public UnaryModule {
+class EmbeddingImpl : public Cloneable<EmbeddingImpl, UnaryModule> {
  public:
-  /// A deep copy of this module (Module::clone).
-  std::shared_ptr<Module> clone() const override;
   /// weight [num_embeddings, embedding_dim] ~ N(0, 1), drawn as PyTorch draws it.
   EmbeddingImpl(std::int64_t num_embeddings, std::int64_t embedding_dim,
                 Dtype dtype = get_default_dtype());
@@ -102,6 +100,8 @@ class EmbeddingImpl : public UnaryModule {
   explicit EmbeddingImpl(const EmbeddingOptions& options);
   /// int64 indices of any shape -> [..., embedding_dim].
   Tensor forward(const Tensor& indices) const override;
+  /// Registers a new weight and draws it (libtorch's reset(); clone() calls it, Note [Cloning]).
+  void reset() override;
   /// Draws new initial values (PyTorch's reset_parameters).
   void reset_parameters();
   /// "num_embeddings, embedding_dim", e.g. "Embedding(10, 3, padding_idx=0)".
@@ -119,6 +119,9 @@ class EmbeddingImpl : public UnaryModule {
   bool scale_grad_by_freq = false;
   /// The table, [num_embeddings, embedding_dim].
   Tensor weight;
+
+ private:
+  Dtype dtype_ = get_default_dtype();  // the dtype reset() makes the weight in
 };
 
 /// The holder of EmbeddingImpl, with from_pretrained.
@@ -136,10 +139,8 @@ class Embedding : public ModuleHolder<EmbeddingImpl> {
 };
 
 /// Layer normalisation over the last dims, as torch.nn.LayerNorm.
-class LayerNormImpl : public UnaryModule {
+class LayerNormImpl : public Cloneable<LayerNormImpl, UnaryModule> {
  public:
-  /// A deep copy of this module (Module::clone).
-  std::shared_ptr<Module> clone() const override;
   /// Normalises over dims of sizes normalized_shape; weight ones and bias zeros of that shape
   /// when elementwise_affine (otherwise neither exists).
   explicit LayerNormImpl(Shape normalized_shape, double eps = 1e-5, bool elementwise_affine = true,
@@ -149,6 +150,9 @@ class LayerNormImpl : public UnaryModule {
                          bool elementwise_affine = true, Dtype dtype = get_default_dtype());
   /// x [..., *normalized_shape] -> same shape.
   Tensor forward(const Tensor& x) const override;
+  /// Registers new weight and bias tensors (when elementwise_affine) and resets them (libtorch's
+  /// reset(); clone() calls it, Note [Cloning]).
+  void reset() override;
   /// Resets weight to ones and bias to zeros.
   void reset_parameters();
   /// "(4,), eps=1e-05, elementwise_affine=True".
@@ -164,6 +168,9 @@ class LayerNormImpl : public UnaryModule {
   Tensor weight;
   /// Shift, shape normalized_shape (undefined without elementwise_affine).
   Tensor bias;
+
+ private:
+  Dtype dtype_;  // the dtype reset() makes the parameters in
 };
 MG_MODULE(LayerNorm);
 
@@ -180,14 +187,15 @@ struct RMSNormOptions {
 
 /// Root-mean-square normalisation over the last dims, as PyTorch 2.4's torch.nn.RMSNorm
 /// (PyTorch 1.13 has none): x / sqrt(mean(x^2) + eps) * weight.
-class RMSNormImpl : public UnaryModule {
+class RMSNormImpl : public Cloneable<RMSNormImpl, UnaryModule> {
  public:
-  /// A deep copy of this module (Module::clone).
-  std::shared_ptr<Module> clone() const override;
   /// Throws for an empty or negative normalized_shape.
   explicit RMSNormImpl(const RMSNormOptions& options, Dtype dtype = get_default_dtype());
   /// x [..., *normalized_shape] -> same shape.
   Tensor forward(const Tensor& x) const override;
+  /// Registers a new weight (when elementwise_affine) and resets it (libtorch's reset(); clone()
+  /// calls it, Note [Cloning]).
+  void reset() override;
   /// Resets weight to ones.
   void reset_parameters();
   /// "(4,), eps=None, elementwise_affine=True".
@@ -196,6 +204,9 @@ class RMSNormImpl : public UnaryModule {
   RMSNormOptions options;
   /// Scale, shape normalized_shape (undefined without elementwise_affine).
   Tensor weight;
+
+ private:
+  Dtype dtype_;  // the dtype reset() makes the weight in
 };
 MG_MODULE(RMSNorm);
 
@@ -207,10 +218,8 @@ struct DropoutOptions {
 };
 
 /// Randomly zeroes elements in training mode, identity in eval mode, as torch.nn.Dropout.
-class DropoutImpl : public UnaryModule {
+class DropoutImpl : public CopyCloneable<DropoutImpl, UnaryModule> {
  public:
-  /// A deep copy of this module (Module::clone).
-  std::shared_ptr<Module> clone() const override;
   /// Throws unless 0 <= p <= 1.
   explicit DropoutImpl(const DropoutOptions& options = {});
   /// Python's Dropout(p, inplace).
@@ -234,13 +243,11 @@ struct ReLUOptions {
 };
 
 /// max(x, 0), as torch.nn.ReLU.
-class ReLUImpl : public UnaryModule {
+class ReLUImpl : public CopyCloneable<ReLUImpl, UnaryModule> {
  public:
-  /// A deep copy of this module (Module::clone).
-  std::shared_ptr<Module> clone() const override;
   /// nn::ReLU(), nn::ReLU(/*inplace=*/true), nn::ReLU(nn::ReLUOptions().inplace(true)).
   explicit ReLUImpl(const ReLUOptions& options = {})
-      : UnaryModule("ReLU"), inplace(options.inplace()) {}
+      : CopyCloneable("ReLU"), inplace(options.inplace()) {}
   /// relu(x), or x.relu_() with inplace.
   Tensor forward(const Tensor& x) const override;
   /// "inplace=True" when in place, else nothing (as PyTorch).
@@ -252,10 +259,8 @@ class ReLUImpl : public UnaryModule {
 MG_MODULE(ReLU);
 
 /// GELU, exact (approximate = "none") or with the tanh formula ("tanh"), as torch.nn.GELU.
-class GELUImpl : public UnaryModule {
+class GELUImpl : public CopyCloneable<GELUImpl, UnaryModule> {
  public:
-  /// A deep copy of this module (Module::clone).
-  std::shared_ptr<Module> clone() const override;
   /// Throws unless approximate is "none" or "tanh".
   explicit GELUImpl(std::string approximate = "none");
   /// gelu(x, approximate).
@@ -269,33 +274,27 @@ class GELUImpl : public UnaryModule {
 MG_MODULE(GELU);
 
 /// tanh(x), as torch.nn.Tanh.
-class TanhImpl : public UnaryModule {
+class TanhImpl : public CopyCloneable<TanhImpl, UnaryModule> {
  public:
-  /// A deep copy of this module (Module::clone).
-  std::shared_ptr<Module> clone() const override;
-  TanhImpl() : UnaryModule("Tanh") {}
+  TanhImpl() : CopyCloneable("Tanh") {}
   /// tanh(x).
   Tensor forward(const Tensor& x) const override;
 };
 MG_MODULE(Tanh);
 
 /// 1 / (1 + exp(-x)), as torch.nn.Sigmoid.
-class SigmoidImpl : public UnaryModule {
+class SigmoidImpl : public CopyCloneable<SigmoidImpl, UnaryModule> {
  public:
-  /// A deep copy of this module (Module::clone).
-  std::shared_ptr<Module> clone() const override;
-  SigmoidImpl() : UnaryModule("Sigmoid") {}
+  SigmoidImpl() : CopyCloneable("Sigmoid") {}
   /// sigmoid(x).
   Tensor forward(const Tensor& x) const override;
 };
 MG_MODULE(Sigmoid);
 
 /// x * sigmoid(x), as torch.nn.SiLU(inplace).
-class SiLUImpl : public UnaryModule {
+class SiLUImpl : public CopyCloneable<SiLUImpl, UnaryModule> {
  public:
-  /// A deep copy of this module (Module::clone).
-  std::shared_ptr<Module> clone() const override;
-  explicit SiLUImpl(bool inplace_ = false) : UnaryModule("SiLU"), inplace(inplace_) {}
+  explicit SiLUImpl(bool inplace_ = false) : CopyCloneable("SiLU"), inplace(inplace_) {}
   /// silu(x), or x.mul_(sigmoid(x)) with inplace.
   Tensor forward(const Tensor& x) const override;
   /// "inplace=True" when in place, else nothing (as PyTorch).
@@ -307,11 +306,9 @@ class SiLUImpl : public UnaryModule {
 MG_MODULE(SiLU);
 
 /// x * tanh(softplus(x)), as torch.nn.Mish(inplace).
-class MishImpl : public UnaryModule {
+class MishImpl : public CopyCloneable<MishImpl, UnaryModule> {
  public:
-  /// A deep copy of this module (Module::clone).
-  std::shared_ptr<Module> clone() const override;
-  explicit MishImpl(bool inplace_ = false) : UnaryModule("Mish"), inplace(inplace_) {}
+  explicit MishImpl(bool inplace_ = false) : CopyCloneable("Mish"), inplace(inplace_) {}
   /// mish(x), or x.mul_(tanh(softplus(x))) with inplace.
   Tensor forward(const Tensor& x) const override;
   /// "inplace=True" when in place, else nothing (as PyTorch).
@@ -329,12 +326,10 @@ struct SoftmaxOptions {
 };
 
 /// softmax over dim, as torch.nn.Softmax(dim).
-class SoftmaxImpl : public UnaryModule {
+class SoftmaxImpl : public CopyCloneable<SoftmaxImpl, UnaryModule> {
  public:
-  /// A deep copy of this module (Module::clone).
-  std::shared_ptr<Module> clone() const override;
   /// nn::Softmax(1) or nn::Softmax(nn::SoftmaxOptions(1)).
-  explicit SoftmaxImpl(const SoftmaxOptions& opts) : UnaryModule("Softmax"), options(opts) {}
+  explicit SoftmaxImpl(const SoftmaxOptions& opts) : CopyCloneable("Softmax"), options(opts) {}
   /// softmax(x, dim).
   Tensor forward(const Tensor& x) const override;
   /// "dim=1".
@@ -351,13 +346,11 @@ struct LogSoftmaxOptions {
 };
 
 /// log_softmax over dim, as torch.nn.LogSoftmax(dim).
-class LogSoftmaxImpl : public UnaryModule {
+class LogSoftmaxImpl : public CopyCloneable<LogSoftmaxImpl, UnaryModule> {
  public:
-  /// A deep copy of this module (Module::clone).
-  std::shared_ptr<Module> clone() const override;
   /// nn::LogSoftmax(1) or nn::LogSoftmax(nn::LogSoftmaxOptions(1)).
   explicit LogSoftmaxImpl(const LogSoftmaxOptions& opts)
-      : UnaryModule("LogSoftmax"), options(opts) {}
+      : CopyCloneable("LogSoftmax"), options(opts) {}
   /// log_softmax(x, dim).
   Tensor forward(const Tensor& x) const override;
   /// "dim=1".
@@ -368,11 +361,9 @@ class LogSoftmaxImpl : public UnaryModule {
 MG_MODULE(LogSoftmax);
 
 /// Returns its input, as torch.nn.Identity.
-class IdentityImpl : public UnaryModule {
+class IdentityImpl : public CopyCloneable<IdentityImpl, UnaryModule> {
  public:
-  /// A deep copy of this module (Module::clone).
-  std::shared_ptr<Module> clone() const override;
-  IdentityImpl() : UnaryModule("Identity") {}
+  IdentityImpl() : CopyCloneable("Identity") {}
   /// x.
   Tensor forward(const Tensor& x) const override;
 };
@@ -385,11 +376,9 @@ struct FlattenOptions {
 };
 
 /// Flattens dims start_dim..end_dim into one, as torch.nn.Flatten (start_dim 1: keeps the batch).
-class FlattenImpl : public UnaryModule {
+class FlattenImpl : public CopyCloneable<FlattenImpl, UnaryModule> {
  public:
-  /// A deep copy of this module (Module::clone).
-  std::shared_ptr<Module> clone() const override;
-  explicit FlattenImpl(const FlattenOptions& opts = {}) : UnaryModule("Flatten"), options(opts) {}
+  explicit FlattenImpl(const FlattenOptions& opts = {}) : CopyCloneable("Flatten"), options(opts) {}
   /// Python's Flatten(start_dim, end_dim).
   FlattenImpl(std::int64_t start_dim, std::int64_t end_dim = -1)
       : FlattenImpl(FlattenOptions().start_dim(start_dim).end_dim(end_dim)) {}
@@ -411,11 +400,10 @@ struct UnflattenOptions {
 };
 
 /// Splits dim into sizes, as torch.nn.Unflatten(dim, unflattened_size).
-class UnflattenImpl : public UnaryModule {
+class UnflattenImpl : public CopyCloneable<UnflattenImpl, UnaryModule> {
  public:
-  /// A deep copy of this module (Module::clone).
-  std::shared_ptr<Module> clone() const override;
-  explicit UnflattenImpl(const UnflattenOptions& opts) : UnaryModule("Unflatten"), options(opts) {}
+  explicit UnflattenImpl(const UnflattenOptions& opts)
+      : CopyCloneable("Unflatten"), options(opts) {}
   UnflattenImpl(std::int64_t dim, Shape sizes) : UnflattenImpl(UnflattenOptions(dim, sizes)) {}
   /// x [..., n, ...] -> [..., *sizes, ...]; throws when the sizes do not multiply to n.
   Tensor forward(const Tensor& x) const override;

@@ -193,10 +193,8 @@ class LossModule : public Module {
 };
 
 /// Mean absolute error, as torch.nn.L1Loss: functional::l1_loss.
-class L1LossImpl : public LossModule {
+class L1LossImpl : public CopyCloneable<L1LossImpl, LossModule> {
  public:
-  /// A deep copy of this module (Module::clone).
-  std::shared_ptr<Module> clone() const override;
   explicit L1LossImpl(const L1LossOptions& options_ = {});
   /// l1_loss(input, target, reduction).
   Tensor forward(const Tensor& input, const Tensor& target) const override;
@@ -205,10 +203,8 @@ class L1LossImpl : public LossModule {
 MG_MODULE(L1Loss);
 
 /// Mean squared error, as torch.nn.MSELoss: functional::mse_loss.
-class MSELossImpl : public LossModule {
+class MSELossImpl : public CopyCloneable<MSELossImpl, LossModule> {
  public:
-  /// A deep copy of this module (Module::clone).
-  std::shared_ptr<Module> clone() const override;
   explicit MSELossImpl(const MSELossOptions& options_ = {});
   /// mse_loss(input, target, reduction).
   Tensor forward(const Tensor& input, const Tensor& target) const override;
@@ -217,10 +213,8 @@ class MSELossImpl : public LossModule {
 MG_MODULE(MSELoss);
 
 /// Smooth L1, as torch.nn.SmoothL1Loss: functional::smooth_l1_loss.
-class SmoothL1LossImpl : public LossModule {
+class SmoothL1LossImpl : public CopyCloneable<SmoothL1LossImpl, LossModule> {
  public:
-  /// A deep copy of this module (Module::clone).
-  std::shared_ptr<Module> clone() const override;
   /// A negative beta throws in forward ("[smooth_l1_loss] ..."), as PyTorch.
   explicit SmoothL1LossImpl(const SmoothL1LossOptions& options_ = {});
   /// smooth_l1_loss(input, target, reduction, beta).
@@ -230,10 +224,8 @@ class SmoothL1LossImpl : public LossModule {
 MG_MODULE(SmoothL1Loss);
 
 /// Huber, as torch.nn.HuberLoss: functional::huber_loss.
-class HuberLossImpl : public LossModule {
+class HuberLossImpl : public CopyCloneable<HuberLossImpl, LossModule> {
  public:
-  /// A deep copy of this module (Module::clone).
-  std::shared_ptr<Module> clone() const override;
   /// A delta <= 0 throws in forward ("[huber_loss] ..."), as PyTorch.
   explicit HuberLossImpl(const HuberLossOptions& options_ = {});
   /// huber_loss(input, target, reduction, delta).
@@ -244,11 +236,13 @@ MG_MODULE(HuberLoss);
 
 /// Binary cross entropy of probabilities, as torch.nn.BCELoss: functional::binary_cross_entropy.
 /// A given weight is registered as the buffer "weight", as PyTorch's.
-class BCELossImpl : public LossModule {
+class BCELossImpl : public Cloneable<BCELossImpl, LossModule> {
  public:
-  /// A deep copy of this module (Module::clone).
-  std::shared_ptr<Module> clone() const override;
   explicit BCELossImpl(const BCELossOptions& options_ = {});
+  /// A copy with its own copy of the options' weight (clone(), Note [Cloning]).
+  BCELossImpl(const BCELossImpl& other);
+  /// Registers the options' weight as buffers (libtorch's reset()).
+  void reset() override;
   /// binary_cross_entropy(input, target, weight, reduction).
   Tensor forward(const Tensor& input, const Tensor& target) const override;
   BCELossOptions options;
@@ -258,11 +252,13 @@ MG_MODULE(BCELoss);
 /// Binary cross entropy on logits, as torch.nn.BCEWithLogitsLoss:
 /// functional::binary_cross_entropy_with_logits. Given weight and pos_weight are registered as the
 /// buffers "weight" and "pos_weight", as PyTorch's.
-class BCEWithLogitsLossImpl : public LossModule {
+class BCEWithLogitsLossImpl : public Cloneable<BCEWithLogitsLossImpl, LossModule> {
  public:
-  /// A deep copy of this module (Module::clone).
-  std::shared_ptr<Module> clone() const override;
   explicit BCEWithLogitsLossImpl(const BCEWithLogitsLossOptions& options_ = {});
+  /// A copy with its own copy of the options' weight and pos_weight (clone(), Note [Cloning]).
+  BCEWithLogitsLossImpl(const BCEWithLogitsLossImpl& other);
+  /// Registers the options' weight and pos_weight as buffers (libtorch's reset()).
+  void reset() override;
   /// binary_cross_entropy_with_logits(input, target, weight, reduction, pos_weight).
   Tensor forward(const Tensor& input, const Tensor& target) const override;
   BCEWithLogitsLossOptions options;
@@ -275,11 +271,13 @@ MG_MODULE(BCEWithLogitsLoss);
 
 /// Negative log likelihood, as torch.nn.NLLLoss: functional::nll_loss. A given weight is
 /// registered as the buffer "weight", as PyTorch's.
-class NLLLossImpl : public LossModule {
+class NLLLossImpl : public Cloneable<NLLLossImpl, LossModule> {
  public:
-  /// A deep copy of this module (Module::clone).
-  std::shared_ptr<Module> clone() const override;
   explicit NLLLossImpl(const NLLLossOptions& options_ = {});
+  /// A copy with its own copy of the options' weight (clone(), Note [Cloning]).
+  NLLLossImpl(const NLLLossImpl& other);
+  /// Registers the options' weight as buffers (libtorch's reset()).
+  void reset() override;
   /// nll_loss(input, target, weight, ignore_index, reduction).
   Tensor forward(const Tensor& input, const Tensor& target) const override;
   NLLLossOptions options;
@@ -291,11 +289,13 @@ MG_MODULE(NLLLoss);
 /// Cross entropy of logits, as torch.nn.CrossEntropyLoss: functional::cross_entropy. A given
 /// weight is registered as the buffer "weight", as PyTorch's. A label_smoothing outside [0, 1]
 /// throws in forward ("[cross_entropy] ..."), as PyTorch.
-class CrossEntropyLossImpl : public LossModule {
+class CrossEntropyLossImpl : public Cloneable<CrossEntropyLossImpl, LossModule> {
  public:
-  /// A deep copy of this module (Module::clone).
-  std::shared_ptr<Module> clone() const override;
   explicit CrossEntropyLossImpl(const CrossEntropyLossOptions& options_ = {});
+  /// A copy with its own copy of the options' weight (clone(), Note [Cloning]).
+  CrossEntropyLossImpl(const CrossEntropyLossImpl& other);
+  /// Registers the options' weight as buffers (libtorch's reset()).
+  void reset() override;
   /// cross_entropy(input, target, weight, ignore_index, reduction, label_smoothing).
   Tensor forward(const Tensor& input, const Tensor& target) const override;
   CrossEntropyLossOptions options;

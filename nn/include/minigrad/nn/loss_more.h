@@ -183,11 +183,9 @@ struct PairwiseDistanceOptions {
 
 /// A two-tensor loss module over its options: forward(input, target) calls the functional form.
 #define MG_DECLARE_LOSS2(Name)                                                  \
-  class Name##Impl : public LossModule {                                        \
+  class Name##Impl : public CopyCloneable<Name##Impl, LossModule> {             \
    public:                                                                      \
     explicit Name##Impl(const Name##Options& options_ = {});                    \
-    /** A deep copy of this module (Module::clone). */                          \
-    std::shared_ptr<Module> clone() const override;                             \
     /** The loss of input against target (the functional form with options). */ \
     Tensor forward(const Tensor& input, const Tensor& target) const override;   \
     Name##Options options;                                                      \
@@ -195,30 +193,40 @@ struct PairwiseDistanceOptions {
   MG_MODULE(Name)
 
 /// A three-tensor loss module: forward(a, b, c) calls the functional form.
-#define MG_DECLARE_LOSS3(Name)                                                   \
-  class Name##Impl : public Module {                                             \
-   public:                                                                       \
-    explicit Name##Impl(const Name##Options& options_ = {});                     \
-    /** A deep copy of this module (Module::clone). */                           \
-    std::shared_ptr<Module> clone() const override;                              \
-    /** The loss (the functional form with options). */                          \
-    Tensor forward(const Tensor& a, const Tensor& b, const Tensor& c) const;     \
-    /** Same as forward(a, b, c). */                                             \
-    Tensor operator()(const Tensor& a, const Tensor& b, const Tensor& c) const { \
-      return forward(a, b, c);                                                   \
-    }                                                                            \
-    Name##Options options;                                                       \
-  };                                                                             \
+/// Its call operator (nn::Cloneable's) runs forward through the hooks.
+#define MG_DECLARE_LOSS3(Name)                                               \
+  class Name##Impl : public CopyCloneable<Name##Impl> {                      \
+   public:                                                                   \
+    explicit Name##Impl(const Name##Options& options_ = {});                 \
+    /** The loss (the functional form with options). */                      \
+    Tensor forward(const Tensor& a, const Tensor& b, const Tensor& c) const; \
+    Name##Options options;                                                   \
+  };                                                                         \
+  MG_MODULE(Name)
+
+/// A two-tensor loss module whose options hold a weight, registered as the buffer "weight".
+#define MG_DECLARE_WEIGHTED_LOSS2(Name)                                               \
+  class Name##Impl : public Cloneable<Name##Impl, LossModule> {                       \
+   public:                                                                            \
+    explicit Name##Impl(const Name##Options& options_ = {});                          \
+    /** A copy with its own copy of the options' weight (clone(), Note [Cloning]). */ \
+    Name##Impl(const Name##Impl& other);                                              \
+    /** Registers the options' weight as the buffer "weight" (libtorch's reset()). */ \
+    void reset() override;                                                            \
+    /** The loss of input against target (the functional form with options). */       \
+    Tensor forward(const Tensor& input, const Tensor& target) const override;         \
+    Name##Options options;                                                            \
+  };                                                                                  \
   MG_MODULE(Name)
 
 /// torch.nn.SoftMarginLoss: functional::soft_margin_loss.
 MG_DECLARE_LOSS2(SoftMarginLoss);
 /// torch.nn.MultiLabelSoftMarginLoss (a given weight is the buffer "weight", as PyTorch's).
-MG_DECLARE_LOSS2(MultiLabelSoftMarginLoss);
+MG_DECLARE_WEIGHTED_LOSS2(MultiLabelSoftMarginLoss);
 /// torch.nn.HingeEmbeddingLoss: functional::hinge_embedding_loss.
 MG_DECLARE_LOSS2(HingeEmbeddingLoss);
 /// torch.nn.MultiMarginLoss (a given weight is the buffer "weight", as PyTorch's).
-MG_DECLARE_LOSS2(MultiMarginLoss);
+MG_DECLARE_WEIGHTED_LOSS2(MultiMarginLoss);
 /// torch.nn.MultiLabelMarginLoss: functional::multilabel_margin_loss.
 MG_DECLARE_LOSS2(MultiLabelMarginLoss);
 /// torch.nn.PoissonNLLLoss: forward(log_input, target).
@@ -232,35 +240,27 @@ MG_DECLARE_LOSS3(TripletMarginLoss);
 
 #undef MG_DECLARE_LOSS2
 #undef MG_DECLARE_LOSS3
+#undef MG_DECLARE_WEIGHTED_LOSS2
 
 /// torch.nn.CTCLoss: forward(log_probs, targets, input_lengths, target_lengths).
-class CTCLossImpl : public Module {
+/// Its call operator (nn::Cloneable's) runs forward through the hooks.
+class CTCLossImpl : public CopyCloneable<CTCLossImpl> {
  public:
   explicit CTCLossImpl(const CTCLossOptions& options_ = {});
-  /// A deep copy of this module (Module::clone).
-  std::shared_ptr<Module> clone() const override;
   /// functional::ctc_loss with the options.
   Tensor forward(const Tensor& log_probs, const Tensor& targets, const Tensor& input_lengths,
                  const Tensor& target_lengths) const;
-  /// Same as forward(...).
-  Tensor operator()(const Tensor& log_probs, const Tensor& targets, const Tensor& input_lengths,
-                    const Tensor& target_lengths) const {
-    return forward(log_probs, targets, input_lengths, target_lengths);
-  }
   CTCLossOptions options;
 };
 MG_MODULE(CTCLoss);
 
 /// torch.nn.PairwiseDistance: forward(x1, x2) = functional::pairwise_distance.
-class PairwiseDistanceImpl : public Module {
+/// Its call operator (nn::Cloneable's) runs forward through the hooks.
+class PairwiseDistanceImpl : public CopyCloneable<PairwiseDistanceImpl> {
  public:
   explicit PairwiseDistanceImpl(const PairwiseDistanceOptions& options_ = {});
-  /// A deep copy of this module (Module::clone).
-  std::shared_ptr<Module> clone() const override;
   /// pairwise_distance(x1, x2, p, eps, keepdim).
   Tensor forward(const Tensor& x1, const Tensor& x2) const;
-  /// Same as forward(x1, x2).
-  Tensor operator()(const Tensor& x1, const Tensor& x2) const { return forward(x1, x2); }
   PairwiseDistanceOptions options;
 };
 MG_MODULE(PairwiseDistance);

@@ -209,7 +209,7 @@ class Module : public std::enable_shared_from_this<Module> {
   /// A deep copy: a new module of the same type and configuration whose parameters and buffers
   /// are copies of this one's (values, dtype, requires_grad, gradients), whose submodules are
   /// such copies too, and whose training mode is the same, as copy.deepcopy(model) and
-  /// libtorch's clone(). The built-in modules implement it; a module of yours derives from
+  /// libtorch's clone(). The built-in modules are nn::Cloneable; a module of yours derives from
   /// nn::Cloneable<NameImpl> and defines reset() (Note [Cloning]), or overrides clone() with
   /// clone_with(). Making the copy draws no random numbers from the default generator. Throws
   /// for a module that implements neither.
@@ -376,6 +376,15 @@ class Module : public std::enable_shared_from_this<Module> {
   // a child registered by reference (a member held by value) was copied with its parent and is
   // rebuilt the same way. Last, copy_state_to() copies every value (with its dtype, so a module
   // converted with to(kFloat64) clones as float64), requires_grad, gradient and training mode.
+  // Every built-in module clones this way; none writes a clone(). A module that makes its tensors
+  // and children from options defines reset() (Linear, LayerNorm, Embedding, MultiheadAttention,
+  // Transformer); one that is all configuration (an activation, most losses) derives from
+  // nn::CopyCloneable, whose reset() makes nothing. A module whose children or tensors were given
+  // to it rather than made cannot remake them in reset(): a container (Sequential, ModuleList,
+  // ModuleDict, ParameterList, ParameterDict) and the Transformer stacks override
+  // rebuild_as_copy_of() to put clones of the original's in (libtorch's containers override
+  // clone() for the same reason), and a loss whose options hold a weight copies it in its copy
+  // constructor, so the copy's options and buffer are its own tensor (libtorch's share it).
 
   /// A copy made by a copy constructor: the original's type name and training mode, no
   /// parameters, buffers, children or hooks (Note [Cloning]).
@@ -609,10 +618,14 @@ class ModuleHolder {
 ///     void reset() override { fc = register_module("fc", nn::Linear(4, 2)); }
 ///     nn::Linear fc{nullptr};
 ///   };
-template <typename Derived>
-class Cloneable : public Module {
+/// Base is the class Derived would otherwise derive from: Module, or a module interface that
+/// derives from it (nn::UnaryModule, nn::LossModule; libtorch derives from Module virtually).
+template <typename Derived, typename Base = Module>
+class Cloneable : public Base {
+  static_assert(std::is_base_of_v<Module, Base>, "nn::Cloneable's Base must derive from Module");
+
  public:
-  using Module::Module;
+  using Base::Base;
   Cloneable() = default;
   /// (Re)creates the module's parameters, buffers and children from its configuration, as
   /// libtorch's reset(). Pure virtual in libtorch; here a module that does not define it is
@@ -633,13 +646,13 @@ class Cloneable : public Module {
         copy = std::make_shared<Derived>(static_cast<const Derived&>(*this));
         static_cast<Cloneable&>(*copy).rebuild_as_copy_of(*this);
       }
-      copy_state_to(*copy);
+      this->copy_state_to(*copy);
       return copy;
     } else {
       static_assert(std::is_default_constructible_v<Derived>,
                     "nn::Cloneable<Derived> without reset() clones through Derived's default "
                     "constructor; define reset(), or override clone() with clone_with()");
-      return clone_with([] { return std::make_shared<Derived>(); });
+      return this->clone_with([] { return std::make_shared<Derived>(); });
     }
   }
 
@@ -647,7 +660,7 @@ class Cloneable : public Module {
   Cloneable(const Cloneable&) = default;
   void rebuild_as_copy_of(const Module& original) override {
     if constexpr (defines_reset())
-      rebuild_with(original, [this] { reset(); });
+      this->rebuild_with(original, [this] { reset(); });
     else
       Module::rebuild_as_copy_of(original);
   }
@@ -683,6 +696,18 @@ class Cloneable : public Module {
         },
         std::forward<Args>(args)...);
   }
+};
+
+/// An nn::Cloneable whose reset() makes nothing (Note [Cloning]): the base of a module that is
+/// all configuration (an activation, a loss without weights), which its copy constructor copies,
+/// or whose children are given to it rather than made (a container, which overrides
+/// rebuild_as_copy_of to clone them). libtorch's modules of both kinds define an empty reset().
+template <typename Derived, typename Base = Module>
+class CopyCloneable : public Cloneable<Derived, Base> {
+ public:
+  using Cloneable<Derived, Base>::Cloneable;
+  /// Nothing to make.
+  void reset() override {}
 };
 
 /// Whether T is a ModuleHolder (or derives from one).

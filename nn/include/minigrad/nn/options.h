@@ -7,13 +7,23 @@
 //   };
 //   FlattenOptions().start_dim(2).start_dim()  // 2
 //
-// It also has the loss modules' reduction tags, libtorch's torch::kNone, kMean and kSum.
+// It also has the losses' reductions: ATen's codes mg::Reduction::None, Mean and Sum, the one
+// list every loss reads, and the tags a loss module's options take, libtorch's torch::kNone, kMean
+// and kSum, which map to them.
 #include <string>
 #include <variant>
 
 #include "minigrad/arg.h"
 
 namespace minigrad {
+
+namespace Reduction {
+/// ATen's reduction codes, as at::Reduction::Reduction: what every loss reduces by. The int64
+/// `reduction` argument of the ATen-level losses (`mg::binary_cross_entropy(x, t, {},
+/// mg::Reduction::Sum)`); the tags kNone, kMean, kSum and the functional losses' names "none",
+/// "mean", "sum" map to them.
+enum Reduction { None, Mean, Sum, END };
+}  // namespace Reduction
 
 /// The tag types of libtorch's reductions (torch::enumtype::kMean, ...): the values kNone, kMean
 /// and kSum select a loss module's reduction, as in libtorch:
@@ -43,3 +53,13 @@ using reduction_t = std::variant<enumtype::kNone, enumtype::kMean, enumtype::kSu
 std::string reduction_name(const reduction_t& reduction);
 
 }  // namespace minigrad::nn
+
+namespace minigrad::enumtype {
+
+/// The tag's ATen code, as libtorch's torch::enumtype::reduction_get_enum (kMean ->
+/// Reduction::Mean): reduction_t lists the tags in the codes' order.
+inline Reduction::Reduction reduction_get_enum(const nn::reduction_t& reduction) {
+  return static_cast<Reduction::Reduction>(reduction.index());
+}
+
+}  // namespace minigrad::enumtype

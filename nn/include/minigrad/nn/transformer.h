@@ -182,10 +182,8 @@ struct TransformerEncoderOptions {
 /// num_layers deep copies of a TransformerEncoderLayer (children "layers.0", "layers.1", ...)
 /// run in turn, then the optional final "norm", as torch.nn.TransformerEncoder. The copies start
 /// with the layer's parameter values (PyTorch's deepcopy); the layer itself is not a child.
-class TransformerEncoderImpl : public Module {
+class TransformerEncoderImpl : public CopyCloneable<TransformerEncoderImpl> {
  public:
-  /// A deep copy of this module (Module::clone).
-  std::shared_ptr<Module> clone() const override;
   explicit TransformerEncoderImpl(TransformerEncoderOptions options);
   /// PyTorch's form: TransformerEncoder(encoder_layer, num_layers, norm=None).
   TransformerEncoderImpl(const TransformerEncoderLayer& encoder_layer, std::int64_t num_layers,
@@ -199,6 +197,11 @@ class TransformerEncoderImpl : public Module {
   std::int64_t num_layers;
   ModuleList layers;
   AnyModule norm;  // empty without a final norm (libtorch's member)
+
+ protected:
+  /// Gives a copy clones of the original's layers and norm (Note [Cloning]): they were given to
+  /// the constructor, not made from options, so reset() cannot remake them.
+  void rebuild_as_copy_of(const Module& original) override;
 };
 MG_MODULE(TransformerEncoder);
 
@@ -219,10 +222,8 @@ struct TransformerDecoderOptions {
 
 /// num_layers deep copies of a TransformerDecoderLayer, then the optional final norm, as
 /// torch.nn.TransformerDecoder.
-class TransformerDecoderImpl : public Module {
+class TransformerDecoderImpl : public CopyCloneable<TransformerDecoderImpl> {
  public:
-  /// A deep copy of this module (Module::clone).
-  std::shared_ptr<Module> clone() const override;
   explicit TransformerDecoderImpl(TransformerDecoderOptions options);
   /// PyTorch's form: TransformerDecoder(decoder_layer, num_layers, norm=None).
   TransformerDecoderImpl(const TransformerDecoderLayer& decoder_layer, std::int64_t num_layers,
@@ -239,6 +240,11 @@ class TransformerDecoderImpl : public Module {
   std::int64_t num_layers;
   ModuleList layers;
   AnyModule norm;  // empty without a final norm (libtorch's member)
+
+ protected:
+  /// Gives a copy clones of the original's layers and norm (Note [Cloning]): they were given to
+  /// the constructor, not made from options, so reset() cannot remake them.
+  void rebuild_as_copy_of(const Module& original) override;
 };
 MG_MODULE(TransformerDecoder);
 
@@ -278,11 +284,12 @@ struct TransformerOptions {
 /// parameter with more than one dim starts xavier_uniform_, as in PyTorch (the custom modules'
 /// too). Children: encoder, decoder; as libtorch's, the members are AnyModules
 /// (`model->encoder.forward(src)`, `model->encoder.get<nn::TransformerEncoder>()->layers`).
-class TransformerImpl : public Module {
+class TransformerImpl : public Cloneable<TransformerImpl> {
  public:
-  /// A deep copy of this module (Module::clone).
-  std::shared_ptr<Module> clone() const override;
   explicit TransformerImpl(TransformerOptions options = {});
+  /// Makes the encoder and decoder from options (clones of the custom ones) and initialises
+  /// their parameters (libtorch's reset(); clone() calls it, Note [Cloning]).
+  void reset() override;
 
   /// src [S, N, E] and tgt [T, N, E] ([N, S, E] / [N, T, E] with batch_first, or unbatched)
   /// -> [T, N, E]. src_mask [S, S], tgt_mask [T, T], memory_mask [T, S]; the key padding masks
