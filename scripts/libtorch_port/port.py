@@ -47,8 +47,10 @@ SCOPE_RULES = [
      re.compile(r"_(Multi)?CUDA\b|\bkCUDA\b|\bcuda\b|\.cuda\(|\bkMPS\b|\bkXLA\b|\bkMeta\b|"
                 r"\bkHIP\b|\bkVulkan\b|\bkMkldnn\b|\bkSparse\w*|to_sparse|to_mkldnn|\bkMetal\b|"
                 r"Device\(\s*\"(cuda|meta|mps|xla)|\bnested\w*::|\bNestedTensor")),
+    # TorchScript, and its operator registry (TORCH_LIBRARY, the dispatcher, ops by schema name)
     ("TorchScript/JIT",
-     re.compile(r"\bjit::|\bscript::|\bIValue\b|torch::jit\b|\bcompile\(\s*R\"")),
+     re.compile(r"\bjit::|\bscript::|\bIValue\b|torch::jit\b|\bcompile\(\s*R\"|"
+                r"\bTORCH_LIBRARY\w*|\bDispatcher\b|\bOperatorHandle\b|\bcallOpByName\b")),
     ("convolution", re.compile(r"\b[Cc]onv(olution)?(Transpose)?[123]d\w*|\bconv_transpose[123]d\b|"
                                r"\bconv_tbc\b|\bConvNd\b")),
     ("RNN/LSTM/GRU", re.compile(r"\b(RNN|LSTM|GRU)(Cell)?(Impl|Options)?\b|\brnn::|PackedSequence|"
@@ -152,6 +154,7 @@ def masked(text):
 # ---- renaming --------------------------------------------------------------------------------
 NS_QUAL = re.compile(r"(?<![\w.])(%s)(?=\s*::)" % "|".join(NAMESPACES))
 NS_DECL = re.compile(r"\bnamespace(\s+)(%s)\b" % "|".join(NAMESPACES))
+STRING_NS = re.compile(r"\btorch::(?=[A-Za-z_])")
 MACRO_RE = re.compile(r"\b(%s)\b" % "|".join(sorted(MACROS, key=len, reverse=True)))
 
 
@@ -162,19 +165,25 @@ def rename_code(piece):
 
 
 def rename(text):
-    """Applies the renames to code (and to code inside #define), never inside comments or string
-    literals; libtorch include lines are blanked. Line numbers are kept."""
+    """Applies the renames to code (and to code inside #define); inside string literals only a
+    qualified name torch::X becomes minigrad::X; libtorch include lines are blanked. Line numbers
+    are kept."""
     out = []
     for kind, a, b in lex(text):
         piece = text[a:b]
         if kind == "code":
             piece = rename_code(piece)
+        elif kind == "string":
+            # a C++ name libtorch prints ("torch::nn::Linear(...)") is the renamed name
+            piece = STRING_NS.sub("minigrad::", piece)
         elif kind == "pp":
             if LIBTORCH_INCLUDE.match(piece):
                 piece = "// (libtorch include: minigrad's umbrella headers come from the prelude)"
             elif re.match(r"\s*#\s*define\b", piece):
-                piece = "".join(rename_code(piece[x:y]) if k == "code" else piece[x:y]
-                                for k, x, y in lex(" " + piece[1:]))
+                body = " " + piece[1:]
+                piece = "".join(rename_code(body[x:y]) if k == "code" else
+                                STRING_NS.sub("minigrad::", body[x:y]) if k == "string" else body[x:y]
+                                for k, x, y in lex(body))
                 piece = "#" + piece[1:]
         out.append(piece)
     return "".join(out)
@@ -186,10 +195,12 @@ Chunk = collections.namedtuple("Chunk", "start end first_line last_line test nam
 
 def chunks(text):
     m = masked(text)
-    res, stack, depth, start, i, n = [], [], 0, None, 0, len(m)
+    res, stack, depth, paren, start, i, n = [], [], 0, 0, None, 0, len(m)
     line_of = lambda pos: m.count("\n", 0, pos) + 1
 
     def close(end):
+        nonlocal paren
+        paren = 0
         head = text[start:end]
         t = TEST_HEAD.match(m[start:end])
         if t:
@@ -208,8 +219,12 @@ def chunks(text):
         c = m[i]
         if depth == 0 and start is None and not c.isspace():
             start = i
-        if c == "{":
-            if depth == 0 and re.match(r"\s*(inline\s+)?namespace\b[^;{}()]*$|\s*extern\s+\"C\"\s*$",
+        if c == "(":
+            paren += 1
+        elif c == ")":
+            paren -= 1
+        elif c == "{":
+            if depth == 0 and paren == 0 and re.match(r"\s*(inline\s+)?namespace\b[^;{}()]*$|\s*extern\s+\"C\"\s*$",
                                        text[start:i] if start is not None else ""):
                 stack.append("ns")
                 start = None
@@ -222,20 +237,15 @@ def chunks(text):
                 start = None
             else:
                 depth -= 1
-                if depth == 0:
+                if depth == 0 and paren == 0:
                     j = i + 1
                     while j < n and m[j].isspace():
                         j += 1
-                    head = m[start:i]
-                    if j < n and m[j] == ";":
+                    if j < n and m[j] == ";":  # struct X {...}; or x = {...};
                         i = j
-                    elif re.search(r"\b(struct|class|union|enum)\b[^{]*$", head.split("{")[0]) or \
-                            re.search(r"=\s*$", head.split("{")[0]):
-                        i += 1
-                        continue
                     close(i + 1)
                     start = None
-        elif c == ";" and depth == 0 and start is not None:
+        elif c == ";" and depth == 0 and paren == 0 and start is not None:
             close(i + 1)
             start = None
         i += 1
@@ -253,11 +263,11 @@ CTX = re.compile(r"^(.*?):(\d+):(?:\d+:)?\s+(required from here|required from .*
 
 
 def error_sites(output, target):
-    """[(message, [line in target...])] for each error; the lines are where the error is in
-    target, or, for an error in a header, the lines of target that instantiated it or whose macro
-    expanded to it."""
+    """[(message, [line in target...], context)] for each error; the lines are where the error is
+    in target, or, for an error in a header, the lines of target that instantiated it or whose
+    macro expanded to it; context is the compiler's text for that error."""
     lines = output.splitlines()
-    res, ctx = [], []
+    res, ctx, ctx_start = [], [], 0
     for idx, line in enumerate(lines):
         d = DIAG.match(line)
         if d and d.group(3) in ("error", "fatal error"):
@@ -267,33 +277,31 @@ def error_sites(output, target):
                 where = [int(d.group(2))]
             else:
                 where = [ln for f, ln in ctx if f == target]
-                for nxt in lines[idx + 1: idx + 40]:
-                    e = DIAG.match(nxt)
-                    if e and e.group(3) in ("error", "fatal error"):
-                        break
-                    if e and e.group(3) == "note" and e.group(4).startswith("in expansion of macro") \
-                            and os.path.abspath(e.group(1)) == target:
-                        where.append(int(e.group(2)))
-                        break
-            res.append((msg, where))
-            ctx = []
+            for nxt in lines[idx + 1: idx + 40]:
+                e = DIAG.match(nxt)
+                if e and e.group(3) in ("error", "fatal error"):
+                    break
+                if e and e.group(3) == "note" and e.group(4).startswith("in expansion of macro") \
+                        and os.path.abspath(e.group(1)) == target:
+                    where.append(int(e.group(2)))
+            res.append((msg, where, "\n".join(lines[ctx_start:idx + 1])))
+            ctx, ctx_start = [], idx + 1
             continue
         c = CTX.match(line)
         if c:
             ctx.append((os.path.abspath(c.group(1)), int(c.group(2))))
-        elif line.startswith("In file included") or (": In " in line and line.endswith(":")):
-            if not c:
-                pass
     return res
 
 
+INT_AS_SIZE = "one int as a size (libtorch's IntArrayRef from one int: randn(5), ones(3))"
+
+
 def normalize(msg):
+    if re.search(r"call to '(\w+)\(int&?(, [^)]*)?\)'|of type 'const minigrad::Shape&' from "
+                 r"expression of type 'int'", msg):
+        return INT_AS_SIZE
     msg = re.sub(r";? did you mean .*$", "", msg)
     msg = re.sub(r"\[-f[\w-]+\]$", "", msg).strip()
-    m = re.match(r"(no matching (?:member )?function for call to) '([^(']*)", msg)
-    if m:
-        return "%s '%s'" % (m.group(1), re.sub(r"<.*", "", m.group(2)))
-    m = re.match(r"(.*?)'(.*?)'(.*)", msg)
     msg = re.sub(r"\b(\w+)_(\w+)_Test\b", "TEST", msg)
     return msg[:150]
 
@@ -356,6 +364,8 @@ def port_file(builder, path, out_path, cuda_only, log, support_dropped):
         if reason:
             ported = blank(ported, ch.start, ch.end)
     live = [ch for ch in cs if not (ch.test and tests[ch.name]["scope"])]
+    if not any(ch.test for ch in live):
+        return tests, {}, ported, live, False
     helpers = {name: "support.h helper %s: %s" % (name, why) for name, why in support_dropped.items()}
     target = os.path.abspath(out_path)
     first_error = None
@@ -368,15 +378,25 @@ def port_file(builder, path, out_path, cuda_only, log, support_dropped):
         sites = error_sites(out, target)
         drop = collections.OrderedDict()
         unmapped = None
-        for msg, where in sites:
+        for msg, where, context in sites:
             hit = False
             for ln in where:
                 for ch in live:
                     if ch.first_line <= ln <= ch.last_line:
                         drop.setdefault(ch, msg)
                         hit = True
+            if not hit:
+                # an instantiation whose chain the compiler printed without a line of target:
+                # the test is named by its gtest class (Suite_Name_Test::TestBody)
+                for ch in live:
+                    if ch.test and ch.name.replace(".", "_") + "_Test::TestBody" in context:
+                        drop.setdefault(ch, msg)
+                        hit = True
             if not hit and unmapped is None:
                 unmapped = msg
+        if not drop and unmapped:
+            for ch in isolate(builder, ported, live, unmapped, out_path):
+                drop[ch] = unmapped
         if not drop:
             first_error = unmapped or (out.strip().splitlines() or ["?"])[-1]
             break
@@ -397,6 +417,43 @@ def port_file(builder, path, out_path, cuda_only, log, support_dropped):
                 t["status"], t["why"] = "does not compile", "file: " + normalize(first_error)
         log.write("%s: does not compile: %s\n" % (path, first_error))
     return tests, helpers, ported, live, first_error is None
+
+
+def isolate(builder, ported, live, msg, out_path):
+    """The chunks that cause an error the compiler printed with no line of the file (an
+    instantiation chain that starts in a header): each test is compiled alone (with every helper);
+    if the error comes with no test at all, the helper whose removal makes it go is found."""
+    key = msg[:60]
+    probe = out_path + ".probe.cpp"
+    tests = [c for c in live if c.test]
+    no_tests = ported
+    for c in tests:
+        no_tests = blank(no_tests, c.start, c.end)
+
+    def has_error(text):
+        with open(probe, "w") as f:
+            f.write(text)
+        ok, out = builder.compile(probe)
+        return not ok and key in out
+
+    try:
+        if has_error(no_tests):
+            for h in (c for c in live if not c.test):
+                if not has_error(blank(no_tests, h.start, h.end)):
+                    return [h]
+            return []
+        found = []
+        for t in tests:
+            alone = ported
+            for c in tests:
+                if c is not t:
+                    alone = blank(alone, c.start, c.end)
+            if has_error(alone):
+                found.append(t)
+        return found
+    finally:
+        if os.path.exists(probe):
+            os.remove(probe)
 
 
 def root_reason(msg, helpers):
@@ -451,8 +508,8 @@ def failure_reason(msg):
     m = re.search(r"Expected statement `(.*?)` to throw", msg, re.S)
     if m:
         return "does not throw"
-    line = [ln for ln in msg.splitlines() if ln.strip()]
-    return re.sub(r"^.*?:\d+\n?", "", line[0] if line else msg)[:120]
+    lines = [ln for ln in msg.splitlines() if ln.strip() and not re.match(r"^\S*:\d+$", ln)]
+    return " ".join(ln.strip() for ln in lines[:3])[:160] or "failed"
 
 
 def cmake_sources(root):
@@ -460,16 +517,12 @@ def cmake_sources(root):
     USE_CUDA."""
     cm = open(os.path.join(root, "test/cpp/api/CMakeLists.txt")).read()
     files, cuda_only = [], set()
-    in_cuda = False
-    for line in cm.splitlines():
-        if re.match(r"\s*if\s*\(\s*USE_CUDA\s*\)", line):
-            in_cuda = True
-        elif re.match(r"\s*endif", line):
-            in_cuda = False
-        for f in re.findall(r"\$\{TORCH_API_TEST_DIR\}/([\w.-]+\.cpp)", line):
-            if f not in files:
-                files.append(f)
-            if in_cuda:
+    blocks = re.findall(r"(if\s*\(\s*USE_CUDA\s*\)\s*)?(?:set|list)\s*\(\s*(?:APPEND\s+)?"
+                        r"TORCH_API_TEST_SOURCES\b([^)]*)\)", cm)
+    for cuda, body in blocks:
+        for f in re.findall(r"\$\{TORCH_API_TEST_DIR\}/([\w.-]+\.cpp)", body):
+            files.append(f)
+            if cuda:
                 cuda_only.add(f)
     return files, cuda_only
 
@@ -511,7 +564,7 @@ def main():
         text = open(sup).read()
         cs = chunks(text)
         dropped = False
-        for msg, where in error_sites(out, os.path.abspath(sup)):
+        for msg, where, _ in error_sites(out, os.path.abspath(sup)):
             for ch in cs:
                 if any(ch.first_line <= ln <= ch.last_line for ln in where) and \
                         ch.name not in support_dropped:
@@ -587,6 +640,7 @@ def main():
                         tests[n]["why"] = failure_reason(msg)
         return f, tests
 
+    files = [f for f in files if TEST_HEAD.search(open(os.path.join(root, "test/cpp/api", f)).read())]
     if args.jobs > 1:
         import concurrent.futures as cf
         with cf.ThreadPoolExecutor(args.jobs) as ex:
@@ -640,8 +694,17 @@ def make_report(results, support_dropped):
     if support_dropped:
         lines += ["", "support.h helpers that do not compile (tests using them do not port):"]
         lines += ["- %s: %s" % (n, w) for n, w in support_dropped.items()]
-    lines += ["", "Blockers (tests in scope that do not compile, by first error):"]
-    lines += ["- %d: %s" % (n, r) for r, n in blockers.most_common(40)]
+    lines += ["", "Blockers (tests in scope that do not compile, by the first error that stops "
+              "them; an error in a helper of the file or of support.h counts for the tests that "
+              "use the helper):"]
+    roots, via = collections.Counter(), collections.defaultdict(set)
+    for r, n in blockers.items():
+        helper = re.findall(r"(?:support\.h )?helper (\w+): ", r)
+        root = re.sub(r"^((support\.h )?helper \w+: )+", "", r)
+        roots[root] += n
+        via[root].update(helper)
+    lines += ["- %d: %s%s" % (n, r, " (through helper %s)" % ", ".join(sorted(via[r])) if via[r]
+                                  else "") for r, n in roots.most_common(40)]
     lines += ["", "Failures (ported tests that fail, by first failure):"]
     lines += ["- %d: %s" % (n, r.replace("\n", " ")) for r, n in failures.most_common(40)]
     return "\n".join(lines) + "\n"
