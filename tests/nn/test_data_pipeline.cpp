@@ -674,13 +674,7 @@ TEST(DataLoaderTest, StatefulDatasetWithNoWorkers) {
 // libtorch's StatefulDataset declares save(serialize::OutputArchive&) / load(InputArchive&), and
 // libtorch's own tests (dataloader.cpp) override them: the overrides compile and are called.
 TEST(DataLoaderTest, StatefulDatasetSavesToArchives) {
-  struct D : datasets::StatefulDataset<D, int, size_t> {
-    mg::optional<int> get_batch(size_t) override {
-      if (counter < kNumberOfExamplesAfterWhichTheDatasetExhausts) return counter++;
-      return mg::nullopt;
-    }
-    mg::optional<size_t> size() const override { return 100; }
-    void reset() override { counter = 0; }
+  struct D : Countdown {
     void save(mg::serialize::OutputArchive& archive) const override {
       archive.write("counter", mg::tensor(static_cast<int64_t>(counter)));
     }
@@ -689,7 +683,6 @@ TEST(DataLoaderTest, StatefulDatasetSavesToArchives) {
       archive.read("counter", t);
       counter = static_cast<int>(t.item<int64_t>());
     }
-    int counter = 0;
   };
   D a;
   a.get_batch(1);
@@ -705,11 +698,6 @@ TEST(DataLoaderTest, StatefulDatasetSavesToArchives) {
   b.load(in);
   EXPECT_EQ(b.counter, 3);
   EXPECT_EQ(b.get_batch(1), mg::optional<int>(3));
-  // Through a loader, as libtorch's test: the dataset is still a StatefulDataset.
-  auto loader = make_data_loader(D{});
-  size_t n = 0;
-  for (auto it = loader->begin(); !(it == loader->end()); ++it) ++n;
-  EXPECT_EQ(n, static_cast<size_t>(kNumberOfExamplesAfterWhichTheDatasetExhausts));
 }
 
 // Without an override (libtorch's are pure virtual, so a libtorch dataset has them), saving or
