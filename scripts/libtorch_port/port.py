@@ -297,8 +297,8 @@ INT_AS_SIZE = "one int as a size (libtorch's IntArrayRef from one int: randn(5),
 
 
 def normalize(msg):
-    if re.search(r"call to '(\w+)\(int&?(, [^)]*)?\)'|of type 'const minigrad::Shape&' from "
-                 r"expression of type 'int'", msg):
+    if re.search(r"call to '(\w+)\((int|long int|size_t|long unsigned int)&?(, [^)]*)?\)'|"
+                 r"of type 'const minigrad::Shape&' from expression of type 'int'", msg):
         return INT_AS_SIZE
     msg = re.sub(r";? did you mean .*$", "", msg)
     msg = re.sub(r"\[-f[\w-]+\]$", "", msg).strip()
