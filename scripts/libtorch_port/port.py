@@ -63,7 +63,6 @@ SCOPE_RULES = [
                 r"QUInt2x4|ComplexFloat)\b|\bcomplex\b|\bHalf\b|\bBFloat16\b|"
                 r"\bdtype<\s*(int|int8_t|uint8_t|int16_t|int32_t|short|char|unsigned)")),
 ]
-# Files test_api is built from only with USE_CUDA (from libtorch's CMakeLists.txt).
 
 TEST_HEAD = re.compile(r"\s*(TEST|TEST_F|TEST_P|TYPED_TEST)\s*\(\s*(\w+)\s*,\s*(\w+)\s*\)")
 
