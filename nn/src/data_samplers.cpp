@@ -13,9 +13,9 @@
 namespace minigrad::data {
 
 namespace datasets::detail {
-void stateful_not_serializable(const char* what) {
+void stateful_not_serializable(const char* what, const char* overload) {
   throw Error(std::string("[StatefulDataset] this dataset cannot ") + what +
-              " its state: override save(std::ostream&) and load(std::istream&)");
+              " its state: it does not override " + overload);
 }
 void check_chunk_options(std::size_t preloader_count, std::size_t batch_size,
                          std::size_t cache_size, std::size_t cross_chunk_shuffle_count) {

@@ -671,6 +671,53 @@ TEST(DataLoaderTest, StatefulDatasetWithNoWorkers) {
   for (const int i : *data_loader) ASSERT_LT(i, kNumberOfExamplesAfterWhichTheDatasetExhausts);
 }
 
+// libtorch's StatefulDataset declares save(serialize::OutputArchive&) / load(InputArchive&), and
+// libtorch's own tests (dataloader.cpp) override them: the overrides compile and are called.
+TEST(DataLoaderTest, StatefulDatasetSavesToArchives) {
+  struct D : Countdown {
+    void save(mg::serialize::OutputArchive& archive) const override {
+      archive.write("counter", mg::tensor(static_cast<int64_t>(counter)));
+    }
+    void load(mg::serialize::InputArchive& archive) override {
+      mg::Tensor t;
+      archive.read("counter", t);
+      counter = static_cast<int>(t.item<int64_t>());
+    }
+  };
+  D a;
+  a.get_batch(1);
+  a.get_batch(1);
+  a.get_batch(1);
+  mg::serialize::OutputArchive out;
+  a.save(out);
+  std::stringstream stream;
+  out.save_to(stream);
+  mg::serialize::InputArchive in;
+  in.load_from(stream);
+  D b;
+  b.load(in);
+  EXPECT_EQ(b.counter, 3);
+  EXPECT_EQ(b.get_batch(1), mg::optional<int>(3));
+}
+
+// Without an override (libtorch's are pure virtual, so a libtorch dataset has them), saving or
+// loading throws, naming the overload to write.
+TEST(DataLoaderTest, StatefulDatasetWithoutSaveThrows) {
+  Countdown d;
+  mg::serialize::OutputArchive out;
+  EXPECT_EQ(error_of([&] { d.save(out); }),
+            "[StatefulDataset] this dataset cannot save its state: it does not override "
+            "save(serialize::OutputArchive&)");
+  mg::serialize::InputArchive in;
+  EXPECT_EQ(error_of([&] { d.load(in); }),
+            "[StatefulDataset] this dataset cannot load its state: it does not override "
+            "load(serialize::InputArchive&)");
+  std::stringstream stream;
+  EXPECT_EQ(error_of([&] { d.save(stream); }),
+            "[StatefulDataset] this dataset cannot save its state: it does not override "
+            "save(std::ostream&)");
+}
+
 TEST(DataLoaderTest, StatefulDatasetWithManyWorkers) {
   const int kNumberOfWorkers = 4;
   auto data_loader = make_data_loader(datasets::make_shared_dataset<Countdown>(),

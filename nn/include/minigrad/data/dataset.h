@@ -24,6 +24,7 @@
 #include "minigrad/data/transforms.h"
 #include "minigrad/error.h"
 #include "minigrad/ops/shape.h"
+#include "minigrad/serialize.h"
 #include "minigrad/tensor.h"
 
 namespace minigrad {
@@ -170,7 +171,11 @@ class StatefulDataset : public BatchDataset<Self, std::optional<Batch>, BatchReq
  public:
   /// Starts a new epoch.
   virtual void reset() = 0;
-  /// libtorch's save(OutputArchive&) / load(InputArchive&), on streams here; the default throws.
+  /// Saves / loads the dataset's state: libtorch's save(serialize::OutputArchive&) /
+  /// load(serialize::InputArchive&), which a libtorch dataset overrides, or the same on streams.
+  /// Each default throws: override the pair you use.
+  virtual void save(serialize::OutputArchive& /*archive*/) const;
+  virtual void load(serialize::InputArchive& /*archive*/);
   virtual void save(std::ostream& /*stream*/) const;
   virtual void load(std::istream& /*stream*/);
 };
@@ -215,16 +220,24 @@ SharedBatchDataset<UnderlyingDataset> make_shared_dataset(Args&&... args) {
 }
 
 namespace detail {
-[[noreturn]] void stateful_not_serializable(const char* what);
+[[noreturn]] void stateful_not_serializable(const char* what, const char* overload);
 }  // namespace detail
 
 template <typename Self, typename Batch, typename BatchRequest>
+void StatefulDataset<Self, Batch, BatchRequest>::save(serialize::OutputArchive& /*archive*/) const {
+  detail::stateful_not_serializable("save", "save(serialize::OutputArchive&)");
+}
+template <typename Self, typename Batch, typename BatchRequest>
+void StatefulDataset<Self, Batch, BatchRequest>::load(serialize::InputArchive& /*archive*/) {
+  detail::stateful_not_serializable("load", "load(serialize::InputArchive&)");
+}
+template <typename Self, typename Batch, typename BatchRequest>
 void StatefulDataset<Self, Batch, BatchRequest>::save(std::ostream& /*stream*/) const {
-  detail::stateful_not_serializable("save");
+  detail::stateful_not_serializable("save", "save(std::ostream&)");
 }
 template <typename Self, typename Batch, typename BatchRequest>
 void StatefulDataset<Self, Batch, BatchRequest>::load(std::istream& /*stream*/) {
-  detail::stateful_not_serializable("load");
+  detail::stateful_not_serializable("load", "load(std::istream&)");
 }
 
 /// libtorch's TensorDataset: example i is tensor[i], with no target (a TensorExample); from
