@@ -255,3 +255,54 @@ TEST(TensorApi, SetNumInteropThreadsOnce) {
             std::string::npos);
   EXPECT_EQ(mg::get_num_interop_threads(), 2);
 }
+
+// libtorch's small spellings the ported test/cpp/api files use most (docs/libtorch_port.md's
+// blockers). What libtorch 1.13 prints for the same calls (g++ against libtorch-dev):
+//   torch::tensor(5): dim 0, dtype long int; torch::randn(5).sizes(): [5];
+//   torch::zeros({}).sizes():
+//   []; c10::str("a", 1, torch::tensor(5).sizes()): "a1[]"; c10::irange(3, 1): nothing.
+TEST(LibtorchSpellings, OneIntIsASizeOfOneDim) {
+  EXPECT_EQ(mg::randn(5).shape(), (mg::Shape{5}));
+  EXPECT_EQ(mg::rand(std::size_t{4}).shape(), (mg::Shape{4}));
+  EXPECT_EQ(mg::zeros(3).shape(), (mg::Shape{3}));
+  EXPECT_EQ(mg::ones(3, mg::kFloat64).dtype(), mg::kFloat64);
+  EXPECT_EQ(mg::empty(2, mg::TensorOptions().dtype(mg::kInt64)).dtype(), mg::kInt64);
+  EXPECT_EQ(mg::full(2, 7.0).to_vector<double>(), (std::vector<double>{7.0, 7.0}));
+  // Braces still mean a shape: {} is 0-dim, {5} one dim of 5.
+  EXPECT_EQ(mg::zeros({}).dim(), 0);
+  EXPECT_EQ(mg::zeros({5}).shape(), (mg::Shape{5}));
+  EXPECT_EQ(mg::tensor(5).dim(), 0);
+  try {
+    mg::zeros(-1);
+    ADD_FAILURE() << "zeros(-1) should throw";
+  } catch (const mg::Error& e) {
+    EXPECT_STREQ(e.what(), "[zeros] trying to create a tensor with negative dimension -1: (-1,)");
+  }
+}
+
+TEST(LibtorchSpellings, StrIrangeIntArrayRefAndTensorNames) {
+  EXPECT_EQ(mg::str("a", 1, mg::tensor(5).sizes()), "a1[]");
+  EXPECT_EQ(mg::str("x", mg::Shape{2, 3}, '!'), "x[2, 3]!");
+  std::vector<std::int64_t> seen;
+  for (auto i : mg::irange(3)) seen.push_back(i);
+  for (auto i : mg::irange(3, 1)) seen.push_back(100 + i);
+  for (auto i : mg::irange(std::int64_t{5}, std::int64_t{7})) seen.push_back(i);
+  EXPECT_EQ(seen, (std::vector<std::int64_t>{0, 1, 2, 5, 6}));
+  mg::Tensor y = mg::zeros({1, 1, 2});
+  EXPECT_EQ(y.sizes(), mg::IntArrayRef({1, 1, 2}));
+  EXPECT_NE(y.sizes(), mg::IntArrayRef({1, 2}));
+  EXPECT_EQ(mg::zeros({}).sizes(), mg::IntArrayRef());
+  mg::IntArrayRef r = y.sizes();
+  EXPECT_EQ(r.size(), 3u);
+  EXPECT_EQ(y.ndimension(), 3);
+  EXPECT_EQ(y.scalar_type(), mg::kFloat);
+  mg::ScalarType t = mg::kLong;
+  EXPECT_EQ(mg::zeros({1}, t).scalar_type(), mg::kInt64);
+  EXPECT_TRUE(y.set_requires_grad(true).requires_grad());
+  try {
+    mg::zeros({2}).view({3});
+    ADD_FAILURE() << "view should throw";
+  } catch (const mg::Error& e) {
+    EXPECT_STREQ(e.what_without_backtrace(), e.what());
+  }
+}

@@ -9,7 +9,9 @@
 //   mg::ArrayRef<double> r(v);                 // r.size() == 3, r[0] == 1
 //   Tensor t = mg::tensor(r);                  // (minigrad/ops/out.h) a 1-D tensor of v
 #include <array>
+#include <concepts>
 #include <cstddef>
+#include <cstdint>
 #include <initializer_list>
 #include <ostream>
 #include <type_traits>
@@ -45,6 +47,10 @@ class ArrayRef {
   constexpr ArrayRef(const T (&a)[N]) : data_(a), size_(N) {}  // NOLINT
   constexpr ArrayRef(const std::initializer_list<T>& list)     // NOLINT
       : data_(first(list)), size_(list.size()) {}
+  /// A Shape's dims (`IntArrayRef sizes = x.sizes()`).
+  template <typename U = T>
+  requires std::is_same_v<U, std::int64_t> ArrayRef(const Shape& shape)  // NOLINT: implicit
+      : data_(shape.data()), size_(shape.size()) {}
 
   constexpr const T* begin() const { return data_; }
   constexpr const T* end() const { return data_ + size_; }
@@ -116,6 +122,14 @@ std::ostream& operator<<(std::ostream& os, ArrayRef<T> list) {
   for (std::size_t i = 0; i < list.size(); ++i) os << (i ? ", " : "") << list[i];
   return os << ']';
 }
+
+/// libtorch's IntArrayRef: sizes as a list (`ASSERT_EQ(y.sizes(), IntArrayRef({2, 3}))`).
+using IntArrayRef = ArrayRef<std::int64_t>;
+/// A Shape against an IntArrayRef (and, C++20's rewriting, the other way round and !=); a
+/// template, so that a std::vector still compares as a Shape does.
+template <typename A>
+requires std::same_as<A, IntArrayRef>
+bool operator==(const Shape& a, const A& b) { return IntArrayRef(a).equals(b); }
 
 template <typename T>
 ArrayRef<T> makeArrayRef(const std::vector<T>& v) {

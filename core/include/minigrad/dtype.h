@@ -13,6 +13,8 @@ enum class Dtype : std::int8_t { Bool = 0, Int64 = 1, Float32 = 2, Float64 = 3 }
 inline constexpr Dtype kBool = Dtype::Bool;
 inline constexpr Dtype kInt64 = Dtype::Int64;
 inline constexpr Dtype kLong = Dtype::Int64;
+/// libtorch's name for the dtype enum (`x.scalar_type() == torch::kFloat`).
+using ScalarType = Dtype;
 inline constexpr Dtype kFloat32 = Dtype::Float32;
 inline constexpr Dtype kFloat = Dtype::Float32;
 inline constexpr Dtype kFloat64 = Dtype::Float64;

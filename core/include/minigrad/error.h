@@ -23,6 +23,8 @@ class Error : public std::invalid_argument {
   /// The return addresses of the call stack where the error was made (symbolised only if the
   /// error ends the program).
   const std::vector<void*>& trace() const { return trace_; }
+  /// The message (libtorch's c10::Error::what_without_backtrace: what() carries no trace here).
+  const char* what_without_backtrace() const noexcept { return what(); }
 
  private:
   std::vector<void*> trace_;

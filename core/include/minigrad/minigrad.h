@@ -11,6 +11,7 @@
 #include "minigrad/parallel.h"
 #include "minigrad/parameter_names.h"
 #include "minigrad/profiler.h"
+#include "minigrad/string_util.h"
 #include "minigrad/tensor.h"
 
 // nn, optim and data, when the target links minigrad::nn / minigrad::optim (minigrad::minigrad

@@ -32,6 +32,12 @@ constexpr T ceil_div(T n, T d) {
 }
 }  // namespace detail
 
+/// An integer given where libtorch takes an IntArrayRef of one size (`torch::randn(5)` is a
+/// tensor of shape [5]): the factories' one-int overloads accept it. A template, so that `{}` and
+/// `{5}` still mean a Shape (0-dim and [5]); not bool.
+template <typename I>
+concept SizeInteger = std::integral<I> && !std::same_as<std::remove_cv_t<I>, bool>;
+
 class Shape {
  public:
   using value_type = std::int64_t;

@@ -76,6 +76,9 @@ class Tensor {
   std::int64_t stride(std::int64_t d) const;
   std::int64_t storage_offset() const;
   std::int64_t dim() const;
+  /// libtorch's other names for dim() and dtype().
+  std::int64_t ndimension() const { return dim(); }
+  Dtype scalar_type() const { return dtype(); }
   std::int64_t numel() const;
   Dtype dtype() const;
   bool is_contiguous() const;
@@ -136,6 +139,8 @@ class Tensor {
   bool requires_grad() const;
   /// Sets requires_grad on a leaf tensor and returns *this. Throws for integer or bool tensors.
   Tensor& requires_grad_(bool requires_grad = true);
+  /// libtorch's spelling of requires_grad_.
+  Tensor& set_requires_grad(bool requires_grad) { return requires_grad_(requires_grad); }
   /// The accumulated gradient; undefined until a backward reaches this tensor.
   Tensor grad() const;
   /// Replaces the gradient (an undefined Tensor clears it), as `p.grad = g` in PyTorch.

@@ -124,6 +124,39 @@ Tensor empty(const Shape& shape, const TensorOptions& options);
 Tensor zeros(const Shape& shape, const TensorOptions& options);
 Tensor ones(const Shape& shape, const TensorOptions& options);
 Tensor full(const Shape& shape, Scalar value, const TensorOptions& options);
+/// One int as the size, libtorch's `torch::zeros(3)` (IntArrayRef of one element): shape [n].
+template <SizeInteger I>
+Tensor empty(I n, Dtype dtype = get_default_dtype()) {
+  return empty(Shape{static_cast<std::int64_t>(n)}, dtype);
+}
+template <SizeInteger I>
+Tensor zeros(I n, Dtype dtype = get_default_dtype()) {
+  return zeros(Shape{static_cast<std::int64_t>(n)}, dtype);
+}
+template <SizeInteger I>
+Tensor ones(I n, Dtype dtype = get_default_dtype()) {
+  return ones(Shape{static_cast<std::int64_t>(n)}, dtype);
+}
+template <SizeInteger I>
+Tensor full(I n, Scalar value, Dtype dtype = get_default_dtype()) {
+  return full(Shape{static_cast<std::int64_t>(n)}, value, dtype);
+}
+template <SizeInteger I>
+Tensor empty(I n, const TensorOptions& options) {
+  return empty(Shape{static_cast<std::int64_t>(n)}, options);
+}
+template <SizeInteger I>
+Tensor zeros(I n, const TensorOptions& options) {
+  return zeros(Shape{static_cast<std::int64_t>(n)}, options);
+}
+template <SizeInteger I>
+Tensor ones(I n, const TensorOptions& options) {
+  return ones(Shape{static_cast<std::int64_t>(n)}, options);
+}
+template <SizeInteger I>
+Tensor full(I n, Scalar value, const TensorOptions& options) {
+  return full(Shape{static_cast<std::int64_t>(n)}, value, options);
+}
 /// Same shape as t; t's dtype unless the options name one.
 Tensor empty_like(const Tensor& t);
 /// Zeros of t's shape.

@@ -16,6 +16,23 @@ Tensor randn(const Shape& shape, const TensorOptions& options);
 /// Uniform samples in [0, 1).
 Tensor rand(const Shape& shape, Dtype dtype = get_default_dtype());
 Tensor rand(const Shape& shape, const TensorOptions& options);
+/// One int as the size, libtorch's `torch::randn(5)`: shape [n].
+template <SizeInteger I>
+Tensor randn(I n, Dtype dtype = get_default_dtype()) {
+  return randn(Shape{static_cast<std::int64_t>(n)}, dtype);
+}
+template <SizeInteger I>
+Tensor randn(I n, const TensorOptions& options) {
+  return randn(Shape{static_cast<std::int64_t>(n)}, options);
+}
+template <SizeInteger I>
+Tensor rand(I n, Dtype dtype = get_default_dtype()) {
+  return rand(Shape{static_cast<std::int64_t>(n)}, dtype);
+}
+template <SizeInteger I>
+Tensor rand(I n, const TensorOptions& options) {
+  return rand(Shape{static_cast<std::int64_t>(n)}, options);
+}
 /// Uniform integers in [low, high).
 Tensor randint(std::int64_t low, std::int64_t high, const Shape& shape, Dtype dtype = kInt64);
 Tensor randint(std::int64_t high, const Shape& shape, Dtype dtype = kInt64);
