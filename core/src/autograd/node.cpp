@@ -375,13 +375,9 @@ SavedTensor SavedTensor::of(const Tensor& t) {
     // leaks there). What backward reads is the tensor as it was when saved: its data, dtype,
     // geometry and grad_fn. So keep a new handle with exactly that (no base, gradient or hooks).
     // A write after the save bumps the shared version counter, so backward still refuses it.
-    auto copy = new_impl();
-    copy->storage = impl.storage;
-    copy->offset = impl.offset;
-    copy->shape = impl.shape;
-    copy->strides = impl.strides;
-    copy->numel = impl.numel;
-    copy->dtype = impl.dtype;
+    // make_view: the same storage and geometry, dtype and inference flag, nothing else.
+    std::shared_ptr<TensorImpl> copy =
+        make_view(t, impl.shape, impl.strides, impl.offset).impl_ptr();
     copy->requires_grad = impl.requires_grad;
     copy->grad_fn = impl.grad_fn;
     copy->output_nr = impl.output_nr;
@@ -390,7 +386,6 @@ SavedTensor SavedTensor::of(const Tensor& t) {
     if (impl.requires_grad && !impl.grad_fn && impl.meta)
       copy->autograd_meta().grad_accumulator = impl.meta->grad_accumulator;
     copy->view_creation = impl.view_creation;
-    copy->is_inference = impl.is_inference;
     s.impl_ = std::move(copy);
   }
   s.version_ = impl.storage->version;
@@ -425,13 +420,8 @@ Tensor SavedTensor::unpack(const std::shared_ptr<Node>& node) const {
   if (!is_output_) return Tensor(impl_);
   // Re-attach the saved data to its node, so that create_graph differentiates through it.
   MG_CHECK(node != nullptr, "backward", "internal error: the node is being destroyed");
-  auto impl = new_impl();
-  impl->storage = impl_->storage;
-  impl->offset = impl_->offset;
-  impl->shape = impl_->shape;
-  impl->strides = impl_->strides;
-  impl->numel = impl_->numel;
-  impl->dtype = impl_->dtype;
+  std::shared_ptr<TensorImpl> impl =
+      make_view(Tensor(impl_), impl_->shape, impl_->strides, impl_->offset).impl_ptr();
   impl->requires_grad = true;
   impl->grad_fn = node;
   impl->output_nr = output_nr_;
